@@ -1,0 +1,13 @@
+"""Command line: ``medrealmm --help``."""
+
+from __future__ import annotations
+
+from medrealmm.cli import core  # noqa: F401  (registers commands)
+from medrealmm.cli.app import app
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,87 @@
+"""SQLite response cache keyed by (backend name, messages, params, schema).
+
+A rerun or a resumed run repeats no finished call: the key is a hash of everything that
+determines the answer, and entries are committed as each call finishes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from medrealmm.llm.client import LLMClient
+from medrealmm.llm.types import ChatRequest, Completion
+
+
+def cache_key(client_name: str, request: ChatRequest) -> str:
+    body = {
+        "client": client_name,
+        "messages": [m.model_dump(mode="json") for m in request.messages],
+        "params": request.params.model_dump(mode="json"),
+        "schema": request.json_schema,
+    }
+    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class LLMCache:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS llm_cache ("
+            " key TEXT PRIMARY KEY, task TEXT NOT NULL, client TEXT NOT NULL,"
+            " completion TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
+        )
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT completion FROM llm_cache WHERE key = ?", (key,)
+            ).fetchone()
+        return Completion.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, task: str, client: str, completion: Completion) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO llm_cache(key, task, client, completion) VALUES (?,?,?,?)",
+                (key, task, client, completion.model_dump_json()),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class CachedClient:
+    """Wraps any client; answers from the cache when it can and counts what it did."""
+
+    def __init__(self, inner: LLMClient, cache: LLMCache) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.name = inner.name
+        self.is_baseline = inner.is_baseline
+        self.hits = 0
+        self.misses = 0
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        key = cache_key(self.inner.name, request)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.hits += 1
+            return hit.model_copy(update={"cached": True})
+        completion = await self.inner.complete(request)
+        self.misses += 1
+        self.cache.put(key, request.task, self.inner.name, completion)
+        return completion

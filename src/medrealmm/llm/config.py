@@ -1,0 +1,81 @@
+"""Model specs: which backend serves a role, with what settings (YAML or ad hoc)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from medrealmm.io.errors import DataError
+from medrealmm.llm.cache import CachedClient, LLMCache
+from medrealmm.llm.client import LLMClient
+from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient
+from medrealmm.llm.openai_compat import OpenAICompatibleClient, StructuredMode
+from medrealmm.llm.types import GenerationParams
+
+
+class ModelSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    backend: Literal["openai", "offline"] = "openai"
+    model: str | None = Field(default=None, description="Model id sent to the server.")
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    concurrency: int = Field(default=8, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_attempts: int = Field(default=5, ge=1)
+    structured_mode: StructuredMode = "json_schema"
+    vision: bool = True
+
+
+OFFLINE_SPEC = ModelSpec(name=OFFLINE_NAME, backend="offline")
+
+
+def load_model_specs(path: Path | str) -> dict[str, ModelSpec]:
+    """Read ``models: [{name: ..., ...}, ...]`` from YAML; errors name the file and entry."""
+    path = Path(path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    specs: dict[str, ModelSpec] = {}
+    for index, entry in enumerate(data.get("models", [])):
+        try:
+            spec = ModelSpec.model_validate(entry)
+        except ValidationError as exc:
+            raise DataError.from_validation(path, index + 1, exc) from None
+        specs[spec.name] = spec
+    return specs
+
+
+def resolve_spec(name: str, config: Path | str | None = None) -> ModelSpec:
+    """``offline`` -> the baseline; a name in ``config``; else an OpenAI-compatible model id."""
+    if name in ("offline", OFFLINE_NAME):
+        return OFFLINE_SPEC
+    if config is not None:
+        specs = load_model_specs(config)
+        if name in specs:
+            return specs[name]
+    return ModelSpec(name=name, model=name)
+
+
+def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
+    client: LLMClient
+    if spec.backend == "offline":
+        client = OfflineClient(spec.name)
+    else:
+        client = OpenAICompatibleClient(
+            spec.model or spec.name,
+            name=spec.name,
+            base_url=spec.base_url,
+            api_key_env=spec.api_key_env,
+            params=spec.params,
+            concurrency=spec.concurrency,
+            rpm=spec.rpm,
+            timeout_s=spec.timeout_s,
+            max_attempts=spec.max_attempts,
+            structured_mode=spec.structured_mode,
+        )
+    return CachedClient(client, cache) if cache is not None else client

@@ -1,0 +1,43 @@
+"""Prompt templates live as files beside their agent (``<package>/prompts/<name>.<role>.j2``)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from medrealmm.llm.types import Message
+
+_ENV = jinja2.Environment(
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=False,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    autoescape=False,
+)
+
+
+@cache
+def _template(package: str, filename: str) -> jinja2.Template | None:
+    path = resources.files(package) / "prompts" / filename
+    if not path.is_file():
+        return None
+    return _ENV.from_string(path.read_text(encoding="utf-8"))
+
+
+def render(package: str, name: str, role: str, **variables: Any) -> str:
+    template = _template(package, f"{name}.{role}.j2")
+    if template is None:
+        raise FileNotFoundError(f"no prompt template {package}/prompts/{name}.{role}.j2")
+    return template.render(**variables).strip()
+
+
+def render_messages(package: str, name: str, **variables: Any) -> list[Message]:
+    """A system message (when its template exists) followed by the user message."""
+    messages: list[Message] = []
+    if _template(package, f"{name}.system.j2") is not None:
+        messages.append(Message.text("system", render(package, name, "system", **variables)))
+    messages.append(Message.text("user", render(package, name, "user", **variables)))
+    return messages

@@ -1,0 +1,91 @@
+"""Backend-neutral request/response types: every agent speaks these, every backend answers them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(BaseModel):
+    """An inline image as a data URL (base64), the OpenAI multimodal wire form."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["image"] = "image"
+    url: str
+
+
+Part = TextPart | ImagePart
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: list[Part]
+
+    @classmethod
+    def text(cls, role: Literal["system", "user", "assistant"], text: str) -> Message:
+        return cls(role=role, content=[TextPart(text=text)])
+
+    @property
+    def plain_text(self) -> str:
+        return "".join(part.text for part in self.content if isinstance(part, TextPart))
+
+    @property
+    def image_count(self) -> int:
+        return sum(isinstance(part, ImagePart) for part in self.content)
+
+
+class GenerationParams(BaseModel):
+    """Decoding settings; ``None`` means 'the server's default'."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChatRequest(BaseModel):
+    """One call. ``task`` names the agent (routes the offline baseline, labels accounting).
+
+    ``inputs`` carries the structured variables the prompt was rendered from. The offline
+    baseline reads them instead of parsing Chinese prose; they never enter the cache key
+    because the rendered messages already determine the call.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    task: str = Field(min_length=1)
+    messages: list[Message] = Field(min_length=1)
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    json_schema: dict[str, Any] | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Completion(BaseModel):
+    text: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    cached: bool = False
+    latency_s: float = 0.0
+
+
+class LLMError(RuntimeError):
+    """A call that failed for good (retries exhausted or a non-retryable error)."""

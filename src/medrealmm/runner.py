@@ -1,0 +1,78 @@
+"""Run many independent units of async work with a bound, a progress bar and resumability.
+
+Callers pass only the keys not yet done (``RunStore.keys``) and persist each unit's result
+inside ``work``; a killed run therefore loses at most the units in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+def progress_enabled() -> bool:
+    return os.environ.get("MEDREALMM_PROGRESS", "1") != "0"
+
+
+def make_progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        disable=not progress_enabled(),
+    )
+
+
+@dataclass
+class RunStats:
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+async def run_units(
+    keys: Sequence[str],
+    work: Callable[[str], Awaitable[None]],
+    *,
+    description: str,
+    concurrency: int = 16,
+    already_done: int = 0,
+) -> RunStats:
+    """Await ``work(key)`` for each key, at most ``concurrency`` at once.
+
+    An exception in one unit is recorded against its key and never stops the others.
+    """
+    stats = RunStats(skipped=already_done)
+    semaphore = asyncio.Semaphore(concurrency)
+    with make_progress() as progress:
+        task = progress.add_task(description, total=len(keys) + already_done)
+        progress.advance(task, already_done)
+
+        async def one(key: str) -> None:
+            async with semaphore:
+                try:
+                    await work(key)
+                    stats.done += 1
+                except Exception as exc:  # one bad unit must not sink the run
+                    stats.failed += 1
+                    stats.errors[key] = f"{type(exc).__name__}: {exc}"
+                finally:
+                    progress.advance(task)
+
+        await asyncio.gather(*(one(key) for key in keys))
+    return stats

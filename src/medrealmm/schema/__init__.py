@@ -1,0 +1,47 @@
+"""Pydantic models shared by every phase."""
+
+from medrealmm.schema.consultation import (
+    Consultation,
+    Event,
+    ImageKind,
+    ImageOrigin,
+    ImageRef,
+    Modality,
+    Sender,
+)
+from medrealmm.schema.grading import CaseScore, Response, Verdict, VerdictStatus
+from medrealmm.schema.instance import AgentJudgement, Instance
+from medrealmm.schema.rubric import (
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+    Criterion,
+    CriterionKind,
+    MaxCharsRule,
+    MinCharsRule,
+    Rubric,
+    RuleSpec,
+)
+
+__all__ = [
+    "MAX_WEIGHT",
+    "MIN_WEIGHT",
+    "AgentJudgement",
+    "CaseScore",
+    "Consultation",
+    "Criterion",
+    "CriterionKind",
+    "Event",
+    "ImageKind",
+    "ImageOrigin",
+    "ImageRef",
+    "Instance",
+    "MaxCharsRule",
+    "MinCharsRule",
+    "Modality",
+    "Response",
+    "Rubric",
+    "RuleSpec",
+    "Sender",
+    "Verdict",
+    "VerdictStatus",
+]

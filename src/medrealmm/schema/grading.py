@@ -1,0 +1,69 @@
+"""Per-criterion verdicts and per-case scores (paper 3.4)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class VerdictStatus(StrEnum):
+    OK = "ok"
+    FAILED = "failed"
+
+
+class Verdict(BaseModel):
+    """(v_j, r_j) for one criterion; a failed verdict has no value and is never counted as 0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    criterion_id: str
+    value: bool | None
+    rationale: str = ""
+    status: VerdictStatus = VerdictStatus.OK
+    grader: str = ""
+    error: str | None = None
+
+    @model_validator(mode="after")
+    def _value_iff_ok(self) -> Verdict:
+        if (self.status is VerdictStatus.OK) != (self.value is not None):
+            raise ValueError("an ok verdict carries a value; a failed one carries none")
+        return self
+
+
+class Response(BaseModel):
+    """One model answer y to an instance; ``text`` is None when generation failed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_id: str
+    model: str
+    images: bool = True
+    sample: int = Field(default=0, ge=0)
+    text: str | None = None
+    status: VerdictStatus = VerdictStatus.OK
+    error: str | None = None
+    is_baseline: bool = False
+
+
+class CaseScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    instance_id: str
+    model: str
+    sample: int = Field(default=0, ge=0)
+    images: bool = True
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    complete: bool = True
+    positive_points_met: int = 0
+    positive_points_total: int = 0
+    positive_met: int = 0
+    negative_triggered: int = 0
+    failed_criteria: list[str] = Field(default_factory=list)
+    verdicts: list[Verdict] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _score_iff_complete(self) -> CaseScore:
+        if self.complete != (self.score is not None):
+            raise ValueError("a complete case has a score; an incomplete one has none")
+        return self

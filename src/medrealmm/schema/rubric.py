@@ -1,0 +1,87 @@
+"""Case-specific rubric R = {(c_j, w_j)} with w_j in [-20, 20] minus {0} (paper 3.3)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MIN_WEIGHT = -20
+MAX_WEIGHT = 20
+
+
+def check_weight(value: int) -> int:
+    if value == 0 or not MIN_WEIGHT <= value <= MAX_WEIGHT:
+        raise ValueError(f"weight must be a non-zero integer in [{MIN_WEIGHT}, {MAX_WEIGHT}]")
+    return value
+
+
+class CriterionKind(StrEnum):
+    LLM = "llm"
+    RULE = "rule"
+
+
+class MaxCharsRule(BaseModel):
+    """The platform's per-turn length limit, checked in code without an LLM."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["max_chars"] = "max_chars"
+    limit: int = Field(gt=0)
+
+
+class MinCharsRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["min_chars"] = "min_chars"
+    limit: int = Field(gt=0)
+
+
+RuleSpec = Annotated[MaxCharsRule | MinCharsRule, Field(discriminator="type")]
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    weight: int
+    kind: CriterionKind = CriterionKind.LLM
+    rule: RuleSpec | None = None
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("weight")
+    @classmethod
+    def _weight_in_bounds(cls, value: int) -> int:
+        return check_weight(value)
+
+    @model_validator(mode="after")
+    def _rule_matches_kind(self) -> Criterion:
+        if (self.kind is CriterionKind.RULE) != (self.rule is not None):
+            raise ValueError("rule criteria need a rule spec, and only rule criteria may have one")
+        return self
+
+    @property
+    def is_positive(self) -> bool:
+        return self.weight > 0
+
+
+class Rubric(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    instance_id: str = Field(min_length=1)
+    round: int = Field(default=0, ge=0)
+    criteria: list[Criterion] = Field(min_length=1)
+    approved: bool = False
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Rubric:
+        ids = [c.id for c in self.criteria]
+        if len(ids) != len(set(ids)):
+            raise ValueError("criterion ids must be unique within a rubric")
+        return self
+
+    @property
+    def positive_total(self) -> int:
+        return sum(max(c.weight, 0) for c in self.criteria)

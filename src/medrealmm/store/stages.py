@@ -1,0 +1,29 @@
+"""Stage names in the run store: the contract between phases.
+
+Each stage's rows are keyed as noted; payloads are the named schema models. Image paths in a
+stage's consultations are relative to that stage's image root, kept in store meta under
+``image_root_key(stage)``.
+"""
+
+from __future__ import annotations
+
+RAW = "raw"  # Consultation, key = consultation id
+CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
+CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
+CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
+CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
+MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
+MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
+RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
+RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
+EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
+EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
+EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
+
+
+def image_root_key(stage: str) -> str:
+    return f"image_root:{stage}"
+
+
+def response_key(model: str, images: bool, instance_id: str, sample: int) -> str:
+    return f"{model}|{'img' if images else 'txt'}|{instance_id}|{sample}"

@@ -1,0 +1,183 @@
+"""A local OpenAI-compatible HTTP server for tests and benchmarks.
+
+It speaks the real ``POST /v1/chat/completions`` protocol over loopback, so the official SDK
+is exercised end to end: status codes, error bodies, usage, latency and a concurrency cap.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class FakeReply:
+    status: int = 200
+    content: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
+
+
+Responder = Callable[[dict[str, Any]], FakeReply]
+
+_ERROR_TYPES = {
+    429: "rate_limit_error",
+    500: "server_error",
+    503: "server_error",
+    400: "invalid_request_error",
+}
+
+
+class FakeOpenAIServer:
+    """``with FakeOpenAIServer(responder) as server: client(base_url=server.base_url)``."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency_s: float = 0.0,
+        max_concurrency: int | None = None,
+    ) -> None:
+        self.responder: Responder = responder or (lambda body: FakeReply(content="好的"))
+        self.latency_s = latency_s
+        self.max_concurrency = max_concurrency
+        self.requests: list[dict[str, Any]] = []
+        self.status_log: list[int] = []
+        self.peak_concurrency = 0
+        self._scripted: deque[FakeReply] = deque()
+        self._active = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting -------------------------------------------------------------------
+    def script(self, *replies: FakeReply) -> None:
+        """Serve these replies first, in order, then fall back to the responder."""
+        with self._lock:
+            self._scripted.extend(replies)
+
+    @property
+    def completed_calls(self) -> int:
+        return sum(1 for status in self.status_log if status == 200)
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self) -> FakeOpenAIServer:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+                    return
+                reply = outer._handle(body)
+                if reply.raw_body is not None:
+                    self._send_bytes(reply.status, reply.raw_body, reply.headers)
+                elif reply.status != 200:
+                    error = {
+                        "message": reply.content or f"fake error {reply.status}",
+                        "type": _ERROR_TYPES.get(reply.status, "api_error"),
+                        "code": None,
+                    }
+                    self._send(reply.status, {"error": error}, reply.headers)
+                else:
+                    self._send(200, outer._completion(body, reply.content), reply.headers)
+
+            def _send(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
+                self._send_bytes(
+                    status, json.dumps(payload, ensure_ascii=False).encode(), headers or {}
+                )
+
+            def _send_bytes(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- behaviour -------------------------------------------------------------------
+    def _handle(self, body: dict[str, Any]) -> FakeReply:
+        with self._lock:
+            self.requests.append(body)
+            over = self.max_concurrency is not None and self._active >= self.max_concurrency
+            if not over:
+                self._active += 1
+                self.peak_concurrency = max(self.peak_concurrency, self._active)
+            scripted = self._scripted.popleft() if self._scripted and not over else None
+        if over:
+            reply = FakeReply(status=429, content="concurrency limit exceeded")
+            with self._lock:
+                self.status_log.append(reply.status)
+            return reply
+        try:
+            if self.latency_s:
+                time.sleep(self.latency_s)
+            reply = scripted if scripted is not None else self.responder(body)
+        finally:
+            with self._lock:
+                self._active -= 1
+        with self._lock:
+            self.status_log.append(reply.status)
+        return reply
+
+    @staticmethod
+    def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+        prompt_chars = len(json.dumps(body.get("messages", []), ensure_ascii=False))
+        return {
+            "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_chars // 2,
+                "completion_tokens": len(content),
+                "total_tokens": prompt_chars // 2 + len(content),
+            },
+        }

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+
+os.environ.setdefault("MEDREALMM_PROGRESS", "0")
+
+
+@pytest.fixture()
+def demo_dir() -> Path:
+    return bundled_corpus_dir()
+
+
+@pytest.fixture()
+def demo_corpus(demo_dir: Path) -> Path:
+    return demo_dir / CORPUS_FILE
+
+
+@pytest.fixture()
+def fake_openai() -> Iterator[object]:
+    from medrealmm.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        yield server

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from medrealmm.io import DataError, iter_jsonl, read_parquet_rows, write_jsonl, write_parquet
+from medrealmm.schema import Consultation, Event, Sender
+
+
+def _consultation(i: int) -> Consultation:
+    return Consultation(
+        id=f"c{i}",
+        department="皮肤科",
+        events=[Event(sender=Sender.PATIENT, timestamp=datetime(2025, 1, 1), content=f"第{i}条")],
+    )
+
+
+def test_jsonl_round_trip_preserves_records(tmp_path: Path) -> None:
+    records = [_consultation(i) for i in range(5)]
+    path = tmp_path / "c.jsonl"
+    assert write_jsonl(path, records) == 5
+    assert list(iter_jsonl(path, Consultation)) == records
+    assert "第0条" in path.read_text(encoding="utf-8")  # UTF-8, not \u escapes
+
+
+def test_jsonl_is_streamed_not_loaded(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, [_consultation(0)])
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("{broken\n")
+    reader = iter_jsonl(path, Consultation)
+    assert next(reader).id == "c0"  # the good record arrives before the bad line is read
+    with pytest.raises(DataError):
+        next(reader)
+
+
+def test_malformed_json_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_consultation(0).model_dump_json() + "\n\n{not json}\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        list(iter_jsonl(path, Consultation))
+    assert info.value.line == 3
+    assert str(path) in str(info.value) and ":3:" in str(info.value)
+
+
+def test_schema_error_names_the_field(tmp_path: Path) -> None:
+    raw = json.loads(_consultation(0).model_dump_json())
+    raw["events"][0]["sender"] = "nurse"
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(raw, ensure_ascii=False) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        list(iter_jsonl(path, Consultation))
+    assert info.value.field == "events.0.sender"
+    assert info.value.line == 1
+
+
+def test_parquet_export_is_readable_and_deterministic(tmp_path: Path) -> None:
+    records = [_consultation(i) for i in range(3)]
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    write_parquet(a, records)
+    write_parquet(b, records)
+    assert a.read_bytes() == b.read_bytes()
+    rows = read_parquet_rows(a)
+    assert [r["id"] for r in rows] == ["c0", "c1", "c2"]
+    assert json.loads(rows[0]["events"])[0]["content"] == "第0条"
