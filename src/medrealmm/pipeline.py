@@ -12,9 +12,18 @@ from pathlib import Path
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
 from medrealmm.schema import Consultation
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
-RAW_STAGE = "raw"
+RAW_STAGE = stages.RAW
+CORPUS_CHAIN = (stages.CORPUS_FINAL, stages.CORPUS_DEID, stages.CORPUS_SAMPLED, stages.RAW)
+
+
+def latest_corpus_stage(store: RunStore) -> str:
+    """The most processed corpus stage that has rows: what Phase 2 should read."""
+    for stage in CORPUS_CHAIN:
+        if store.count(stage):
+            return stage
+    return stages.RAW
 
 
 def stage_input(out: Path) -> Path:
@@ -41,7 +50,9 @@ def run_demo(out: Path | str) -> list[str]:
     corpus_dir = stage_input(out)
     summary: list[str] = []
     with RunStore(out) as store:
-        store.set_meta("image_root", str(corpus_dir))
+        store.set_meta(stages.image_root_key(stages.RAW), str(corpus_dir))
         n = load_raw(store, corpus_dir)
         summary.append(f"raw consultations loaded: {n}")
+        # Each phase appends its offline stage here, in chain order:
+        # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
     return summary
