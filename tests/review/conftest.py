@@ -4,11 +4,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
-from medrealmm.review import Role, create_app, create_user
+from medrealmm.review import Role, accounts, create_app, create_user
 from medrealmm.schema import Consultation, Criterion, Instance, Response, Rubric
 from medrealmm.store import RunStore, stages
 
@@ -97,6 +98,15 @@ def login(client: TestClient, username: str, password: str = PASSWORD) -> str:
     )
     assert response.status_code == 303, response.text
     return csrf_of(client.get("/").text)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cheap_password_hashing() -> Iterator[None]:
+    """Real argon2id, with parameters small enough for a shared test machine."""
+    with pytest.MonkeyPatch.context() as patch:
+        cheap = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+        patch.setattr(accounts, "PASSWORD_HASHER", cheap)
+        yield
 
 
 @pytest.fixture()

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -23,9 +24,8 @@ CREATE TABLE IF NOT EXISTS review_users (
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{2,64}$")
 MIN_PASSWORD_CHARS = 8
 
-_hasher = PasswordHasher()
-# Verifying against this keeps a login for an unknown user as slow as one for a known user.
-_DUMMY_HASH = _hasher.hash("not-a-real-password")
+# argon2id with the library's recommended parameters; tests swap in cheaper ones.
+PASSWORD_HASHER = PasswordHasher()
 
 
 class Role(StrEnum):
@@ -85,7 +85,7 @@ def create_user(
     db.execute(
         "INSERT OR REPLACE INTO review_users(username, password_hash, roles, active)"
         " VALUES (?,?,?,1)",
-        (username, _hasher.hash(password), _join(roles)),
+        (username, PASSWORD_HASHER.hash(password), _join(roles)),
     )
     return User(username, roles)
 
@@ -113,18 +113,28 @@ def authenticate(db: sqlite3.Connection, username: str, password: str) -> User |
         "SELECT password_hash, roles FROM review_users WHERE username=? AND active=1",
         (username,),
     ).fetchone()
+    # An unknown user still costs one hash, so timing does not reveal which names exist.
     try:
-        _hasher.verify(row[0] if row else _DUMMY_HASH, password)
+        PASSWORD_HASHER.verify(row[0] if row else _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
         return None
     if row is None:
         return None
-    if _hasher.check_needs_rehash(row[0]):
+    if PASSWORD_HASHER.check_needs_rehash(row[0]):
         db.execute(
             "UPDATE review_users SET password_hash=? WHERE username=?",
-            (_hasher.hash(password), username),
+            (PASSWORD_HASHER.hash(password), username),
         )
     return User(username, _split(row[1]))
+
+
+@lru_cache(maxsize=4)
+def _dummy_hash_for(hasher_id: int) -> str:
+    return PASSWORD_HASHER.hash("not-a-real-password")
+
+
+def _dummy_hash() -> str:
+    return _dummy_hash_for(id(PASSWORD_HASHER))
 
 
 def _join(roles: frozenset[Role]) -> str:
