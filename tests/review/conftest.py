@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
+from medrealmm.corpus import ReviewConfig
+from medrealmm.corpus import review as review_queue
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
@@ -23,7 +25,7 @@ USERS = {
 }
 CASE_ID = "demo-000"
 RESPONSE = Response(
-    instance_id="demo-000@4", model="org/model-x", text="考虑足癣，建议外用抗真菌药。"
+    instance_id="demo-000-t4", model="org/model-x", text="考虑足癣，建议外用抗真菌药。"
 )
 RESPONSE_KEY = stages.response_key(RESPONSE.model, True, RESPONSE.instance_id, 0)
 
@@ -47,7 +49,7 @@ def masked(consultation: Consultation) -> Consultation:
 def demo_instance(consultation: Consultation) -> Instance:
     context = consultation.events[:5]
     return Instance(
-        id=f"{consultation.id}@4",
+        id=f"{consultation.id}-t4",
         consultation_id=consultation.id,
         department=consultation.department,
         t_star=4,
@@ -72,6 +74,7 @@ def seed(store: RunStore) -> None:
     consultation = demo_consultation()
     store.put(stages.CORPUS_DEID, CASE_ID, masked(consultation))
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(bundled_corpus_dir()))
+    review_queue.enqueue(store, ReviewConfig(), stages.CORPUS_DEID)
     instance = demo_instance(masked(consultation))
     store.put(stages.MCCP_INSTANCE, instance.id, instance)
     store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), str(bundled_corpus_dir()))

@@ -16,12 +16,14 @@ from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, RESPONSE_KEY, login, seed
 
-INSTANCE_ID = f"{CASE_ID}@4"
+INSTANCE_ID = f"{CASE_ID}-t4"
 PUBLIC = {("GET", "/login"), ("POST", "/login")}
 ALL = frozenset(Role)
 PHYSICIAN = frozenset({Role.PHYSICIAN})
 READERS = frozenset({Role.PHYSICIAN, Role.REVIEWER})
 ADMIN = frozenset({Role.ADMIN})
+REVIEWER = frozenset({Role.REVIEWER})
+TASK_KEY = f"{CASE_ID}|pii|primary"
 
 # (method, route path) -> (roles allowed, a concrete URL, form fields that make a valid write)
 EXPECTED: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
@@ -38,6 +40,26 @@ EXPECTED: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
         f"/images/{stages.CORPUS_DEID}/{CASE_ID}/4/0",
         {},
     ),
+    ("GET", "/deid"): (REVIEWER, "/deid", {}),
+    ("GET", "/deid/{key}"): (REVIEWER, f"/deid/{TASK_KEY}", {}),
+    ("POST", "/deid/{key}"): (REVIEWER, f"/deid/{TASK_KEY}", {"verdict": "approve"}),
+    ("GET", "/mccp"): (PHYSICIAN, "/mccp", {}),
+    ("POST", "/mccp"): (PHYSICIAN, "/mccp", {"n": "1"}),
+    ("GET", "/mccp/{instance_id}"): (PHYSICIAN, f"/mccp/{INSTANCE_ID}", {}),
+    ("POST", "/mccp/{instance_id}"): (PHYSICIAN, f"/mccp/{INSTANCE_ID}", {"decision": "accept"}),
+    ("GET", "/rubric"): (PHYSICIAN, "/rubric", {}),
+    ("GET", "/rubric/{instance_id}"): (PHYSICIAN, f"/rubric/{INSTANCE_ID}", {}),
+    ("POST", "/rubric/{instance_id}/feedback"): (
+        PHYSICIAN,
+        f"/rubric/{INSTANCE_ID}/feedback",
+        {"round": "0", "weight:c1": "9"},
+    ),
+    ("POST", "/rubric/{instance_id}/approve"): (
+        PHYSICIAN,
+        f"/rubric/{INSTANCE_ID}/approve",
+        {"round": "0"},
+    ),
+    ("POST", "/rubric/{instance_id}/refine"): (PHYSICIAN, f"/rubric/{INSTANCE_ID}/refine", {}),
     ("GET", "/panel"): (PHYSICIAN, "/panel", {}),
     ("GET", "/panel/{response_key:path}"): (PHYSICIAN, f"/panel/{quote(RESPONSE_KEY)}", {}),
     ("POST", "/panel/{response_key:path}"): (
@@ -122,7 +144,12 @@ def test_role_route_pair(method: str, path: str, role: Role, clients: dict[str, 
     else:
         response = client.post(url, data={**form, "csrf_token": csrf}, follow_redirects=False)
     if role in allowed:
-        assert response.status_code in (200, 303), (response.status_code, response.text[:300])
+        # access granted: the handler ran (a write may still be refused on its merits, e.g. a
+        # rubric round the shared store has moved past: 400; a second sample draw: 409)
+        assert response.status_code in (200, 303, 400, 409), (
+            response.status_code,
+            response.text[:300],
+        )
         if response.status_code == 303:
             assert "/login" not in response.headers["location"]
     else:

@@ -44,10 +44,10 @@ def test_consultation_view_shows_turns_masks_and_images(
 
 def test_instance_view_never_shows_the_target_reply(client: TestClient, store: RunStore) -> None:
     login(client, "doc1")
-    page = client.get(f"/instances/{CASE_ID}@4")
+    page = client.get(f"/instances/{CASE_ID}-t4")
     assert page.status_code == 200
     assert page.text.count('<article class="turn') == 5
-    target = store.get_raw(stages.MCCP_INSTANCE, f"{CASE_ID}@4")["target_reply"]  # type: ignore[index]
+    target = store.get_raw(stages.MCCP_INSTANCE, f"{CASE_ID}-t4")["target_reply"]  # type: ignore[index]
     assert target[:20] not in page.text
 
 

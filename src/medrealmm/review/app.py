@@ -17,6 +17,7 @@ from medrealmm.review import accounts, audit, sessions
 from medrealmm.review.context import ReviewContext, ReviewSettings
 from medrealmm.review.guards import CSRF_FIELD, SAFE_METHODS, NotLoggedIn
 from medrealmm.review.highlight import highlight_html
+from medrealmm.review.refining import RefineWorker
 from medrealmm.review.routes import ROUTERS
 from medrealmm.review.routes.common import page
 from medrealmm.store import RunStore
@@ -72,6 +73,7 @@ def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastA
         sessions=sessions.SessionStore(db, _secret(store, settings), settings.session_lifetime),
         templates=_templates(),
         settings=settings,
+        refiner=RefineWorker(store, settings),
     )
     static = Path(str(resources.files("medrealmm.review") / "static"))
     app.mount("/static", StaticFiles(directory=static), name="static")

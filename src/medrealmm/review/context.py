@@ -6,23 +6,31 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from medrealmm.review.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from medrealmm.review.refining import RefineWorker
 from medrealmm.store import RunStore
 
 
 @dataclass(frozen=True)
 class ReviewSettings:
-    """``secret`` signs cookies (default: one generated once and kept in the store's meta)."""
+    """``secret`` signs cookies (default: one generated once and kept in the store's meta);
+    ``model``/``models_config``/``max_rounds`` drive the rubric Refiner the app runs;
+    ``corpus_config`` is the corpus YAML whose review section (audit seed, fraction) Φ_rev uses."""
 
     secret: str | None = None
     session_lifetime: timedelta = timedelta(hours=8)
     secure_cookies: bool = False
     model: str = "offline"
     models_config: Path | None = None
+    max_rounds: int = 3
+    corpus_config: Path | None = None
 
 
 @dataclass
@@ -31,6 +39,7 @@ class ReviewContext:
     sessions: SessionStore
     templates: Jinja2Templates
     settings: ReviewSettings
+    refiner: RefineWorker
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
-from medrealmm.review.routes import admin, auth, cases, home, panel
+from medrealmm.review.routes import admin, auth, cases, deid, home, mccp, panel, rubric
 
-ROUTERS = (auth.router, home.router, cases.router, panel.router, admin.router)
+ROUTERS = (
+    auth.router,
+    home.router,
+    cases.router,
+    deid.router,
+    mccp.router,
+    rubric.router,
+    panel.router,
+    admin.router,
+)
