@@ -93,6 +93,17 @@ def serve(
     ] = False,
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
+    max_rounds: Annotated[
+        int, typer.Option("--max-rounds", min=0, help="Refinement rounds after round 0.")
+    ] = 3,
+    corpus_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--corpus-config",
+            help="Corpus YAML used to build the run; its review section (audit seed and "
+            "fraction, high-sensitivity departments) drives the de-id audit.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the review app over the run store at STORE (uvicorn).
 
@@ -114,7 +125,11 @@ def serve(
             )
         run_store = RunStore(store)
         settings = ReviewSettings(
-            secure_cookies=secure_cookies, model=model, models_config=models_config
+            secure_cookies=secure_cookies,
+            model=model,
+            models_config=models_config,
+            max_rounds=max_rounds,
+            corpus_config=corpus_config,
         )
         web_app = create_app(run_store, settings)
     try:
