@@ -10,6 +10,7 @@ import yaml
 
 from medrealmm.io import read_parquet_rows
 from medrealmm.release import ReleaseInfo, UnmaskedDataError, build_release
+from medrealmm.schema import Consultation, Instance
 from medrealmm.store import RunStore, stages
 
 INFO = ReleaseInfo(name="medrealmm", version="1.0", title="测试集", authors=("维护者",))
@@ -112,9 +113,7 @@ def test_unapproved_stages_are_released_but_flagged(
 @pytest.mark.parametrize("stage", [stages.RAW, stages.CORPUS_SAMPLED])
 def test_unmasked_stages_are_refused(stage: str, run_dir: Path, tmp_path: Path) -> None:
     with RunStore(run_dir) as store:
-        rows = list(
-            store.iter(stages.CORPUS_FINAL, __import__("medrealmm.schema").schema.Consultation)
-        )
+        rows = list(store.iter(stages.CORPUS_FINAL, Consultation))
         store.delete(stages.CORPUS_FINAL)
         store.put_many(stage, ((c.id, c) for c in rows))
     with pytest.raises(UnmaskedDataError, match="no de-identified corpus"):
@@ -123,8 +122,6 @@ def test_unmasked_stages_are_refused(stage: str, run_dir: Path, tmp_path: Path) 
 
 
 def test_instance_cut_from_unmasked_text_is_refused(run_dir: Path, tmp_path: Path) -> None:
-    from medrealmm.schema import Instance
-
     with RunStore(run_dir) as store:
         instance = next(store.iter(stages.MCCP_INSTANCE, Instance))
         context = [e.model_copy() for e in instance.context]
@@ -155,5 +152,5 @@ def test_never_overwrites_a_folder_that_is_not_a_release(run_dir: Path, tmp_path
 
 def test_bad_version_is_refused(run_dir: Path, tmp_path: Path) -> None:
     bad = ReleaseInfo(name="medrealmm", version="v1", title="t", authors=("a",))
-    with pytest.raises(ValueError, match="X.Y"):
+    with pytest.raises(ValueError, match=r"X\.Y"):
         build_release(run_dir, tmp_path / "rel", bad)
