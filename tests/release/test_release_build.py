@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from medrealmm.io import read_parquet_rows
+from medrealmm.demo import CORPUS_FILE
+from medrealmm.io import iter_jsonl, read_parquet_rows
 from medrealmm.release import ReleaseInfo, UnmaskedDataError, build_release
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import RunStore, stages
@@ -81,7 +82,11 @@ def test_card_front_matter_points_hugging_face_at_the_tables(run_dir: Path, tmp_
 
 
 @pytest.mark.slow
-def test_hugging_face_datasets_loads_the_release(run_dir: Path, tmp_path: Path) -> None:
+def test_hugging_face_datasets_loads_the_release(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     datasets = pytest.importorskip("datasets")
     out = tmp_path / "rel"
     build_release(run_dir, out, INFO)
@@ -154,3 +159,22 @@ def test_bad_version_is_refused(run_dir: Path, tmp_path: Path) -> None:
     bad = ReleaseInfo(name="medrealmm", version="v1", title="t", authors=("a",))
     with pytest.raises(ValueError, match=r"X\.Y"):
         build_release(run_dir, tmp_path / "rel", bad)
+
+
+def test_demo_step_skips_without_masked_corpus_then_releases(
+    run_dir: Path, tmp_path: Path, demo_dir: Path
+) -> None:
+    from medrealmm.release.demo import release_demo
+
+    empty = tmp_path / "empty"
+    with RunStore(empty) as store:
+        raw = iter_jsonl(demo_dir / CORPUS_FILE, Consultation)
+        store.put_many(stages.RAW, ((c.id, c) for c in raw))
+        assert (
+            release_demo(store, empty) == "release: skipped (no de-identified corpus in this run)"
+        )
+    with RunStore(run_dir) as store:
+        line = release_demo(store, run_dir)
+        assert line.startswith("release 0.1: 6 consultations, 6 instances")
+        assert release_demo(store, run_dir) == line  # rerun rebuilds the same release
+    assert (run_dir / "release" / "manifest.json").is_file()

@@ -122,6 +122,13 @@ def write_release(
     return BuildResult(out=out, manifest=final)
 
 
+def release_store(
+    store: RunStore, out: Path | str, info: ReleaseInfo, *, register: Path | str
+) -> BuildResult:
+    """Release the store's de-identified work minus every withdrawn case."""
+    return write_release(collect(store), all_withdrawals(register, store), info, Path(out))
+
+
 def build_release(
     store_path: Path | str,
     out: Path | str,
@@ -129,9 +136,7 @@ def build_release(
     *,
     register: Path | str | None = None,
 ) -> BuildResult:
-    """Release the store's de-identified work minus every withdrawn case."""
+    """``release_store`` on a run folder; the register defaults to the one beside the store."""
     register = Path(register) if register else default_register(store_path)
     with RunStore(store_path) as store:
-        sources = collect(store)
-        withdrawals = all_withdrawals(register, store)
-    return write_release(sources, withdrawals, info, Path(out))
+        return release_store(store, out, info, register=register)
