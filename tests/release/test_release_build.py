@@ -10,7 +10,13 @@ import yaml
 
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.io import iter_jsonl, read_parquet_rows
-from medrealmm.release import ReleaseInfo, UnmaskedDataError, build_release
+from medrealmm.release import (
+    ReleaseInfo,
+    UnmaskedDataError,
+    build_release,
+    load_release,
+    record_acceptance,
+)
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import RunStore, stages
 
@@ -178,3 +184,21 @@ def test_demo_step_skips_without_masked_corpus_then_releases(
         assert line.startswith("release 0.1: 6 consultations, 6 instances")
         assert release_demo(store, run_dir) == line  # rerun rebuilds the same release
     assert (run_dir / "release" / "manifest.json").is_file()
+
+
+def test_release_without_rubrics_leaves_them_out_of_the_card(
+    run_dir: Path, tmp_path: Path, dua_file: Path
+) -> None:
+    with RunStore(run_dir) as store:
+        store.delete(stages.RUBRIC_FINAL)
+    out = tmp_path / "rel"
+    manifest = build_release(run_dir, out, INFO).manifest
+    assert manifest["counts"]["rubrics"] == 0
+    assert manifest["sources"]["rubric_stage"] is None
+    card = (out / "README.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert [c["config_name"] for c in front["configs"]] == ["consultations", "instances"]
+    assert "Rubric stage: `none`" in card
+    record_acceptance(out / "DUA.md", name="x", release="medrealmm 1.0")
+    loaded = load_release(out)
+    assert (len(loaded.instances), loaded.rubrics) == (6, [])

@@ -32,6 +32,8 @@ class BuildResult:
 
 def _check_target(out: Path) -> None:
     """Only an empty folder or an earlier release may be replaced: never a user's other files."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file; the release needs a folder")
     if out.exists() and any(out.iterdir()) and not (out / layout.MANIFEST).is_file():
         raise ValueError(f"{out} exists, is not empty and holds no release; choose another folder")
 

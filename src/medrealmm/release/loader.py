@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from medrealmm.io import DataError, file_sha256, read_parquet_rows
+from medrealmm.io import DataError, file_sha256, read_parquet_rows, resolve_image
 from medrealmm.release import layout
 from medrealmm.release.dua import Acceptance, require_acceptance
 from medrealmm.schema import Consultation, ImageRef, Instance, Rubric
@@ -35,7 +35,7 @@ class Release:
         return str(self.manifest["version"])
 
     def image_path(self, ref: ImageRef) -> Path:
-        return self.root / ref.path
+        return resolve_image(self.root, ref)
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
