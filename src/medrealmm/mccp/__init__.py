@@ -1,0 +1,52 @@
+"""Phase 2 (paper 3.2): MCCP extraction with the Cropper and Verifier, intent/stage labels."""
+
+from medrealmm.mccp import baseline  # noqa: F401  (registers the offline baseline rules)
+from medrealmm.mccp.agents import (
+    CROPPER_TASK,
+    INTENT_TASK,
+    STAGE_TASK,
+    VERIFIER_TASK,
+    AgentFailure,
+    MccpAgents,
+    cropper_request,
+    labeler_request,
+    verifier_request,
+)
+from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.extract import (
+    DiscardRecord,
+    MccpSummary,
+    export_outputs,
+    extract_consultation,
+    instance_id,
+    run_mccp,
+)
+from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
+from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy, load_taxonomy
+
+__all__ = [
+    "CROPPER_TASK",
+    "INTENT_TASK",
+    "STAGE_TASK",
+    "VERIFIER_TASK",
+    "AgentFailure",
+    "CandidateJudgement",
+    "DiscardRecord",
+    "MccpAgents",
+    "MccpSummary",
+    "Taxonomy",
+    "builtin_taxonomy",
+    "candidate_turns",
+    "cropper_request",
+    "discard_reason",
+    "export_outputs",
+    "extract_consultation",
+    "history",
+    "instance_id",
+    "labeler_request",
+    "load_taxonomy",
+    "run_mccp",
+    "select_t_star",
+    "target_reply",
+    "verifier_request",
+]
