@@ -23,6 +23,17 @@ from medrealmm.mccp.extract import (
 )
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy, load_taxonomy
+from medrealmm.mccp.validation import (
+    ValidationDecision,
+    ValidationSummary,
+    decisions,
+    draw_validation_sample,
+    export_validation_csv,
+    import_validation_csv,
+    record_decision,
+    summarize,
+    validation_sample,
+)
 
 __all__ = [
     "CROPPER_TASK",
@@ -35,18 +46,27 @@ __all__ = [
     "MccpAgents",
     "MccpSummary",
     "Taxonomy",
+    "ValidationDecision",
+    "ValidationSummary",
     "builtin_taxonomy",
     "candidate_turns",
     "cropper_request",
+    "decisions",
     "discard_reason",
+    "draw_validation_sample",
     "export_outputs",
+    "export_validation_csv",
     "extract_consultation",
     "history",
+    "import_validation_csv",
     "instance_id",
     "labeler_request",
     "load_taxonomy",
+    "record_decision",
     "run_mccp",
     "select_t_star",
+    "summarize",
     "target_reply",
+    "validation_sample",
     "verifier_request",
 ]
