@@ -44,17 +44,6 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
     return store.count(RAW_STAGE)
 
 
-def run_mccp_stage(store: RunStore) -> list[str]:
-    """Phase 2 on the offline baseline over the latest corpus stage."""
-    import asyncio
-
-    from medrealmm.llm import build_client, resolve_spec
-    from medrealmm.mccp import run_mccp
-
-    client = build_client(resolve_spec("offline"), cache=store.cache)
-    return asyncio.run(run_mccp(store, client)).lines()
-
-
 def run_demo(out: Path | str) -> list[str]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -66,5 +55,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
-        summary.extend(run_mccp_stage(store))
+        from medrealmm.mccp import run_demo_stage as mccp_demo_stage
+
+        summary.extend(mccp_demo_stage(store, out))
     return summary

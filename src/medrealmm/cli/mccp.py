@@ -46,9 +46,7 @@ def extract(
     out: Annotated[Path, typer.Argument(help="Run folder; created if missing, resumed if not.")],
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, help="Consultations processed at once.")
-    ] = 16,
+    concurrency: Annotated[int, typer.Option(min=1, help="Consultations processed at once.")] = 16,
     intent_taxonomy: Annotated[
         Path | None, typer.Option(help="YAML intent taxonomy (default: the bundled one).")
     ] = None,

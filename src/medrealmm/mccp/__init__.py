@@ -19,6 +19,7 @@ from medrealmm.mccp.extract import (
     export_outputs,
     extract_consultation,
     instance_id,
+    run_demo_stage,
     run_mccp,
 )
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
@@ -63,6 +64,7 @@ __all__ = [
     "labeler_request",
     "load_taxonomy",
     "record_decision",
+    "run_demo_stage",
     "run_mccp",
     "select_t_star",
     "summarize",

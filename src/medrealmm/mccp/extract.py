@@ -189,3 +189,13 @@ def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
     write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
     write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
     return instances, discarded
+
+
+def run_demo_stage(store: RunStore, out: Path | str) -> list[str]:
+    """The demo's Phase 2: the offline baseline over the latest corpus stage, into OUT/mccp."""
+    from medrealmm.llm import build_client, resolve_spec
+
+    client = build_client(resolve_spec("offline"), cache=store.cache)
+    summary = asyncio.run(run_mccp(store, client))
+    export_outputs(store, Path(out) / "mccp")
+    return summary.lines()
