@@ -41,7 +41,3 @@ def target_reply(events: Sequence[Event], t: int) -> str:
 def history(events: Sequence[Event], t: int) -> list[Event]:
     """C<=t: what the Verifier and the evaluated models may see."""
     return list(events[: t + 1])
-
-
-def has_patient_images(events: Sequence[Event]) -> bool:
-    return any(event.patient_medical_images for event in events)
