@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -147,6 +148,12 @@ def labeler_request(
 UsageHook = Callable[[Completion], None]
 
 
+@cache
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """Generated once per schema: regenerating it per call was half the offline run time."""
+    return schema.model_json_schema()
+
+
 @dataclass
 class MccpAgents:
     """The agents bound to one client; ``on_completion`` records usage for every call."""
@@ -159,6 +166,7 @@ class MccpAgents:
     on_completion: UsageHook | None = None
 
     async def _structured(self, request: ChatRequest, schema: type[M]) -> M:
+        request = request.model_copy(update={"json_schema": json_schema(schema)})
         result = await complete_structured(self.client, request, schema)
         if self.on_completion is not None:
             for completion in result.completions:
@@ -183,5 +191,5 @@ class MccpAgents:
     async def label(self, task: str, department: str, context: Sequence[Event]) -> str:
         taxonomy = self.intent_taxonomy if task == INTENT_TASK else self.stage_taxonomy
         request = labeler_request(task, taxonomy, department, context)
-        output = await self._structured(request, taxonomy.output_schema())
+        output = await self._structured(request, taxonomy.output_schema)
         return str(output.label)

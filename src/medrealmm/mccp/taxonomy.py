@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -47,6 +47,7 @@ class Taxonomy(BaseModel):
     def ids(self) -> list[str]:
         return [label.id for label in self.labels]
 
+    @cached_property
     def output_schema(self) -> type[BaseModel]:
         """A labeler's reply schema whose ``label`` is restricted to this taxonomy's ids."""
         allowed: Any = Literal[tuple(self.ids)]  # type: ignore[valid-type]
