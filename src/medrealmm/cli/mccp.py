@@ -54,7 +54,7 @@ def extract(
         Path | None, typer.Option(help="YAML stage taxonomy (default: the bundled one).")
     ] = None,
     verifier_images: Annotated[
-        bool, typer.Option(help="Send the patient images to the Verifier (real models only).")
+        bool, typer.Option(help="Send patient images to the Verifier (vision models only).")
     ] = True,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
@@ -69,14 +69,15 @@ def extract(
 
     with user_errors(), RunStore(out) as store:
         _load_corpus(store, corpus)
-        client = build_client(resolve_spec(model, models_config), cache=store.cache)
+        spec = resolve_spec(model, models_config)
+        client = build_client(spec, cache=store.cache)
         summary = asyncio.run(
             run_mccp(
                 store,
                 client,
                 intent_taxonomy=load_taxonomy(intent_taxonomy) if intent_taxonomy else None,
                 stage_taxonomy=load_taxonomy(stage_taxonomy) if stage_taxonomy else None,
-                verifier_images=verifier_images,
+                verifier_images=verifier_images and spec.vision,
                 concurrency=concurrency,
             )
         )
