@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import asyncio
 import csv
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from medrealmm.demo import bundled_corpus_dir
 from medrealmm.io import DataError
 from medrealmm.llm import build_client, resolve_spec
 from medrealmm.mccp import (
@@ -21,13 +25,24 @@ from medrealmm.pipeline import load_raw
 from medrealmm.store import RunStore, stages
 
 
+@pytest.fixture(scope="module")
+def extracted_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One offline extraction of the demo corpus, closed so its file can be copied."""
+    folder = tmp_path_factory.mktemp("extracted")
+    demo = bundled_corpus_dir()
+    with RunStore(folder) as store:
+        store.set_meta(stages.image_root_key(stages.RAW), str(demo))
+        load_raw(store, demo)
+        asyncio.run(run_mccp(store, build_client(resolve_spec("offline"), cache=store.cache)))
+    return folder
+
+
 @pytest.fixture()
-async def extracted(tmp_path: Path, demo_dir: Path) -> RunStore:
-    store = RunStore(tmp_path / "run")
-    store.set_meta(stages.image_root_key(stages.RAW), str(demo_dir))
-    load_raw(store, demo_dir)
-    await run_mccp(store, build_client(resolve_spec("offline"), cache=store.cache))
-    return store
+def extracted(extracted_once: Path, tmp_path: Path) -> Iterator[RunStore]:
+    """A private copy per test, so one test's decisions never reach another."""
+    shutil.copytree(extracted_once, tmp_path / "run")
+    with RunStore(tmp_path / "run") as store:
+        yield store
 
 
 def test_sample_is_seeded_and_kept_for_the_review_app(extracted: RunStore) -> None:
