@@ -150,3 +150,17 @@ def test_admin_adds_a_user_who_can_then_log_in(client: TestClient, store: RunSto
     fresh = TestClient(client.app, base_url="http://127.0.0.1")
     login(fresh, "doc9", "a long password")
     assert fresh.get("/panel").status_code == 200
+
+
+def test_repeated_failures_lock_the_account_for_a_while(
+    client: TestClient, store: RunStore
+) -> None:
+    def attempt(password: str) -> int:
+        page = client.get("/login")
+        data = {"username": "doc2", "password": password, "csrf_token": csrf_of(page.text)}
+        return client.post("/login", data=data, follow_redirects=False).status_code
+
+    assert [attempt("wrong-password") for _ in range(5)] == [401] * 5
+    assert attempt(PASSWORD) == 429  # locked even with the right password
+    assert audit.entries(store.connection())[0].action == "login_locked"
+    login(client, "doc1")  # other accounts are unaffected

@@ -60,3 +60,14 @@ def entries(
     query += " ORDER BY id DESC LIMIT ?"
     rows = db.execute(query, (*args, limit)).fetchall()
     return [AuditEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+
+
+def recent_count(db: sqlite3.Connection, actor: str, action: str, minutes: int) -> int:
+    """How often ``actor`` did ``action`` in the last ``minutes`` (e.g. failed logins)."""
+    ensure_schema(db)
+    row = db.execute(
+        "SELECT COUNT(*) FROM review_audit WHERE actor=? AND action=?"
+        " AND at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+        (actor, action, f"-{minutes} minutes"),
+    ).fetchone()
+    return int(row[0])

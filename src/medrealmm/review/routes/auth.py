@@ -13,6 +13,11 @@ from medrealmm.review.routes.common import form_text, page
 
 router = APIRouter()
 
+# Password guessing: after this many failures in the window, the account refuses logins for a
+# while (correct password or not); every attempt is in the audit log.
+MAX_FAILURES = 5
+FAILURE_WINDOW_MINUTES = 15
+
 
 def safe_next(target: str) -> str:
     """Only same-site paths: never an open redirect to another host."""
@@ -55,11 +60,14 @@ async def login(request: Request) -> Response:
     form = await request.form()
     if not ctx.sessions.login_token_ok(request.cookies.get(LOGIN_COOKIE), form.get(CSRF_FIELD)):  # type: ignore[arg-type]
         return _login_page(request, "登录表单已过期，请重试。", status_code=403)
-    username = form_text(form, "username")
+    username = form_text(form, "username")[:64]
     password = form.get("password")
+    if audit.recent_count(ctx.db, username, "login_failed", FAILURE_WINDOW_MINUTES) >= MAX_FAILURES:
+        audit.record(ctx.db, username or "-", "login_locked")
+        return _login_page(request, "尝试次数过多，请 15 分钟后再试。", status_code=429)
     user = authenticate(ctx.db, username, password if isinstance(password, str) else "")
     if user is None:
-        audit.record(ctx.db, username[:64] or "-", "login_failed")
+        audit.record(ctx.db, username or "-", "login_failed")
         return _login_page(request, "用户名或密码错误。", status_code=401)
     cookie, _ = ctx.sessions.open(user.username)
     audit.record(ctx.db, user.username, "login")
