@@ -12,10 +12,10 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from medrealmm.review.sessions import SessionStore
+from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
     from medrealmm.review.refining import RefineWorker
-from medrealmm.store import RunStore
 
 
 @dataclass(frozen=True)

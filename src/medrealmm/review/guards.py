@@ -1,7 +1,7 @@
 """Per-route access checks: a logged-in user, one of the route's roles, and on writes a CSRF token.
 
-Every route of the app declares ``Depends(require(...))``; the tests walk ``app.routes`` and
-fail on any route without it.
+Every route but the login form declares one of the annotations below; the access tests walk
+every router and fail on a route without one, or with roles other than the expected ones.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from medrealmm.review.accounts import Role, User, get_user
-from medrealmm.review.context import ReviewContext, context_of
+from medrealmm.review.context import context_of
 from medrealmm.review.sessions import tokens_match
 
 SESSION_COOKIE = "medrealmm_session"
@@ -67,7 +67,6 @@ __all__ = [
     "CaseReader",
     "NotLoggedIn",
     "Physician",
-    "ReviewContext",
     "Reviewer",
     "require",
 ]
