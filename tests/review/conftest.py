@@ -72,6 +72,7 @@ def demo_rubric(instance_id: str, round_: int = 0) -> Rubric:
 
 def seed(store: RunStore) -> None:
     consultation = demo_consultation()
+    store.put(stages.CORPUS_SAMPLED, CASE_ID, consultation)
     store.put(stages.CORPUS_DEID, CASE_ID, masked(consultation))
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(bundled_corpus_dir()))
     review_queue.enqueue(store, ReviewConfig(), stages.CORPUS_DEID)

@@ -31,7 +31,11 @@ def test_two_passes_then_an_audit_by_a_second_annotator(
     assert PII in queue and UTILITY in queue
     task = client.get(f"/deid/{PII}")
     assert task.status_code == 200 and '<mark class="masked">[NAME]</mark>' in task.text
-    assert "残留隐私" in task.text
+    assert "残留隐私" in task.text and "对照脱敏前原文" not in task.text
+    utility = client.get(f"/deid/{UTILITY}").text
+    assert f"/consultations/{stages.CORPUS_SAMPLED}/{CASE_ID}" in utility
+    original = client.get(f"/consultations/{stages.CORPUS_SAMPLED}/{CASE_ID}")
+    assert original.status_code == 200 and "朱秀英" in original.text
 
     assert decide(client, csrf, PII, "reject") == 400  # a rejection needs its reason
     assert decide(client, csrf, PII, "approve") == 303
