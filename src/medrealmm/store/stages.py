@@ -9,6 +9,7 @@ from __future__ import annotations
 
 RAW = "raw"  # Consultation, key = consultation id
 CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
+CORPUS_PRIVACY = "corpus.privacy"  # corpus.privacy_agent.PrivacyScreen (4a), key = source case id
 CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
 CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
