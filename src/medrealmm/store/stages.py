@@ -9,10 +9,14 @@ from __future__ import annotations
 
 RAW = "raw"  # Consultation, key = consultation id
 CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
-CORPUS_PRIVACY = "corpus.privacy"  # corpus.privacy_agent.PrivacyScreen (4a), key = source case id
+CORPUS_PRIVACY = "corpus.privacy"  # corpus PrivacyScreen (stage 4a), key = source case id
 CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
 CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
+CORPUS_REVIEW_TASK = "corpus.review.task"  # corpus.review.ReviewTask, key = task key
+CORPUS_REVIEW_DECISION = "corpus.review.decision"  # ReviewDecision, key = task key
+CORPUS_REVIEW_AUDIT = "corpus.review.audit"  # AuditPlan, key = consultation id
+CORPUS_REVIEW_OUTCOME = "corpus.review.outcome"  # ReviewOutcome, key = consultation id
 MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
 MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
 RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
@@ -20,7 +24,9 @@ RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
-PANEL_VERDICT = "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+PANEL_VERDICT = (
+    "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+)
 
 
 def image_root_key(stage: str) -> str:
