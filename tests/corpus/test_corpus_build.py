@@ -78,9 +78,7 @@ def test_worker_count_does_not_change_the_output(demo_corpus: Path, tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_ray_engine_output_is_byte_identical_on_the_demo(
-    demo_corpus: Path, tmp_path: Path
-) -> None:
+def test_ray_engine_output_is_byte_identical_on_the_demo(demo_corpus: Path, tmp_path: Path) -> None:
     build_corpus(demo_corpus, tmp_path / "local", workers=2)
     build_corpus(demo_corpus, tmp_path / "ray", engine=Engine.RAY, workers=2)
     for name in OUTPUT_FILES:
@@ -122,5 +120,5 @@ def test_duplicate_ids_are_rejected(demo_corpus: Path, tmp_path: Path) -> None:
 
 
 def test_missing_input_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="nope.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.jsonl"):
         build_corpus(tmp_path / "nope.jsonl", tmp_path / "out")

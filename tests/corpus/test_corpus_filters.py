@@ -71,7 +71,14 @@ def test_more_than_half_from_one_side(make_case, senders: str, dropped: bool) ->
     assert (drop is not None and drop.reason is DropReason.ONE_SIDED) is dropped
 
 
-REFUND_CLOSE = ["帮我看看化验单", "请稍等", "怎么还没回复", "马上", "算了不问了，申请退款", "好的，已退款"]
+REFUND_CLOSE = [
+    "帮我看看化验单",
+    "请稍等",
+    "怎么还没回复",
+    "马上",
+    "算了不问了，申请退款",
+    "好的，已退款",
+]
 
 
 def test_refund_close_without_diagnostic_exchange_is_dropped(make_case) -> None:

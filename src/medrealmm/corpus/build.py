@@ -77,14 +77,17 @@ def materialize(pick: Pick, record: str) -> Consultation:
 
 
 async def screen_with_agent(
-    store: RunStore, client: LLMClient, cases: list[Consultation]
+    store: RunStore,
+    client: LLMClient,
+    cases: list[Consultation],
+    image_root: Path | None = None,
 ) -> dict[str, PrivacyScreen | None]:
     """4a agent verdicts by source case id; ``None`` marks a recorded failure."""
     sources = {c.meta.get("duplicate_of") or c.id: c for c in cases}
     todo = sorted(set(sources) - store.keys(stages.CORPUS_PRIVACY))
 
     async def work(key: str) -> None:
-        result = await screen_privacy(client, sources[key])
+        result = await screen_privacy(client, sources[key], image_root)
         for completion in result.completions:
             store.record_usage(stages.CORPUS_PRIVACY, client.name, completion)
         if result.value is None:
@@ -92,9 +95,11 @@ async def screen_with_agent(
         else:
             store.put(stages.CORPUS_PRIVACY, key, result.value)
 
-    await run_units(
+    stats = await run_units(
         todo, work, description="4a privacy screen", already_done=len(sources) - len(todo)
     )
+    for key, error in stats.errors.items():  # e.g. a missing image: recorded, retried next run
+        store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=error)
     return {key: store.get(stages.CORPUS_PRIVACY, key, PrivacyScreen) for key in sources}
 
 
@@ -143,8 +148,11 @@ def _build(
             privacy_drops.append(drop)
     backend: LLMClient | None = None
     if config.privacy.model is not None and survivors:
-        backend = build_client(resolve_spec(config.privacy.model, models_config), store.cache)
-        verdicts = asyncio.run(screen_with_agent(store, backend, survivors))
+        spec = resolve_spec(config.privacy.model, models_config)
+        backend = build_client(spec, store.cache)
+        sees_images = spec.backend != "offline" and spec.vision
+        image_root = input_path.parent if sees_images else None
+        verdicts = asyncio.run(screen_with_agent(store, backend, survivors, image_root))
         survivors, agent_drops = _apply_verdicts(survivors, verdicts)
         privacy_drops.extend(agent_drops)
     drops = sorted(

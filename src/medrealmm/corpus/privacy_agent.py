@@ -4,12 +4,15 @@ clinical signal? Runs on any OpenAI-compatible model or on the offline baseline.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from medrealmm.io import image_data_url, resolve_image
 from medrealmm.llm import (
     ChatRequest,
+    ImagePart,
     LLMClient,
     StructuredResult,
     complete_structured,
@@ -32,30 +35,40 @@ class PrivacyScreen(BaseModel):
     reason: str = Field(default="", max_length=500)
 
 
-def screen_request(consultation: Consultation) -> ChatRequest:
+def screen_request(consultation: Consultation, image_root: Path | None = None) -> ChatRequest:
+    """The screening prompt; with ``image_root`` the patient's images follow it inline."""
     categories = sorted({ref.category or "未标注" for ref in consultation.patient_medical_images})
     image_messages = [
         event.content
         for event in consultation.events
         if event.sender is Sender.PATIENT and event.patient_medical_images
     ]
+    messages = render_messages(
+        "medrealmm.corpus",
+        "privacy_screen",
+        department=consultation.department,
+        categories=categories,
+        dialogue=dialogue_text(consultation.events),
+    )
+    if image_root is not None:
+        images = [
+            ImagePart(url=image_data_url(resolve_image(image_root, ref)))
+            for ref in consultation.patient_medical_images
+        ]
+        user = messages[-1]
+        messages[-1] = user.model_copy(update={"content": [*user.content, *images]})
     return ChatRequest(
         task=TASK,
-        messages=render_messages(
-            "medrealmm.corpus",
-            "privacy_screen",
-            department=consultation.department,
-            categories=categories,
-            dialogue=dialogue_text(consultation.events),
-        ),
+        messages=messages,
         inputs={"categories": categories, "image_messages": image_messages},
     )
 
 
 async def screen_privacy(
-    client: LLMClient, consultation: Consultation
+    client: LLMClient, consultation: Consultation, image_root: Path | None = None
 ) -> StructuredResult[PrivacyScreen]:
-    return await complete_structured(client, screen_request(consultation), PrivacyScreen)
+    request = screen_request(consultation, image_root)
+    return await complete_structured(client, request, PrivacyScreen)
 
 
 @register_offline(TASK)
