@@ -44,6 +44,15 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
     return store.count(RAW_STAGE)
 
 
+def run_corpus_stage(store: RunStore, corpus_dir: Path, out: Path) -> str:
+    from medrealmm.corpus import build_corpus
+
+    manifest = build_corpus(corpus_dir / CORPUS_FILE, out, store=store, workers=1)
+    first, last = manifest.stages[0], manifest.stages[-1]
+    dropped = sum(sum(stage.dropped.values()) for stage in manifest.stages)
+    return f"corpus: {first.input} raw -> {last.output} sampled, {dropped} dropped with reasons"
+
+
 def run_demo(out: Path | str) -> list[str]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -55,4 +64,5 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        summary.append(run_corpus_stage(store, corpus_dir, out))
     return summary
