@@ -13,10 +13,23 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from enum import StrEnum
 from typing import Any
 
+import pyarrow as pa
+
 from medrealmm.corpus.config import CompletenessConfig
 from medrealmm.corpus.screen import ScreenRow, Shard, screen_shard
 
 Progress = Callable[[int], None]
+
+SCREEN_SCHEMA = pa.schema(
+    [
+        ("line", pa.int64()),
+        ("id", pa.string()),
+        ("department", pa.string()),
+        ("drop", pa.string()),
+        ("record", pa.string()),
+        ("error", pa.string()),
+    ]
+)
 
 
 class Engine(StrEnum):
@@ -85,29 +98,26 @@ def _run_ray(
         context.enable_progress_bars = False
         dataset = ray.data.from_items(
             [shard.as_row() for shard in shards], override_num_blocks=max(1, len(shards))
-        ).flat_map(_RayScreen(config))
-        batch: list[ScreenRow] = []
-        for item in dataset.iter_rows():
-            batch.append(_as_screen_row(item))
-            if len(batch) >= 500:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+        ).map_batches(_RayScreen(config), batch_size=1, batch_format="pyarrow")
+        for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
+            yield [_as_screen_row(item) for item in table.to_pylist()]
     finally:
         if started_here:
             ray.shutdown()
 
 
 class _RayScreen:
-    """A picklable callable so each Ray task screens one shard with the run's config."""
+    """A picklable callable: each Ray task screens its shards into one columnar table."""
 
     def __init__(self, config: CompletenessConfig) -> None:
         self.config_json = config.model_dump_json()
 
-    def __call__(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+    def __call__(self, batch: pa.Table) -> pa.Table:
         config = CompletenessConfig.model_validate_json(self.config_json)
-        return [dict(r) for r in screen_shard(Shard.from_row(row), config)]
+        rows = [
+            r for shard in batch.to_pylist() for r in screen_shard(Shard.from_row(shard), config)
+        ]
+        return pa.Table.from_pylist([dict(r) for r in rows], schema=SCREEN_SCHEMA)
 
 
 def _as_screen_row(item: dict[str, Any]) -> ScreenRow:
