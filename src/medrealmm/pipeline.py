@@ -9,8 +9,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from medrealmm.corpus import build_corpus
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.release.demo import release_demo
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -45,8 +47,6 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
 
 
 def run_corpus_stage(store: RunStore, corpus_dir: Path, out: Path) -> str:
-    from medrealmm.corpus import build_corpus
-
     manifest = build_corpus(corpus_dir / CORPUS_FILE, out, store=store, workers=1)
     first, last = manifest.stages[0], manifest.stages[-1]
     dropped = sum(sum(stage.dropped.values()) for stage in manifest.stages)
@@ -65,4 +65,5 @@ def run_demo(out: Path | str) -> list[str]:
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
         summary.append(run_corpus_stage(store, corpus_dir, out))
+        summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary
