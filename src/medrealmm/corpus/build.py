@@ -199,7 +199,7 @@ def _apply_verdicts(
     for case in cases:
         verdict = verdicts[case.meta.get("duplicate_of") or case.id]  # type: ignore[index]
         if verdict is None:
-            reason, detail = DropReason.PRIVACY_SCREEN_FAILED, "agent output failed validation"
+            reason, detail = DropReason.PRIVACY_SCREEN_FAILED, "agent failed; retried on rerun"
             drops.append(Drop.of(case.id, case.department, reason, detail))
         elif verdict.remove:
             drops.append(

@@ -6,6 +6,7 @@ by line, so their output is identical; only throughput and where the work runs d
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -93,6 +94,9 @@ def _run_ray(
             log_to_driver=False,
             configure_logging=False,
         )
+    quiet = logging.getLogger("ray.data")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # our own progress bar reports; Ray's INFO lines are noise
     try:
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
@@ -102,6 +106,7 @@ def _run_ray(
         for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
             yield [_as_screen_row(item) for item in table.to_pylist()]
     finally:
+        quiet.setLevel(level)
         if started_here:
             ray.shutdown()
 
