@@ -182,12 +182,13 @@ def _screen(
 ) -> list[ScreenRow]:
     shards = plan_shards(input_path)
     with make_progress() as progress:
-        task = progress.add_task(f"screen ({engine.value})", total=None)
+        total = sum(shard.lines for shard in shards)
+        task = progress.add_task(f"screen lines ({engine.value})", total=total)
         advance: Callable[[int], None] = lambda n: progress.advance(task, n)  # noqa: E731
         rows = run_screen(
             shards, config.completeness, engine=engine, workers=workers, progress=advance
         )
-        progress.update(task, total=len(rows))
+        progress.update(task, completed=total)  # blank lines yield no row
     return rows
 
 

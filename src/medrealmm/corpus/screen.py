@@ -29,6 +29,7 @@ class Shard:
     start: int
     end: int
     first_line: int
+    lines: int
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -36,11 +37,18 @@ class Shard:
             "start": self.start,
             "end": self.end,
             "first_line": self.first_line,
+            "lines": self.lines,
         }
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Shard:
-        return cls(str(row["path"]), int(row["start"]), int(row["end"]), int(row["first_line"]))
+        return cls(
+            str(row["path"]),
+            int(row["start"]),
+            int(row["end"]),
+            int(row["first_line"]),
+            int(row["lines"]),
+        )
 
 
 class ScreenRow(TypedDict):
@@ -66,10 +74,10 @@ def plan_shards(path: Path | str, lines_per_shard: int = DEFAULT_SHARD_LINES) ->
             count += 1
             next_line += 1
             if count == lines_per_shard:
-                shards.append(Shard(str(path), start, offset, first_line))
+                shards.append(Shard(str(path), start, offset, first_line, count))
                 start, first_line, count = offset, next_line, 0
     if offset > start:
-        shards.append(Shard(str(path), start, offset, first_line))
+        shards.append(Shard(str(path), start, offset, first_line, count))
     return shards
 
 
