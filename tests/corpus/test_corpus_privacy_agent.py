@@ -51,7 +51,7 @@ def test_prompt_carries_department_categories_dialogue_and_images(
         requests = server.requests
     assert len(requests) == 33  # every case that passed the rule, once
     assert manifest.privacy_backend == "fake-vlm" and not manifest.privacy_backend_is_baseline
-    body = next(r for r in requests if "内分泌科" in json.dumps(r, ensure_ascii=False))
+    body = next(r for r in requests if "科室：内分泌科" in json.dumps(r, ensure_ascii=False))
     system, user = body["messages"]
     assert system["role"] == "system" and "正脸" in system["content"]
     texts = [part["text"] for part in user["content"] if part["type"] == "text"]
@@ -97,13 +97,17 @@ def test_malformed_output_drops_the_case_as_recorded_data(
     with FakeOpenAIServer(lambda body: FakeReply(content="无法判断")) as server:
         config_file = _models_yaml(tmp_path, server, vision=False)
         manifest = build_corpus(demo_corpus, run, _config(), workers=1, models_config=config_file)
-        # Three attempts each; the third repeats the second word for word, so the cache answers.
-        assert len(server.requests) == 33 * 2
+        assert len(server.requests) == 33 * 3  # three attempts each, with repair messages
     assert manifest.stages[-1].output == 0
     assert manifest.stages[-1].dropped == {"face_dependent": 1, "privacy_screen_failed": 33}
     with RunStore(run) as store:
         failures = store.failures(stages.CORPUS_PRIVACY)
         assert len(failures) == 33 and all("JSON" in e for e in failures.values())
+    with FakeOpenAIServer(lambda body: FakeReply(content=KEEP)) as server:
+        config_file = _models_yaml(tmp_path, server, vision=False)
+        rerun = build_corpus(demo_corpus, run, _config(), workers=1, models_config=config_file)
+        assert len(server.requests) == 33  # rejected answers are not replayed from the cache
+    assert rerun.stages[-1].output == 33
 
 
 def test_a_rerun_retries_only_the_failed_cases(demo_corpus: Path, tmp_path: Path) -> None:
