@@ -4,9 +4,9 @@ medrealmm.mccp.validation, driven from the app."""
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
+
 from medrealmm.corpus.review import decisions, status
 from medrealmm.mccp.validation import summarize, validation_sample
-
 from medrealmm.review import audit
 from medrealmm.review.deid_queue import queue_for
 from medrealmm.store import RunStore, stages
