@@ -90,6 +90,7 @@ def test_physician_refines_and_approves_a_rubric_in_the_browser(
     assert round0 is not None and round0.round == 0
     target = next(c for c in round0.criteria if c.kind.value == "llm" and c.weight >= 2)
     first, second = target.weight - 1, 1
+    rule = next(c for c in round0.criteria if c.kind.value == "rule")
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -101,6 +102,10 @@ def test_physician_refines_and_approves_a_rubric_in_the_browser(
             page.fill('input[name="password"]', PASSWORD)
             page.click('form button[type="submit"]')
             expect(page.locator("h1")).to_contain_text("第 0 轮")
+
+            # a rule-based criterion (the length limit) can only be reweighted or removed
+            rule_options = page.locator(f'select[name="action:{rule.id}"] option')
+            expect(rule_options).to_have_count(2)
 
             row = page.locator(f'tr[data-criterion="{target.id}"]')
             row.locator(f'select[name="action:{target.id}"]').select_option("split")
