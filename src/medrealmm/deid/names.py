@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from medrealmm.deid.registry import register
-from medrealmm.deid.spans import EntityType, Span
+from medrealmm.deid.spans import EntityType, Span, words
 
 SINGLE_SURNAMES = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程"
@@ -24,7 +24,9 @@ SINGLE_SURNAMES = (
     "屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧"
     "闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
 )
-COMPOUND_SURNAMES = "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫".split()
+COMPOUND_SURNAMES = words(
+    "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫"
+)
 _SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
 # Characters that do not occur in given names but do follow names in running text.
 NAME_STOP = set(

@@ -13,7 +13,7 @@ from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
 from medrealmm.deid.registry import RegexRecognizer, register
-from medrealmm.deid.spans import EntityType
+from medrealmm.deid.spans import EntityType, words
 
 CJK = "\u4e00-\u9fff"
 # Characters that end a proper noun when scanning left from a suffix such as 医院 or 区.
@@ -131,8 +131,8 @@ _KEYWORD_RE = re.compile(
 
 def _keyword_type(match: re.Match[str]) -> EntityType | None:
     keyword = match.group("k").upper()
-    for words, kind in _KEYWORD_TYPES:
-        if keyword in words.upper().split("|"):
+    for alternatives, kind in _KEYWORD_TYPES:
+        if keyword in alternatives.upper().split("|"):
             return kind
     return None
 
@@ -227,16 +227,18 @@ _HOSPITAL_SUFFIX = (
     "(?:卫生服务|医疗|体检|医学|康复|急救|诊疗|健康管理|透析|影像|妇幼保健)中心"
 )
 _HOSPITAL_RE = re.compile(
-    rf"(?P<name>{_cjk_proper(1, 18, not_in=_HOSPITAL_SUFFIX)})(?P<suffix>{_HOSPITAL_SUFFIX})(?:[{CJK}]{{0,4}}?(?:分院|院区))?"
+    rf"(?P<name>{_cjk_proper(1, 18, not_in=_HOSPITAL_SUFFIX)})"
+    rf"(?P<suffix>{_HOSPITAL_SUFFIX})(?:[{CJK}]{{0,4}}?(?:分院|院区))?"
 )
 _GENERIC_ORG_WORDS = sorted(
-    (
-        "当地 附近 大 小 正规 三甲 二甲 三级 二级 一级 综合 专科 私立 公立 民营 上级 下级 本地 这家 "
-        "那家 哪家 别的 其他 其它 基层 社区 乡镇 县级 市级 省级 县 市 省 儿童 妇幼 中医 中西医结合 "
+    words(
+        "当地 附近 大 小 正规 三甲 二甲 三级 二级 一级 综合 专科 私立 公立 民营 上级 下级 本地 "
+        "这家 那家 哪家 别的 其他 其它 基层 社区 乡镇 县级 市级 省级 县 市 省 儿童 妇幼 中医 "
+        "中西医结合 "
         "口腔 眼科 皮肤科 皮肤病 精神病 精神 肿瘤 传染病 专业 大型 小型 网上 互联网 线下 线上 就近 "
         "全国 国内 国外 外地 老家 好 一家 几家 两家 各大 各 定点 指定 家附近 单位 学校 动物 宠物 "
         "整形 美容 医疗 男科 妇科 产科 儿科 牙科 心血管 骨科 结核病 人民 第 新"
-    ).split(),
+    ),
     key=len,
     reverse=True,
 )
@@ -263,14 +265,20 @@ register(
 # -- sub-city geography ----------------------------------------------------------------
 _BODY_CHARS = "腔腹胸心肝肺肾脑颈腰骶臀股腿臂肩背部膜眼耳鼻口咽喉皮骨前后左右上下内外中"
 _NOT_DISTRICTS = frozenset(
-    "病区 市区 郊区 城区 山区 景区 校区 社区 园区 厂区 小区 误区 禁区 疫区 牧区 地区 专区 分区 "
-    "片区 辖区 新区 老区 灾区 盲区 雷区 重灾区 高发区 风险区 流行区 县城 城镇 家乡 老乡 城乡".split()
+    words(
+        "病区 市区 郊区 城区 山区 景区 校区 社区 园区 厂区 小区 误区 禁区 疫区 牧区 地区 专区 "
+        "分区 片区 辖区 新区 老区 灾区 盲区 雷区 重灾区 高发区 风险区 流行区 县城 城镇 "
+        "家乡 老乡 城乡"
+    )
 )
 _DISTRICT = rf"(?P<district>{_cjk_proper(2, 4, ADDRESS_STOP)}(?:区|县|旗))"
 _STREET = rf"(?P<street>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:街道|镇|乡))"
 _ROAD = rf"(?P<road>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:大道|路|街|巷|胡同|弄))"
 _NUMBER = r"(?P<number>\d{1,5}\s*(?:号院|号|弄))"
-_COMPOUND = rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
+_COMPOUND = (
+    rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}"
+    r"(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
+)
 _UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
 _ADDRESS_RE = re.compile(
     rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_ROAD})?(?:{_NUMBER})?(?:{_COMPOUND})?(?:{_UNIT})?"
@@ -283,9 +291,11 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
     if not parts or set(parts) == {"unit"} or set(parts) == {"number"}:
         return None
     district = parts.get("district")
-    if district and (district in _NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])):
-        if len(parts) == 1:
-            return None
+    generic = district and (
+        district in _NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
+    )
+    if generic and len(parts) == 1:
+        return None
     street = parts.get("street")
     if street and street in _NOT_DISTRICTS and len(parts) == 1:
         return None

@@ -44,6 +44,11 @@ class Span(BaseModel):
         return self.start < other.end and other.start < self.end
 
 
+def words(text: str) -> list[str]:
+    """Whitespace-separated word lists keep long Chinese vocabularies readable."""
+    return text.split()
+
+
 # When two spans overlap, the longer wins; on a tie, the more specific type does.
 _TYPE_RANK = {
     t: i
