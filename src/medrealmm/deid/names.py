@@ -27,7 +27,7 @@ SINGLE_SURNAMES = (
 COMPOUND_SURNAMES = words(
     "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫"
 )
-_SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
+SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
 # Characters that do not occur in given names but do follow names in running text.
 NAME_STOP = set(
     "的了是在和与及就也都还又说今年岁男女我你他她它们这那有没不很太请问谢医生患者病人住家从到去来"
@@ -43,8 +43,8 @@ BEFORE_CUES = (
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
-_BEFORE_RE = re.compile(rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?P<name>{_SURNAME_RE}{_GIVEN}{{1,2}})")
-_AFTER_RE = re.compile(rf"(?P<name>{_SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES})")
+_BEFORE_RE = re.compile(rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}})")
+_AFTER_RE = re.compile(rf"(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES})")
 
 
 @cache
@@ -166,7 +166,7 @@ class JiebaNameRecognizer:
                     if len(nxt) <= 2 and nxt_flag[:2] in _GIVEN_FLAGS:
                         end = cursor + len(nxt)
                 name = clause[start:end]
-                if not 2 <= len(name) <= 4 or not re.match(_SURNAME_RE, name):
+                if not 2 <= len(name) <= 4 or not re.match(SURNAME_RE, name):
                     continue
                 s, e = offset + start, offset + end
                 if plausible_name(text, s, e):
