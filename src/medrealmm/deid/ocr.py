@@ -1,0 +1,37 @@
+"""Chinese OCR (rapidocr-onnxruntime; its models ship inside the wheel, nothing is downloaded)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from medrealmm.deid.record import Box
+
+
+@dataclass(frozen=True)
+class OcrLine:
+    box: Box
+    text: str
+    score: float
+
+
+@cache
+def _engine() -> object:
+    from rapidocr_onnxruntime import RapidOCR
+
+    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+    return RapidOCR()
+
+
+def read_lines(rgb: np.ndarray) -> list[OcrLine]:
+    """Text lines with axis-aligned boxes, top to bottom then left to right."""
+    result, _ = _engine()(rgb[:, :, ::-1].copy(), use_cls=False)  # type: ignore[operator]
+    lines: list[OcrLine] = []
+    for quad, text, score in result or []:
+        xs = [int(round(p[0])) for p in quad]
+        ys = [int(round(p[1])) for p in quad]
+        lines.append(OcrLine((min(xs), min(ys), max(xs), max(ys)), str(text), float(score)))
+    return sorted(lines, key=lambda line: (line.box[1], line.box[0]))
