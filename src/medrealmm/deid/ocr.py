@@ -31,7 +31,7 @@ def read_lines(rgb: np.ndarray) -> list[OcrLine]:
     result, _ = _engine()(rgb[:, :, ::-1].copy(), use_cls=False)  # type: ignore[operator]
     lines: list[OcrLine] = []
     for quad, text, score in result or []:
-        xs = [int(round(p[0])) for p in quad]
-        ys = [int(round(p[1])) for p in quad]
+        xs = [round(float(p[0])) for p in quad]
+        ys = [round(float(p[1])) for p in quad]
         lines.append(OcrLine((min(xs), min(ys), max(xs), max(ys)), str(text), float(score)))
     return sorted(lines, key=lambda line: (line.box[1], line.box[0]))
