@@ -11,6 +11,9 @@ RAW = "raw"  # Consultation, key = consultation id
 CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
 CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
 CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
+DEID_RECORD = (
+    "deid.record"  # medrealmm.deid.record.DeidRecord (spans, boxes), key = consultation id
+)
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
 MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
 MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
@@ -19,7 +22,9 @@ RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
-PANEL_VERDICT = "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+PANEL_VERDICT = (
+    "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+)
 
 
 def image_root_key(stage: str) -> str:
