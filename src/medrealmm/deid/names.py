@@ -87,8 +87,16 @@ def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool 
     # The surname must not end a word that starts before it (谢谢医生, 两周).
     if start > 0 and _is_common_word(text[start - 1 : start + 1]):
         return False
-    # Nor start an ordinary word (高热, 高血压) or be one.
-    return not any(_is_common_word(text[start : start + n]) for n in (2, 3, 4))
+    # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
+    # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
+    for n in (2, 3, 4):
+        tag = _word_tags().get(text[start : start + n])
+        if tag is not None and not tag.startswith("nr") and tag not in _NAME_SAFE_TAGS:
+            return False
+    return True
+
+
+_NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
 
 
 @dataclass
@@ -121,59 +129,148 @@ class ContextNameRecognizer:
                 )
 
 
-_CLAUSE_RE = re.compile(r"[^，。！？；、,.!?;\n]+")
-_SURNAME_CHAR_RE = re.compile(f"[{SINGLE_SURNAMES}]|" + "|".join(COMPOUND_SURNAMES))
+# Surnames that are far more often function words or word parts (和, 于, 向, 时, 全 …): only
+# a context cue, never the tagger alone, makes them a name.
+AMBIGUOUS_SURNAMES = frozenset(
+    "和于向常时明全应师安成关单路解查车项连农宗管盛曲游甘祝包宁尚符舒纪凌毕季戚景党宫费冷席卫"
+    "米边仇商沙荣巫寇桑郎仲敖池麻迟万文易古谷柏司戴白艾麦毛康"
+)
+_NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
+_BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
+_SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+WINDOW_BEFORE, WINDOW_AFTER = 2, 5
 
 
-def _worth_tagging(clause: str) -> bool:
-    """A surname character that is not part of an ordinary word: the tagger is worth running."""
-    for match in _SURNAME_CHAR_RE.finditer(clause):
+def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
+    """Short windows around surname characters that start no ordinary word, and the
+    positions of those surnames.
+
+    Tagging a few characters around each candidate instead of whole clauses keeps the
+    segmenter off most of the text.
+    """
+    windows: list[tuple[int, int]] = []
+    starts: set[int] = set()
+    for match in _SURNAME_CHAR_RE.finditer(text):
         i = match.start()
-        if i > 0 and _is_common_word(clause[i - 1 : i + 1]):
+        if match.group(0) in AMBIGUOUS_SURNAMES:
             continue
-        ahead = [clause[i : i + n] for n in (2, 3, 4) if i + n <= len(clause)]
-        if any(_is_common_word(word) for word in ahead):
+        if i + 1 >= len(text) or not _CJK_CHAR.match(text[i + 1]) or text[i + 1] in _NUMERAL_START:
             continue
-        if i + 1 < len(clause) and re.match(f"[{_CJK}]", clause[i + 1]):
-            return True
-    return False
+        if i > 0 and (text[i - 1].isdigit() or text[i - 1] in _NUMERAL_START):
+            continue  # 2周, 两周: a duration, not 周
+        if i > 0 and _is_common_word(text[i - 1 : i + 1]):
+            continue
+        if any(_is_common_word(text[i : i + n]) for n in (2, 3, 4) if i + n <= len(text)):
+            continue
+        starts.add(i)
+        lo, hi = max(0, i - WINDOW_BEFORE), min(len(text), i + WINDOW_AFTER)
+        left = _BREAK_RE.search(text[lo:i][::-1])
+        if left:
+            lo = i - left.start()
+        right = _BREAK_RE.search(text, i, hi)
+        if right:
+            hi = right.start()
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    return windows, starts
 
 
 @dataclass
 class JiebaNameRecognizer:
-    """jieba's person-name tag (``nr``), adjacent pieces merged (朱/nr 秀英/nr -> 朱秀英)."""
+    """jieba's segmentation and POS dictionary: a lone surname followed by a word the
+    dictionary tags as a name part (朱 + 秀英/nr, 王 + 桂兰/ns), or an unknown word its HMM
+    found that starts with a surname (张伟). Only at surname positions that passed the
+    cheap gate, and only after a known word (inside an unknown word, such as a drug name,
+    a surname character is just a syllable)."""
 
     name: str = "name_jieba_nr"
 
     def find(self, text: str) -> Iterator[Span]:
-        posseg = _jieba()
-        for clause_match in _CLAUSE_RE.finditer(text):
-            clause = clause_match.group(0)
-            if not _worth_tagging(clause):
-                continue
-            offset = clause_match.start()
-            pieces = [(w, f) for w, f in posseg.cut(clause)]  # type: ignore[attr-defined]
-            cursor = 0
-            for index, (word, flag) in enumerate(pieces):
+        jieba = _segmenter()
+        tags = _word_tags()
+        windows, starts = candidate_windows(text)
+        for lo, hi in windows:
+            pieces = list(jieba.cut(text[lo:hi]))  # type: ignore[attr-defined]
+            cursor = lo
+            previous: str | None = None
+            for index, word in enumerate(pieces):
                 start = cursor
                 cursor += len(word)
-                if not flag.startswith("nr"):
+                before, previous = previous, word
+                if start not in starts or (before is not None and before not in tags):
                     continue
-                end = cursor
+                end: int | None = None
                 if _is_surname(word) and index + 1 < len(pieces):
-                    # 王/nr 桂兰/ns: a surname alone takes the next short piece as given name.
-                    nxt, nxt_flag = pieces[index + 1]
-                    if len(nxt) <= 2 and nxt_flag[:2] in _GIVEN_FLAGS:
+                    nxt = pieces[index + 1]
+                    if _given_like(nxt, tags.get(nxt)):
                         end = cursor + len(nxt)
-                name = clause[start:end]
-                if not 2 <= len(name) <= 4 or not re.match(SURNAME_RE, name):
-                    continue
-                s, e = offset + start, offset + end
-                if plausible_name(text, s, e):
-                    yield Span(start=s, end=e, type=EntityType.NAME, text=name, source=self.name)
+                elif _whole_name(word, tags):
+                    end = cursor
+                if end is not None and plausible_name(text, start, end):
+                    yield Span(
+                        start=start,
+                        end=end,
+                        type=EntityType.NAME,
+                        text=text[start:end],
+                        source=self.name,
+                    )
 
 
-_GIVEN_FLAGS = frozenset({"nr", "ns", "nz", "ng"})
+_CJK_WORD = re.compile(f"[{_CJK}]+")
+_FUNCTION_TAGS = frozenset(
+    {
+        "v",
+        "vn",
+        "vd",
+        "d",
+        "ad",
+        "p",
+        "c",
+        "u",
+        "uj",
+        "ul",
+        "m",
+        "q",
+        "mq",
+        "f",
+        "r",
+        "y",
+        "e",
+        "o",
+        "zg",
+    }
+)
+_NAME_PART_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nz", "t"})
+
+
+def _whole_name(word: str, tags: dict[str, str]) -> bool:
+    if not 2 <= len(word) <= 3 or not re.match(SURNAME_RE, word) or not _CJK_WORD.fullmatch(word):
+        return False
+    tag = tags.get(word)
+    if tag is not None:
+        return tag.startswith("nr")
+    return _given_like(word[1:], tags.get(word[1:]))
+
+
+def _given_like(word: str, tag: str | None) -> bool:
+    if not 1 <= len(word) <= 2 or not _CJK_WORD.fullmatch(word):
+        return False
+    if any(c in NAME_STOP for c in word):
+        return False
+    if len(word) == 2:
+        return tag is None or tag in _NAME_PART_TAGS
+    return tag is None or tag not in _FUNCTION_TAGS
+
+
+@cache
+def _segmenter() -> object:
+    _jieba()
+    import jieba
+
+    return jieba
 
 
 def _is_surname(word: str) -> bool:

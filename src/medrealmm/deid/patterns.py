@@ -232,6 +232,7 @@ _HOSPITAL_RE = re.compile(
 )
 _GENERIC_ORG_WORDS = sorted(
     words(
+        "之前 以前 上次 那个 这个 "
         "当地 附近 大 小 正规 三甲 二甲 三级 二级 一级 综合 专科 私立 公立 民营 上级 下级 本地 "
         "这家 那家 哪家 别的 其他 其它 基层 社区 乡镇 县级 市级 省级 县 市 省 儿童 妇幼 中医 "
         "中西医结合 "
@@ -259,6 +260,8 @@ register(
         type=EntityType.HOSPITAL,
         patterns=[_HOSPITAL_RE],
         validate=_proper_hospital,
+        anchor=re.compile(_HOSPITAL_SUFFIX),
+        reach=(20, 8),
     )
 )
 
@@ -314,5 +317,7 @@ register(
         type=EntityType.ADDRESS,
         patterns=[_ADDRESS_RE],
         validate=_valid_address,
+        anchor=re.compile("[区县旗镇乡路街巷弄号苑]|胡同|小区|花园|家园|公寓|大厦|新村|社区"),
+        reach=(16, 24),
     )
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from medrealmm.deid.spans import EntityType, Span
@@ -58,11 +58,33 @@ class RegexRecognizer:
     patterns: list[re.Pattern[str]]
     validate: Validator | None = None
     group: int | str = 0
-    tags: list[str] = field(default_factory=list)
+    # With an anchor (a cheap pattern every match must contain, such as 医院 or 路), the full
+    # pattern runs only in windows ``reach`` characters around the anchors.
+    anchor: re.Pattern[str] | None = None
+    reach: tuple[int, int] = (24, 40)
+
+    def windows(self, text: str) -> list[tuple[int, int]]:
+        if self.anchor is None:
+            return [(0, len(text))]
+        out: list[tuple[int, int]] = []
+        for match in self.anchor.finditer(text):
+            lo = max(0, match.start() - self.reach[0])
+            hi = min(len(text), match.end() + self.reach[1])
+            if out and lo <= out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+        return out
 
     def find(self, text: str) -> Iterator[Span]:
+        for lo, hi in self.windows(text):
+            yield from self._find_in(text, lo, hi)
+
+    def _find_in(self, text: str, lo: int, hi: int) -> Iterator[Span]:
         for pattern in self.patterns:
-            for match in pattern.finditer(text):
+            for match in pattern.finditer(text, lo, hi):
+                if match.end() == match.start():
+                    continue
                 kind = self.validate(match) if self.validate else self.type
                 if kind is None:
                     continue
