@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -47,8 +48,16 @@ _BEFORE_RE = re.compile(rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?P<name>{SURNAME_RE}{_
 _AFTER_RE = re.compile(rf"(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES})")
 
 
-@cache
+_LOCK = threading.Lock()
+
+
 def _jieba() -> object:
+    with _LOCK:  # image masking calls the text recognizers from worker threads
+        return _load_jieba()
+
+
+@cache
+def _load_jieba() -> object:
     import jieba
     import jieba.posseg
 
@@ -57,6 +66,7 @@ def _jieba() -> object:
     return jieba.posseg
 
 
+@cache
 def _word_tags() -> dict[str, str]:
     return _jieba().dt.word_tag_tab  # type: ignore[attr-defined]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from functools import cache
 
@@ -18,8 +19,17 @@ class OcrLine:
     score: float
 
 
-@cache
+_LOCK = threading.Lock()
+
+
 def _engine() -> object:
+    # Masking runs in worker threads; build the engine once, under a lock.
+    with _LOCK:
+        return _build_engine()
+
+
+@cache
+def _build_engine() -> object:
     from rapidocr_onnxruntime import RapidOCR
 
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
