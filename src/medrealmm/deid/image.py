@@ -137,14 +137,20 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
     """Handwriting OCR cannot read sits right of labels such as 检验者： or 医师签名：."""
     out: list[ImageBox] = []
     for line in lines:
-        text = line.text.rstrip(":： ")
-        if not any(text.endswith(label) for label in SIGNATURE_LABELS):
+        ends = [
+            line.text.find(label) + len(label) for label in SIGNATURE_LABELS if label in line.text
+        ]
+        if not ends:
             continue
+        label_end = max(ends)
+        if line.text[label_end:].strip(":：～~^-_ ").isalnum():
+            continue  # a readable value follows: the text recognizers judge it
         x0, y0, x1, y1 = line.box
         h = y1 - y0
         # OCR may swallow the scribble into the label's box: start where the label's
-        # glyphs end, not where the box does.
-        start = min(x1, x0 + int(sum(_char_weight(c) for c in line.text) * 0.6 * h))
+        # glyphs end (estimated from the line height), not where the box does.
+        glyphs = sum(_char_weight(c) for c in line.text[: label_end + 1])
+        start = min(x1, x0 + int(glyphs * 0.6 * h))
         end = max(x1 + h, start + 8 * h)
         out.append(
             ImageBox(
@@ -297,6 +303,8 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":
         needs_review.append("faces not checked: no face detector available")
+    if faces:
+        needs_review.append("face masked: if the diagnosis depends on it, remove the case (4a)")
     masked = rgb.copy()
     clipped: list[ImageBox] = []
     for item in boxes:
