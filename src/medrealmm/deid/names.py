@@ -71,6 +71,10 @@ def _word_tags() -> dict[str, str]:
     return _jieba().dt.word_tag_tab  # type: ignore[attr-defined]
 
 
+def _common(tag: str | None) -> bool:
+    return tag is not None and not tag.startswith("nr")
+
+
 def _is_common_word(word: str) -> bool:
     tag = _word_tags().get(word)
     return tag is not None and not tag.startswith("nr")
@@ -161,6 +165,7 @@ def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
     """
     windows: list[tuple[int, int]] = []
     starts: set[int] = set()
+    tags = _word_tags()
     for match in _SURNAME_CHAR_RE.finditer(text):
         i = match.start()
         if match.group(0) in AMBIGUOUS_SURNAMES:
@@ -169,9 +174,13 @@ def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
             continue
         if i > 0 and (text[i - 1].isdigit() or text[i - 1] in _NUMERAL_START):
             continue  # 2周, 两周: a duration, not 周
-        if i > 0 and _is_common_word(text[i - 1 : i + 1]):
+        if i > 0 and _common(tags.get(text[i - 1 : i + 1])):
             continue
-        if any(_is_common_word(text[i : i + n]) for n in (2, 3, 4) if i + n <= len(text)):
+        if (
+            _common(tags.get(text[i : i + 2]))
+            or _common(tags.get(text[i : i + 3]))
+            or _common(tags.get(text[i : i + 4]))
+        ):
             continue
         starts.add(i)
         lo, hi = max(0, i - WINDOW_BEFORE), min(len(text), i + WINDOW_AFTER)

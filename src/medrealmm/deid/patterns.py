@@ -36,6 +36,7 @@ def _valid_id(match: re.Match[str]) -> EntityType | None:
 register(
     RegexRecognizer(
         name="resident_id",
+        gate=re.compile(r"\d{15}|\d{6} \d{8}"),
         type=EntityType.ID,
         patterns=[
             re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])"),
@@ -50,6 +51,7 @@ register(
 register(
     RegexRecognizer(
         name="mobile_phone",
+        gate=re.compile(r"1[3-9]\d"),
         type=EntityType.PHONE,
         patterns=[
             re.compile(r"(?<![\d.])(?:(?:\+|00)?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![\d.])")
@@ -59,6 +61,7 @@ register(
 register(
     RegexRecognizer(
         name="landline_phone",
+        gate=re.compile(r"\d{3}"),
         type=EntityType.PHONE,
         patterns=[
             # Area code with a separator, or a service number: the separator is what tells a
@@ -71,6 +74,7 @@ register(
 register(
     RegexRecognizer(
         name="phone_by_context",
+        gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
         type=EntityType.PHONE,
         patterns=[
             re.compile(
@@ -87,6 +91,7 @@ register(
 register(
     RegexRecognizer(
         name="email",
+        gate=re.compile("@"),
         type=EntityType.EMAIL,
         patterns=[
             re.compile(
@@ -99,6 +104,7 @@ _URL_TAIL = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*[A-Za-z0-9\-_~/#=&%]"
 register(
     RegexRecognizer(
         name="url",
+        gate=re.compile(r"\.[A-Za-z]|www", re.IGNORECASE),
         type=EntityType.URL,
         patterns=[
             re.compile(rf"(?:https?://|www\.){_URL_TAIL}", re.IGNORECASE),
@@ -140,6 +146,7 @@ def _keyword_type(match: re.Match[str]) -> EntityType | None:
 register(
     RegexRecognizer(
         name="number_by_keyword",
+        gate=re.compile(r"\d{2}"),
         type=EntityType.MRN,
         patterns=[_KEYWORD_RE],
         validate=_keyword_type,
@@ -164,6 +171,7 @@ def _prefixed_type(match: re.Match[str]) -> EntityType | None:
 register(
     RegexRecognizer(
         name="prefixed_number",
+        gate=re.compile(r"[A-Z]-?\d{8}"),
         type=EntityType.ORDER_ID,
         patterns=[
             re.compile(r"(?<![A-Za-z0-9])(?P<p>[A-Z]{1,4})-?\d{8,24}(?![A-Za-z0-9])"),
@@ -174,6 +182,7 @@ register(
 register(
     RegexRecognizer(
         name="long_number",
+        gate=re.compile(r"\d{12}"),
         type=EntityType.ORDER_ID,
         # No clinical value has 12+ digits; an unexplained one is some account or order number.
         patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
@@ -196,6 +205,7 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
 register(
     RegexRecognizer(
         name="full_date",
+        gate=re.compile(r"(?:19|20)\d\d"),
         type=EntityType.DATE,
         patterns=[
             re.compile(
@@ -212,6 +222,7 @@ register(
 register(
     RegexRecognizer(
         name="full_date_chinese_numerals",
+        gate=re.compile("年"),
         type=EntityType.DATE,
         patterns=[
             re.compile(
@@ -317,7 +328,10 @@ register(
         type=EntityType.ADDRESS,
         patterns=[_ADDRESS_RE],
         validate=_valid_address,
-        anchor=re.compile("[区县旗镇乡路街巷弄号苑]|胡同|小区|花园|家园|公寓|大厦|新村|社区"),
+        # 号 after 证/历/单/卡 is a record number's label, not a house number.
+        anchor=re.compile(
+            "[区县旗镇乡路街巷弄苑]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
+        ),
         reach=(16, 24),
     )
 )

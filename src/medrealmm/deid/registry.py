@@ -62,6 +62,8 @@ class RegexRecognizer:
     # pattern runs only in windows ``reach`` characters around the anchors.
     anchor: re.Pattern[str] | None = None
     reach: tuple[int, int] = (24, 40)
+    # A text without a match for ``gate`` (say, no run of 7 digits) is skipped outright.
+    gate: re.Pattern[str] | None = None
 
     def windows(self, text: str) -> list[tuple[int, int]]:
         if self.anchor is None:
@@ -77,6 +79,8 @@ class RegexRecognizer:
         return out
 
     def find(self, text: str) -> Iterator[Span]:
+        if self.gate is not None and self.gate.search(text) is None:
+            return
         for lo, hi in self.windows(text):
             yield from self._find_in(text, lo, hi)
 
