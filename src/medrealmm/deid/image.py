@@ -149,8 +149,9 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
         h = y1 - y0
         # OCR may swallow the scribble into the label's box: start where the label's
         # glyphs end (estimated from the line height), not where the box does.
-        glyphs = sum(_char_weight(c) for c in line.text[: label_end + 1])
-        start = min(x1, x0 + int(glyphs * 0.6 * h))
+        # A glyph is at most ~0.6 of the box height wide; erring short only blacks the colon.
+        glyphs = sum(_char_weight(c) for c in line.text[:label_end])
+        start = min(x1, x0 + int(glyphs * 0.5 * h))
         end = max(x1 + h, start + 8 * h)
         out.append(
             ImageBox(
