@@ -93,3 +93,22 @@ def test_cli_image_reports_a_missing_file_clearly(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["deid", "image", str(tmp_path / "nope.png"), "out.png"])
     assert result.exit_code == 2
     assert "image not found" in result.output
+
+
+async def test_an_unreadable_image_fails_its_case_only_and_is_recorded(
+    demo_dir: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "src"
+    case = next(
+        c for c in iter_jsonl(demo_dir / "consultations.jsonl", Consultation) if c.id == "demo-001"
+    )
+    for ref in case.patient_medical_images:
+        (source / ref.path).parent.mkdir(parents=True, exist_ok=True)
+        (source / ref.path).write_bytes(b"not an image")
+    with RunStore(tmp_path / "run") as store:
+        store.set_meta(stages.image_root_key(stages.RAW), str(source))
+        store.put(stages.RAW, case.id, case)
+        stats = await run_deid_stage(store, tmp_path / "run", None)
+        assert stats.failed == 1 and case.id in stats.errors
+        assert store.count(stages.CORPUS_DEID) == 0  # never an unmasked copy downstream
+        assert case.id in store.failures(stages.DEID_RECORD)

@@ -17,7 +17,7 @@ from medrealmm.io import file_sha256, resolve_image
 from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Consultation, ImageRef
-from medrealmm.store import RunStore, stages
+from medrealmm.store import FAILED, RunStore, stages
 
 USAGE_STAGE = "deid"
 OUTPUT_FOLDER = "deid"
@@ -97,7 +97,16 @@ async def run_deid_stage(
         consultation = store.get(source_stage, key, Consultation)
         if consultation is None:
             raise KeyError(f"{source_stage}/{key} vanished")
-        masked, record = await deid_one(consultation, Path(source_root), target_root, client, store)
+        try:
+            masked, record = await deid_one(
+                consultation, Path(source_root), target_root, client, store
+            )
+        except Exception as exc:
+            # Recorded for the operator; the case stays out of corpus.deid and is retried.
+            store.put(
+                stages.DEID_RECORD, key, None, status=FAILED, error=f"{type(exc).__name__}: {exc}"
+            )
+            raise
         store.put(stages.DEID_RECORD, key, record)
         store.put(stages.CORPUS_DEID, key, masked)
 
