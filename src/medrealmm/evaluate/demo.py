@@ -1,0 +1,33 @@
+"""The evaluation step of the offline demo: baseline (images on and off) and the online reply."""
+
+from __future__ import annotations
+
+from medrealmm.store import RunStore
+
+from .run import ONLINE, EvalSettings, load_scores, run_evaluation
+from .scoring import summarize
+
+
+def evaluate_demo(store: RunStore) -> list[str]:
+    """Score every instance that has a rubric with the offline grader; one summary line."""
+    runs = [
+        EvalSettings(model="offline", images=True),
+        EvalSettings(model="offline", images=False),
+        EvalSettings(model=ONLINE),
+    ]
+    outcomes = [run_evaluation(store, settings) for settings in runs]
+    first = outcomes[0]
+    if not first.cases:
+        return [f"evaluate: no instances with a rubric yet ({len(first.no_rubric)} without)"]
+    rows = summarize(load_scores(store, first.grader), baselines={first.model})
+    parts = []
+    for row in rows:
+        label = f"{row.model}{'' if row.model == ONLINE else ' img' if row.images else ' txt'}"
+        shown = "incomplete" if row.score is None else f"{100 * row.score:.1f}"
+        parts.append(f"{label} {shown}")
+    unapproved = max(row.unapproved_rubrics for row in rows)
+    return [
+        f"evaluate (grader {first.grader}, baseline): {first.cases} instances, "
+        + ", ".join(parts)
+        + f"; {unapproved} rubrics unapproved"
+    ]
