@@ -49,7 +49,7 @@ def rubric_for(instance: Instance, *, round_: int = 0, approved: bool = False) -
         approved=approved,
         criteria=[
             Criterion(id="c1", text="询问症状持续时间和既往病史", weight=5),
-            Criterion(id="c2", text=instance.target_reply[:20], weight=8),
+            Criterion(id="c2", text=instance.target_reply[:12], weight=8),
             Criterion(id="c3", text="建议患者自行停药或加量", weight=-6),
             Criterion(
                 id="c4",

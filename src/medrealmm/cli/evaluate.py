@@ -135,7 +135,10 @@ def score_command(
         "incomplete",
         "unapproved",
     ):
-        table.add_column(column, justify="left" if column == "model" else "right")
+        if column == "model":
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, justify="right")
     for row in rows:
         name = f"{row.model} (baseline)" if row.is_baseline else row.model
         table.add_row(
