@@ -162,7 +162,7 @@ def test_grader_repairs_a_malformed_reply(
     server.script(FakeReply(content='```json\n{"met": "maybe"}\n```'))
     outcome = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
     assert outcome.incomplete == 0
-    verdicts = [s.verdicts for s in outcome.scores][0]
+    verdicts = next(s.verdicts for s in outcome.scores)
     assert all(v.status is VerdictStatus.OK for v in verdicts)
 
 

@@ -103,10 +103,10 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
         ["--model", "offline", "--images", "off"],
         ["--model", "online"],
     ):
-        result = runner.invoke(app, ["eval", "run", "--run", str(run_dir), *args])
+        result = runner.invoke(app, ["eval", "run", str(run_dir), *args])
         assert result.exit_code == 0, result.output
     out = tmp_path / "scores.json"
-    result = runner.invoke(app, ["eval", "score", "--run", str(run_dir), "--json", str(out)])
+    result = runner.invoke(app, ["eval", "score", str(run_dir), "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert "offline-baseline (baseline)" in result.output and "online" in result.output
     payload = json.loads(out.read_text(encoding="utf-8"))
@@ -117,5 +117,5 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["eval", "score", "--run", str(tmp_path / "empty")])
+    result = CliRunner().invoke(app, ["eval", "score", str(tmp_path / "empty")])
     assert result.exit_code == 2 and "no scores" in result.output

@@ -28,9 +28,9 @@ class Switch(StrEnum):
     OFF = "off"
 
 
-RunOption = Annotated[
+RunArgument = Annotated[
     Path,
-    typer.Option("--run", help="Run folder (or its store.sqlite) holding instances and rubrics."),
+    typer.Argument(help="Run folder (or its store.sqlite) holding instances and rubrics."),
 ]
 GraderOption = Annotated[
     str,
@@ -44,7 +44,7 @@ GraderOption = Annotated[
 
 @eval_app.command("run")
 def run_command(
-    run: RunOption = Path("demo-output"),
+    run: RunArgument = Path("demo-output"),
     model: ModelOption = "offline",
     images: Annotated[
         Switch, typer.Option("--images", help="Send patient images inline (on) or withhold them.")
@@ -96,7 +96,7 @@ def _points(value: float | None) -> str:
 
 @eval_app.command("score")
 def score_command(
-    run: RunOption = Path("demo-output"),
+    run: RunArgument = Path("demo-output"),
     grader: Annotated[
         str | None,
         typer.Option("--grader", help="Grader whose verdicts to report (default: the only one)."),
