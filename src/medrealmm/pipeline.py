@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.evaluate import evaluate_demo
 from medrealmm.io import iter_jsonl
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
@@ -55,4 +56,5 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        summary.extend(evaluate_demo(store))
     return summary

@@ -119,3 +119,13 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "score", str(tmp_path / "empty")])
     assert result.exit_code == 2 and "no scores" in result.output
+
+
+def test_run_demo_evaluates_instances_that_have_rubrics(tmp_path: Path) -> None:
+    from medrealmm.pipeline import run_demo
+
+    with RunStore(tmp_path / "demo") as store:
+        fill_store(store, demo_instances(3))
+    summary = run_demo(tmp_path / "demo")
+    line = next(s for s in summary if s.startswith("evaluate"))
+    assert "3 instances" in line and "online" in line and "offline-baseline img" in line

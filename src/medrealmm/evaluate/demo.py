@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from medrealmm.evaluate.cases import load_cases
+from medrealmm.evaluate.run import ONLINE, EvalSettings, load_scores, run_evaluation
+from medrealmm.evaluate.scoring import summarize
 from medrealmm.store import RunStore
-
-from .run import ONLINE, EvalSettings, load_scores, run_evaluation
-from .scoring import summarize
 
 
 def evaluate_demo(store: RunStore) -> list[str]:
     """Score every instance that has a rubric with the offline grader; one summary line."""
+    cases, missing = load_cases(store)
+    if not cases:
+        return [f"evaluate: no instances with a rubric yet ({len(missing)} without)"]
     runs = [
         EvalSettings(model="offline", images=True),
         EvalSettings(model="offline", images=False),
@@ -17,8 +20,6 @@ def evaluate_demo(store: RunStore) -> list[str]:
     ]
     outcomes = [run_evaluation(store, settings) for settings in runs]
     first = outcomes[0]
-    if not first.cases:
-        return [f"evaluate: no instances with a rubric yet ({len(first.no_rubric)} without)"]
     rows = summarize(load_scores(store, first.grader), baselines={first.model})
     parts = []
     for row in rows:

@@ -10,20 +10,18 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from medrealmm.evaluate import lexical
+from medrealmm.evaluate.messages import messages_with_parts
+from medrealmm.evaluate.respond import PACKAGE
 from medrealmm.llm import (
     ChatRequest,
     Completion,
-    GenerationParams,
     LLMClient,
     complete_structured,
     register_offline,
 )
 from medrealmm.llm.types import Part
 from medrealmm.schema import Criterion, Event, Verdict, VerdictStatus
-
-from . import lexical
-from .messages import messages_with_parts
-from .respond import PACKAGE
 
 GRADER_TASK = "evaluate.grader"
 
@@ -54,7 +52,6 @@ def grader_request(
             criterion=criterion.text,
             weight=criterion.weight,
         ),
-        params=GenerationParams(temperature=None),
         inputs={"criterion": criterion.text, "weight": criterion.weight, "reply": reply},
     )
 

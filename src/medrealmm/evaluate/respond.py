@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from medrealmm.evaluate.messages import messages_with_parts
 from medrealmm.llm import ChatRequest, GenerationParams, register_offline
 from medrealmm.llm.types import Part
 from medrealmm.schema import Event, ImageRef
-
-from .messages import messages_with_parts
 
 PACKAGE = "medrealmm.evaluate"
 RESPOND_TASK = "evaluate.respond"
@@ -25,9 +24,10 @@ CATEGORY_LABEL = {
 }
 
 
-def sample_seed(sample: int, base_seed: int | None) -> int | None:
-    """Sample 0 keeps the configured seed; later samples shift it so each is its own call."""
-    return None if sample == 0 else (base_seed or 0) + sample
+def sample_params(sample: int, base_seed: int | None) -> GenerationParams:
+    """Only the seed is set, and only for samples after the first: everything else (and
+    sample 0's seed) comes from the model spec, so each of k samples is its own call."""
+    return GenerationParams(seed=(base_seed or 0) + sample) if sample else GenerationParams()
 
 
 def respond_request(
@@ -45,8 +45,7 @@ def respond_request(
         messages=messages_with_parts(
             PACKAGE, "respond", slot="dialogue", parts=parts, department=department
         ),
-        # temperature None: the model spec's decoding settings apply, not a request default.
-        params=GenerationParams(temperature=None, seed=sample_seed(sample, base_seed)),
+        params=sample_params(sample, base_seed),
         inputs={"context": list(context), "with_images": with_images},
     )
 

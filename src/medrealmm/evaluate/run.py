@@ -13,18 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
+from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.rules import grade_rule
+from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import LLMClient, LLMError, build_client, dialogue_parts, resolve_spec
 from medrealmm.llm.types import Part
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
 from medrealmm.store import DONE, FAILED, RunStore, stages
-
-from .cases import EvalCase, image_root, load_cases
-from .grader import grade, grader_request
-from .respond import respond_request
-from .rules import grade_rule
-from .scoring import score_case
 
 ONLINE = "online"
 
