@@ -12,6 +12,8 @@ from pathlib import Path
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.evaluate import evaluate_demo
 from medrealmm.io import iter_jsonl
+from medrealmm.mccp import run_demo_stage as mccp_demo_stage
+from medrealmm.release.demo import release_demo
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -56,5 +58,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        summary.extend(mccp_demo_stage(store, out))
         summary.extend(evaluate_demo(store))
+        summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary

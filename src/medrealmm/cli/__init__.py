@@ -5,6 +5,8 @@ from __future__ import annotations
 from medrealmm.cli import (
     core,  # noqa: F401  (registers commands)
     evaluate,  # noqa: F401
+    mccp,  # noqa: F401
+    release,  # noqa: F401
 )
 from medrealmm.cli.app import app
 
