@@ -155,6 +155,36 @@ def test_malformed_grader_output_is_recorded_failed_and_case_incomplete(
     assert load_scores(store, "fake-judge")[0].score is None
 
 
+def test_retry_failed_asks_again_for_malformed_verdicts(tmp_path: Path, store: RunStore) -> None:
+    def broken(body: dict[str, Any]) -> FakeReply:
+        return FakeReply(content="无法判断") if is_grader(body) else FakeReply(content=REPLY)
+
+    with FakeOpenAIServer(broken) as server:
+        first = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
+    assert first.incomplete == 1
+    with FakeOpenAIServer(responder) as server:
+        config = models_yaml(tmp_path, server)
+        again = run_evaluation(store, settings(config, limit=1, retry_failed=True))
+        assert again.incomplete == 0 and again.verdicts.done == 3
+        assert all(is_grader(b) for b in server.requests)  # the finished reply was kept
+
+
+def test_empty_reply_is_a_failed_response_that_can_be_retried(
+    tmp_path: Path, store: RunStore
+) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content="  ")) as server:
+        first = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
+    assert first.incomplete == 1 and first.scores[0].failed_criteria == ["c1", "c2", "c3", "c4"]
+    (response,) = store.iter(stages.EVAL_RESPONSE, Response)
+    assert response.status is VerdictStatus.FAILED and response.error == "empty reply"
+    with FakeOpenAIServer(responder) as server:
+        config = models_yaml(tmp_path, server)
+        assert run_evaluation(store, settings(config, limit=1)).incomplete == 1
+        assert not server.requests  # without --retry-failed the failure stands
+        again = run_evaluation(store, settings(config, limit=1, retry_failed=True))
+    assert again.incomplete == 0
+
+
 def test_grader_repairs_a_malformed_reply(
     tmp_path: Path, server: FakeOpenAIServer, store: RunStore
 ) -> None:
@@ -211,3 +241,14 @@ def test_usage_is_accounted_per_model_and_stage(
     assert usage[(stages.EVAL_VERDICT, "fake-judge")]["calls"] == 12
     assert usage[(stages.EVAL_RESPONSE, "fake-vlm")]["prompt_tokens"] > 0
     assert usage[(stages.EVAL_VERDICT, "fake-judge")]["completion_tokens"] > 0
+
+
+def test_every_model_gets_the_same_prompt(
+    tmp_path: Path, server: FakeOpenAIServer, store: RunStore
+) -> None:
+    config = models_yaml(tmp_path, server)
+    run_evaluation(store, settings(config, limit=1, grader="offline"))
+    run_evaluation(store, settings(config, model="fake-judge", limit=1, grader="offline"))
+    first, second = (b for b in server.requests if not is_grader(b))
+    assert (first["model"], second["model"]) == ("fake-vlm", "fake-judge")
+    assert first["messages"] == second["messages"]

@@ -60,6 +60,13 @@ def run_command(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N instances.")
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Ask again for empty replies and for verdicts still malformed after retries.",
+        ),
+    ] = False,
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
@@ -74,6 +81,7 @@ def run_command(
         models_config=models_config,
         grader_images=grader_images is Switch.ON,
         limit=limit,
+        retry_failed=retry_failed,
     )
     with user_errors(), RunStore(run) as store:
         outcome = run_evaluation(store, settings)

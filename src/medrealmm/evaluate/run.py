@@ -48,6 +48,7 @@ class EvalSettings:
     grader_images: bool = True
     attempts: int = 3
     limit: int | None = None
+    retry_failed: bool = False  # ask again for empty replies and still-malformed verdicts
 
 
 @dataclass
@@ -91,6 +92,18 @@ def _require_image_root(cases: Sequence[EvalCase], root: Path | None) -> None:
         )
 
 
+def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bool) -> set[str]:
+    """Keys done in ``stage``; with ``retry_failed``, minus those done with a failed payload."""
+    done = store.keys(stage) & set(keys)
+    if not retry_failed:
+        return done
+    return {
+        key
+        for key in done
+        if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK) == VerdictStatus.OK
+    }
+
+
 async def _close(client: LLMClient) -> None:
     inner = getattr(client, "inner", client)
     closer = getattr(inner, "aclose", None)
@@ -123,7 +136,7 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     }
 
     # -- 1. responses ---------------------------------------------------------------------
-    done = store.keys(stages.EVAL_RESPONSE)
+    done = _finished(store, stages.EVAL_RESPONSE, list(targets), settings.retry_failed)
     pending = [key for key in targets if key not in done]
     if spec is None:
         store.put_many(
@@ -165,6 +178,9 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
                 raise
             store.record_usage(stages.EVAL_RESPONSE, respondent.name, completion)
             text = completion.text.strip() or None
+            forget = getattr(respondent, "forget", None)
+            if text is None and forget is not None:
+                forget(request)  # an empty reply is kept as a failure, not as a cached answer
             response = base.model_copy(
                 update={
                     "text": text,
@@ -195,7 +211,7 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
             continue
         for criterion in case.rubric.criteria:
             units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
-    done = store.keys(stages.EVAL_VERDICT)
+    done = _finished(store, stages.EVAL_VERDICT, list(units), settings.retry_failed)
     pending = [key for key in units if key not in done]
     judge = build_client(grader_spec, cache=store.cache)
 
