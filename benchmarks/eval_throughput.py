@@ -3,7 +3,9 @@
 A loopback server answers every grader call after a fixed latency L and admits at most N
 concurrent requests; the grader runs with concurrency N, so the ideal throughput is N / L
 calls per second. The script grades C criteria (the online reply of synthetic instances, so
-every call is a grader call), prints achieved / ideal, then repeats the run in a fresh store,
+every call is a grader call) and prints achieved / ideal, and beside it the same number of
+calls made by the bare client (no store, no grading): their ratio is the evaluation's own
+overhead, whatever the machine's load. It then repeats the run in a fresh store,
 stops it half way (cancelling every call in flight, as a kill does), reruns it and prints how
 many finished calls the rerun asked again (goal 0).
 
@@ -25,12 +27,20 @@ from typing import Any
 
 import yaml
 
-from medrealmm.evaluate import ONLINE, EvalSettings, run_eval
+from medrealmm.evaluate import GRADER_TASK, ONLINE, EvalSettings, GraderOutput, run_eval
+from medrealmm.llm import ChatRequest, OpenAICompatibleClient, render_messages
 from medrealmm.schema import Criterion, Event, Instance, Rubric, Sender
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 CRITERIA_PER_CASE = 10
+BARE_PROMPT = {
+    "department": "皮肤科",
+    "dialogue": "[1] 患者：医生您好，第1例",
+    "response": "您好，考虑湿疹，建议外用药膏并保持皮肤清洁。",
+    "criterion": "准则1",
+    "weight": 1,
+}
 
 
 def grader_reply(body: dict[str, Any]) -> FakeReply:
@@ -76,6 +86,25 @@ def settings(config: Path) -> EvalSettings:
     return EvalSettings(model=ONLINE, grader="bench-judge", models_config=config)
 
 
+async def bare_client(server: FakeOpenAIServer, args: argparse.Namespace) -> float:
+    """Calls/s of the OpenAI-compatible client alone: same calls, no store, no grading."""
+    client = OpenAICompatibleClient("bench-judge", base_url=server.base_url)
+    schema = GraderOutput.model_json_schema()
+    gate = asyncio.Semaphore(args.concurrency)
+    prompt = render_messages("medrealmm.evaluate", "grader", **BARE_PROMPT)
+
+    async def one(i: int) -> None:
+        request = ChatRequest(task=GRADER_TASK, messages=prompt, json_schema=schema)
+        async with gate:
+            await client.complete(request)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(args.criteria)))
+    wall = time.perf_counter() - started
+    await client.aclose()
+    return args.criteria / wall
+
+
 async def throughput(folder: Path, server: FakeOpenAIServer, args: argparse.Namespace) -> None:
     config = write_config(folder, server, args.concurrency)
     with RunStore(folder / "throughput") as store:
@@ -95,6 +124,9 @@ async def throughput(folder: Path, server: FakeOpenAIServer, args: argparse.Name
         f"CPU per graded criterion (client and in-process server) = {per_call_ms:.1f} ms, "
         f"so one free core caps throughput at {1000 / per_call_ms:.0f} calls/s"
     )
+    bare = await bare_client(server, args)
+    print(f"bare client, same calls without store or grading: {bare:.1f} calls/s")
+    print(f"evaluation / bare client = {achieved / bare:.3f}  (the evaluation's own overhead)")
     rejected = server.status_log.count(429)
     print(f"server: peak concurrency {server.peak_concurrency}, 429 rejections {rejected}")
 

@@ -106,7 +106,8 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
         result = runner.invoke(app, ["eval", "run", str(run_dir), *args])
         assert result.exit_code == 0, result.output
     out = tmp_path / "scores.json"
-    result = runner.invoke(app, ["eval", "score", str(run_dir), "--json", str(out)])
+    score = ["eval", "score", str(run_dir), "--grader", "offline", "--json", str(out)]
+    result = runner.invoke(app, score)
     assert result.exit_code == 0, result.output
     assert "offline-baseline (baseline)" in result.output and "online" in result.output
     payload = json.loads(out.read_text(encoding="utf-8"))

@@ -116,6 +116,7 @@ def score_command(
     """Print Score(M) per model and image setting (0-100), mean-of-k, worst-of-k, the
     positive/negative decomposition, incomplete cases, and calls/tokens per model and stage."""
     from medrealmm.evaluate import baseline_models, graders, load_scores, summarize
+    from medrealmm.llm import resolve_spec
 
     with user_errors(), RunStore(run) as store:
         known = graders(store)
@@ -125,6 +126,7 @@ def score_command(
             if len(known) > 1:
                 raise ValueError(f"several graders scored this run; pick one of {known}")
             grader = known[0]
+        grader = resolve_spec(grader).name  # 'offline' names the baseline
         if grader not in known:
             raise ValueError(f"no scores by grader {grader!r}; known: {known}")
         rows = summarize(load_scores(store, grader), baselines=baseline_models(store))
