@@ -47,6 +47,10 @@ def grader_reply(body: dict[str, Any]) -> FakeReply:
     return FakeReply(content=json.dumps({"rationale": "符合准则", "met": True}))
 
 
+def serve(args: argparse.Namespace) -> FakeOpenAIServer:
+    return FakeOpenAIServer(grader_reply, latency_s=args.latency, max_concurrency=args.concurrency)
+
+
 def fill(store: RunStore, criteria: int) -> None:
     cases = -(-criteria // CRITERIA_PER_CASE)
     left = criteria
@@ -149,10 +153,11 @@ async def repeats_after_kill(
             await task
         done_at_kill = store.count(stages.EVAL_VERDICT)
         finished_calls = len(store.cache)
-        sent_before = len(server.requests)
-        outcome = await run_eval(store, settings(config))
+        # The rerun talks to a fresh server, so calls cut off by the kill are not counted.
+        with serve(args) as fresh:
+            outcome = await run_eval(store, settings(write_config(folder, fresh, args.concurrency)))
+            sent = len(fresh.requests)
         needed = len(store.cache) - finished_calls
-        sent = len(server.requests) - sent_before
     print(
         f"killed at {done_at_kill}/{args.criteria} verdicts; rerun graded "
         f"{outcome.verdicts.done}, skipped {outcome.verdicts.skipped}"
@@ -167,12 +172,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16, help="N, server and client")
     args = parser.parse_args()
     os.environ.setdefault("MEDREALMM_PROGRESS", "0")
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        FakeOpenAIServer(
-            grader_reply, latency_s=args.latency, max_concurrency=args.concurrency
-        ) as server,
-    ):
+    with tempfile.TemporaryDirectory() as tmp, serve(args) as server:
         asyncio.run(throughput(Path(tmp), server, args))
         asyncio.run(repeats_after_kill(Path(tmp), server, args))
 

@@ -58,16 +58,17 @@ def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path) -> None:
             time.sleep(0.02)
         child.send_signal(signal.SIGKILL)
         child.wait()
-        done_before = _count(db, stages.EVAL_VERDICT)
-        assert 0 < done_before < total_verdicts  # killed mid-run
-        with RunStore(run_dir) as store:
-            finished_calls = len(store.cache)
-            sent_before = len(server.requests)
-            outcome = run_evaluation(
-                store, EvalSettings(model="fake-vlm", grader="fake-judge", models_config=config)
-            )
-            all_calls = len(store.cache)
-            sent_after = len(server.requests) - sent_before
+    done_before = _count(db, stages.EVAL_VERDICT)
+    assert 0 < done_before < total_verdicts  # killed mid-run
+    # A fresh server for the rerun, so requests the killed process left in flight are not counted.
+    with FakeOpenAIServer(responder) as server, RunStore(run_dir) as store:
+        config = models_yaml(tmp_path, server)
+        finished_calls = len(store.cache)
+        outcome = run_evaluation(
+            store, EvalSettings(model="fake-vlm", grader="fake-judge", models_config=config)
+        )
+        all_calls = len(store.cache)
+        sent_after = len(server.requests)
     # the rerun asked exactly for the calls that had not finished: none was repeated
     assert sent_after == all_calls - finished_calls
     assert outcome.incomplete == 0 and len(outcome.scores) == 6

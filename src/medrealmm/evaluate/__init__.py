@@ -4,19 +4,15 @@ from medrealmm.evaluate.cases import EvalCase, load_cases
 from medrealmm.evaluate.demo import evaluate_demo
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
 from medrealmm.evaluate.respond import RESPOND_TASK, baseline_reply, respond_request
-from medrealmm.evaluate.rules import grade_rule, reply_length
-from medrealmm.evaluate.run import (
-    ONLINE,
-    EvalOutcome,
-    EvalSettings,
+from medrealmm.evaluate.results import (
     baseline_models,
     graders,
     load_scores,
-    run_eval,
-    run_evaluation,
     score_key,
     verdict_key,
 )
+from medrealmm.evaluate.rules import grade_rule, reply_length
+from medrealmm.evaluate.run import ONLINE, EvalOutcome, EvalSettings, run_eval, run_evaluation
 from medrealmm.evaluate.scoring import ModelSummary, rubric_score, score_case, summarize
 
 __all__ = [

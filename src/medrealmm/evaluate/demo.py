@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from medrealmm.evaluate.cases import load_cases
-from medrealmm.evaluate.run import ONLINE, EvalSettings, load_scores, run_evaluation
+from medrealmm.evaluate.results import load_scores
+from medrealmm.evaluate.run import ONLINE, EvalSettings, run_evaluation
 from medrealmm.evaluate.scoring import summarize
 from medrealmm.store import RunStore
 

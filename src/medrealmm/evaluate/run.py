@@ -16,24 +16,17 @@ from pathlib import Path
 from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
 from medrealmm.evaluate.grader import grade, grader_request
 from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.results import score_key, verdict_key
 from medrealmm.evaluate.rules import grade_rule
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
-from medrealmm.llm import LLMClient, LLMError, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
 from medrealmm.llm.types import Part
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
 from medrealmm.store import DONE, FAILED, RunStore, stages
 
 ONLINE = "online"
-
-
-def verdict_key(grader: str, response_key: str, criterion_id: str) -> str:
-    return f"{grader}|{response_key}|{criterion_id}"
-
-
-def score_key(grader: str, response_key: str) -> str:
-    return f"{grader}|{response_key}"
 
 
 @dataclass(frozen=True)
@@ -83,13 +76,49 @@ class _Dialogues:
         return self._memo[key]
 
 
-def _require_image_root(cases: Sequence[EvalCase], root: Path | None) -> None:
-    if root is None and any(c.instance.image_count for c in cases):
+@dataclass
+class _Plan:
+    """Everything the three steps share, resolved once from the settings."""
+
+    store: RunStore
+    settings: EvalSettings
+    respondent: ModelSpec | None  # None: the online reply
+    judge: ModelSpec
+    model: str
+    images: bool
+    grader_images: bool
+    dialogues: _Dialogues
+    targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
+
+
+def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
+    if settings.k < 1:
+        raise ValueError("k must be at least 1")
+    online = settings.model == ONLINE
+    respondent = None if online else resolve_spec(settings.model, settings.models_config)
+    judge = resolve_spec(settings.grader, settings.models_config)
+    images = online or settings.images  # the physician saw the images
+    if respondent is not None and images and not respondent.vision:
+        raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
+    grader_images = settings.grader_images and judge.vision
+    root = image_root(store)
+    sends_pixels = (images and not online) or grader_images
+    if root is None and sends_pixels and any(case.instance.image_count for case in cases):
         raise ValueError(
             f"the run store has no image root for {stages.MCCP_INSTANCE} "
             f"(meta {stages.image_root_key(stages.MCCP_INSTANCE)!r}); "
             "run with images off or record where the instance images live"
         )
+    model = ONLINE if respondent is None else respondent.name
+    k = 1 if online else settings.k
+    targets = {
+        stages.response_key(model, images, case.instance.id, sample): (case, sample)
+        for case in cases
+        for sample in range(k)
+    }
+    return _Plan(
+        store, settings, respondent, judge, model, images, grader_images, _Dialogues(root), targets
+    )
 
 
 def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bool) -> set[str]:
@@ -111,109 +140,86 @@ async def _close(client: LLMClient) -> None:
         await closer()
 
 
-async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
-    if settings.k < 1:
-        raise ValueError("k must be at least 1")
-    cases, missing = load_cases(store)
-    if settings.limit is not None:
-        cases = cases[: settings.limit]
-    online = settings.model == ONLINE
-    images = True if online else settings.images
-    k = 1 if online else settings.k
-    grader_spec = resolve_spec(settings.grader, settings.models_config)
-    grader_images = settings.grader_images and grader_spec.vision
-    spec = None if online else resolve_spec(settings.model, settings.models_config)
-    if spec is not None and images and not spec.vision:
-        raise ValueError(f"model {spec.name!r} is text-only (vision: false); use images off")
-    model = ONLINE if spec is None else spec.name
-    if (images and not online) or grader_images:
-        _require_image_root(cases, image_root(store))
-    dialogues = _Dialogues(image_root(store))
-    targets = {
-        stages.response_key(model, images, case.instance.id, sample): (case, sample)
-        for case in cases
-        for sample in range(k)
-    }
+def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
+    replies = []
+    for key in pending:
+        instance = plan.targets[key][0].instance
+        reply = Response(instance_id=instance.id, model=ONLINE, text=instance.target_reply)
+        replies.append((key, reply))
+    plan.store.put_many(stages.EVAL_RESPONSE, replies)
+    return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
 
-    # -- 1. responses ---------------------------------------------------------------------
-    done = _finished(store, stages.EVAL_RESPONSE, list(targets), settings.retry_failed)
-    pending = [key for key in targets if key not in done]
+
+async def _respond(plan: _Plan) -> RunStats:
+    """Step 1: one reply per (instance, sample)."""
+    store = plan.store
+    done = _finished(store, stages.EVAL_RESPONSE, list(plan.targets), plan.settings.retry_failed)
+    pending = [key for key in plan.targets if key not in done]
+    spec = plan.respondent
     if spec is None:
-        store.put_many(
-            stages.EVAL_RESPONSE,
-            (
-                (
-                    key,
-                    Response(
-                        instance_id=targets[key][0].instance.id,
-                        model=ONLINE,
-                        images=True,
-                        text=targets[key][0].instance.target_reply,
-                    ),
-                )
-                for key in pending
-            ),
+        return _store_online_replies(plan, pending)
+    client = build_client(spec, cache=store.cache)
+
+    async def respond(key: str) -> None:
+        case, sample = plan.targets[key]
+        instance = case.instance
+        base = Response(
+            instance_id=instance.id, model=plan.model, images=plan.images, sample=sample
         )
-        respond_stats = RunStats(done=len(pending), skipped=len(targets) - len(pending))
-    else:
-        respondent = build_client(spec, cache=store.cache)
-
-        async def respond(key: str) -> None:
-            case, sample = targets[key]
-            instance = case.instance
-            base = Response(instance_id=instance.id, model=model, images=images, sample=sample)
-            try:
-                request = respond_request(
-                    department=instance.department,
-                    context=instance.context,
-                    parts=dialogues.parts(instance, images),
-                    with_images=images,
-                    sample=sample,
-                    base_seed=spec.params.seed,
-                )
-                completion = await respondent.complete(request)
-            except (LLMError, MissingImageError) as exc:
-                failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
-                store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
-                raise
-            store.record_usage(stages.EVAL_RESPONSE, respondent.name, completion)
-            text = completion.text.strip() or None
-            forget = getattr(respondent, "forget", None)
-            if text is None and forget is not None:
-                forget(request)  # an empty reply is kept as a failure, not as a cached answer
-            response = base.model_copy(
-                update={
-                    "text": text,
-                    "is_baseline": respondent.is_baseline,
-                    "status": VerdictStatus.OK if text else VerdictStatus.FAILED,
-                    "error": None if text else "empty reply",
-                }
-            )
-            store.put(stages.EVAL_RESPONSE, key, response)
-
         try:
-            respond_stats = await run_units(
-                pending,
-                respond,
-                description=f"respond {model} ({'img' if images else 'txt'})",
-                concurrency=spec.concurrency,
-                already_done=len(targets) - len(pending),
+            request = respond_request(
+                department=instance.department,
+                context=instance.context,
+                parts=plan.dialogues.parts(instance, plan.images),
+                with_images=plan.images,
+                sample=sample,
+                base_seed=spec.params.seed,
             )
-        finally:
-            await _close(respondent)
+            completion = await client.complete(request)
+        except (LLMError, MissingImageError) as exc:
+            failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
+            store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
+            raise
+        store.record_usage(stages.EVAL_RESPONSE, client.name, completion)
+        text = completion.text.strip() or None
+        forget = getattr(client, "forget", None)
+        if text is None and forget is not None:
+            forget(request)  # an empty reply is kept as a failure, not as a cached answer
+        response = base.model_copy(
+            update={
+                "text": text,
+                "is_baseline": client.is_baseline,
+                "status": VerdictStatus.OK if text else VerdictStatus.FAILED,
+                "error": None if text else "empty reply",
+            }
+        )
+        store.put(stages.EVAL_RESPONSE, key, response)
 
-    # -- 2. verdicts ----------------------------------------------------------------------
-    grader = grader_spec.name
+    try:
+        return await run_units(
+            pending,
+            respond,
+            description=f"respond {plan.model} ({'img' if plan.images else 'txt'})",
+            concurrency=spec.concurrency,
+            already_done=len(plan.targets) - len(pending),
+        )
+    finally:
+        await _close(client)
+
+
+async def _grade(plan: _Plan) -> RunStats:
+    """Step 2: one verdict per criterion of every reply (rule criteria in code)."""
+    store, grader = plan.store, plan.judge.name
     units = {}
-    for rkey, (case, _) in targets.items():
+    for rkey, (case, _) in plan.targets.items():
         response = store.get(stages.EVAL_RESPONSE, rkey, Response)
         if response is None or response.text is None:
             continue
         for criterion in case.rubric.criteria:
             units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
-    done = _finished(store, stages.EVAL_VERDICT, list(units), settings.retry_failed)
+    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
     pending = [key for key in units if key not in done]
-    judge = build_client(grader_spec, cache=store.cache)
+    client = build_client(plan.judge, cache=store.cache)
 
     async def assess(key: str) -> None:
         case, reply, criterion = units[key]
@@ -223,81 +229,74 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
         request = grader_request(
             department=case.instance.department,
             context=case.instance.context,
-            parts=dialogues.parts(case.instance, grader_images),
+            parts=plan.dialogues.parts(case.instance, plan.grader_images),
             criterion=criterion,
             reply=reply,
         )
         verdict, completions, retryable = await grade(
-            judge, request, criterion, attempts=settings.attempts
+            client, request, criterion, attempts=plan.settings.attempts
         )
         for completion in completions:
-            store.record_usage(stages.EVAL_VERDICT, judge.name, completion)
+            store.record_usage(stages.EVAL_VERDICT, client.name, completion)
         status = FAILED if retryable else DONE
         store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
         if verdict.status is VerdictStatus.FAILED:
             raise RuntimeError(f"criterion {criterion.id} not graded: {verdict.error}")
 
     try:
-        verdict_stats = await run_units(
+        return await run_units(
             pending,
             assess,
-            description=f"grade {model} with {grader}",
-            concurrency=grader_spec.concurrency,
+            description=f"grade {plan.model} with {grader}",
+            concurrency=plan.judge.concurrency,
             already_done=len(units) - len(pending),
         )
     finally:
-        await _close(judge)
+        await _close(client)
 
-    # -- 3. scores ------------------------------------------------------------------------
+
+def _score(plan: _Plan) -> list[CaseScore]:
+    """Step 3: a case score per reply, from whatever verdicts exist (pure but for reads)."""
+    grader = plan.judge.name
     scores: list[tuple[str, CaseScore]] = []
-    for rkey, (case, sample) in targets.items():
+    for rkey, (case, sample) in plan.targets.items():
         verdicts: dict[str, Verdict] = {}
         for criterion in case.rubric.criteria:
-            raw = store.get_raw(stages.EVAL_VERDICT, verdict_key(grader, rkey, criterion.id))
+            raw = plan.store.get_raw(stages.EVAL_VERDICT, verdict_key(grader, rkey, criterion.id))
             if raw is not None:
                 verdicts[criterion.id] = Verdict.model_validate(raw)
-        scores.append(
-            (
-                score_key(grader, rkey),
-                score_case(
-                    instance_id=case.instance.id,
-                    model=model,
-                    images=images,
-                    sample=sample,
-                    criteria=case.rubric.criteria,
-                    verdicts=verdicts,
-                    rubric_approved=case.approved,
-                ),
-            )
+        score = score_case(
+            instance_id=case.instance.id,
+            model=plan.model,
+            images=plan.images,
+            sample=sample,
+            criteria=case.rubric.criteria,
+            verdicts=verdicts,
+            rubric_approved=case.approved,
         )
-    store.put_many(stages.EVAL_SCORE, scores)
+        scores.append((score_key(grader, rkey), score))
+    plan.store.put_many(stages.EVAL_SCORE, scores)
+    return [score for _, score in scores]
+
+
+async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
+    cases, missing = load_cases(store)
+    if settings.limit is not None:
+        cases = cases[: settings.limit]
+    plan = _plan(store, settings, cases)
+    responses = await _respond(plan)
+    verdicts = await _grade(plan)
     return EvalOutcome(
-        model=model,
-        grader=grader,
-        images=images,
+        model=plan.model,
+        grader=plan.judge.name,
+        images=plan.images,
         cases=len(cases),
         no_rubric=missing,
-        responses=respond_stats,
-        verdicts=verdict_stats,
-        scores=[score for _, score in scores],
+        responses=responses,
+        verdicts=verdicts,
+        scores=_score(plan),
     )
 
 
 def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     return asyncio.run(run_eval(store, settings))
-
-
-# -- reading results back ---------------------------------------------------------------------
-def graders(store: RunStore) -> list[str]:
-    return sorted({key.split("|", 1)[0] for key in store.keys(stages.EVAL_SCORE)})
-
-
-def load_scores(store: RunStore, grader: str) -> list[CaseScore]:
-    prefix = f"{grader}|"
-    keys = sorted(k for k in store.keys(stages.EVAL_SCORE) if k.startswith(prefix))
-    found = (store.get(stages.EVAL_SCORE, key, CaseScore) for key in keys)
-    return [score for score in found if score is not None]
-
-
-def baseline_models(store: RunStore) -> set[str]:
-    return {r.model for r in store.iter(stages.EVAL_RESPONSE, Response) if r.is_baseline}
