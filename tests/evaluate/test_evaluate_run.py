@@ -109,7 +109,7 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
     score = ["eval", "score", str(run_dir), "--grader", "offline", "--json", str(out)]
     result = runner.invoke(app, score)
     assert result.exit_code == 0, result.output
-    assert "offline-baseline (baseline)" in result.output and "online" in result.output
+    assert "offline-baseline*" in result.output and "online" in result.output
     payload = json.loads(out.read_text(encoding="utf-8"))
     rows = {(r["model"], r["images"]): r for r in payload["rows"]}
     assert rows[(OFFLINE_NAME, True)]["k"] == 2

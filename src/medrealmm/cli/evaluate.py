@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from medrealmm.cli.app import app
@@ -131,26 +132,21 @@ def score_command(
             raise ValueError(f"no scores by grader {grader!r}; known: {known}")
         rows = summarize(load_scores(store, grader), baselines=baseline_models(store))
         usage = store.usage()
-    table = Table(title=f"Scores (grader {grader})")
-    for column in (
-        "model",
-        "images",
-        "score",
-        "mean@k",
-        "worst@k",
-        "k",
-        "+ met",
-        "- hit",
-        "scored",
-        "incomplete",
-        "unapproved",
-    ):
-        if column == "model":
-            table.add_column(column, no_wrap=True)
-        else:
-            table.add_column(column, justify="right")
+    unapproved = max(row.unapproved_rubrics for row in rows)
+    table = Table(
+        title=f"Scores (0-100, grader {grader})",
+        caption="* rule-based baseline, not a model. +met / -hit: positive criteria met and "
+        "negative criteria triggered per case"
+        + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else ""),
+        box=box.SIMPLE,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("model", no_wrap=True)
+    for column in ("img", "score", "mean@k", "worst@k", "k", "+met", "-hit", "scored", "incompl"):
+        table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
-        name = f"{row.model} (baseline)" if row.is_baseline else row.model
+        name = f"{row.model}*" if row.is_baseline else row.model
         table.add_row(
             name,
             "on" if row.images else "off",
@@ -162,12 +158,11 @@ def score_command(
             "-" if row.negative_triggered_mean is None else f"{row.negative_triggered_mean:.2f}",
             str(row.complete),
             str(row.incomplete),
-            str(row.unapproved_rubrics),
         )
     console.print(table)
-    spend = Table(title="Calls and tokens")
-    for column in ("stage", "model", "calls", "cached", "prompt tokens", "completion tokens"):
-        spend.add_column(column)
+    spend = Table(title="Calls and tokens", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
+    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok"):
+        spend.add_column(column, no_wrap=True)
     for entry in usage:
         spend.add_row(*(str(entry[name]) for name in entry))
     console.print(spend)
