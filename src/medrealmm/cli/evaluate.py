@@ -51,7 +51,13 @@ def run_command(
         Switch, typer.Option("--images", help="Send patient images inline (on) or withhold them.")
     ] = Switch.ON,
     k: Annotated[
-        int, typer.Option("--k", min=1, help="Samples per instance (for mean-of-k, worst-of-k).")
+        int,
+        typer.Option(
+            "--k",
+            min=1,
+            help="Samples per instance for mean-of-k and worst-of-k; sample i > 0 is sent "
+            "with seed i, so give the model a sampling temperature in --models-config.",
+        ),
     ] = 1,
     grader: GraderOption = "offline",
     grader_images: Annotated[
