@@ -49,5 +49,11 @@ def test_lexical_negative_omission_is_triggered_when_content_is_missing() -> Non
     assert not judge(criterion, -4, "如症状加重请及时线下就诊。").met
 
 
+def test_lexical_compound_omission_judges_its_first_clause() -> None:
+    criterion = "未结合患者上传的图片作答，或对图片内容作出错误解读"
+    assert not judge(criterion, -6, "从图片看，趾缝浸渍发白。").met
+    assert judge(criterion, -6, "请多喝水。").met
+
+
 def test_lexical_rationale_names_the_baseline() -> None:
     assert "离线基线" in judge("询问病史", 2, "请问病史").rationale

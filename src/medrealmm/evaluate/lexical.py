@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 THRESHOLD = 0.4
+OMISSION_THRESHOLD = 0.2  # an omission is triggered only when its content is all but absent
 
 # Words that frame a criterion rather than carry its content.
 FRAMING = (
@@ -35,6 +36,7 @@ STOP_CHARS = set("的了是在和与或及并等应对其将把被给向从也�
 OMISSION_CUES = ("未能", "未", "没有", "遗漏", "忽略", "缺少", "缺乏")
 NEGATION_CUES = ("不建议", "不要", "不需", "无需", "不必", "避免", "切勿", "禁止", "勿", "不")
 _SENTENCE = re.compile(r"[。！？!?；;\n]+")
+_CLAUSE = re.compile(r"[，,；;：:]|或")
 _RUN = re.compile(r"[0-9A-Za-z\u4e00-\u9fff]+")
 
 
@@ -70,7 +72,7 @@ def _strip_omission(criterion: str) -> str | None:
             body = body[len(framing) :]
     for cue in OMISSION_CUES:
         if body.startswith(cue):
-            return body[len(cue) :]
+            return _CLAUSE.split(body[len(cue) :])[0]  # "未结合图片作答，或…": the first clause
     return None
 
 
@@ -83,9 +85,9 @@ def judge(criterion: str, weight: int, reply: str, threshold: float = THRESHOLD)
     omitted = _strip_omission(criterion)
     if omitted is not None:
         score = coverage(content_bigrams(omitted), reply)
-        met = score < threshold
+        met = score < OMISSION_THRESHOLD
         return LexicalVerdict(
-            met, f"{prefix}遗漏类扣分项，被遗漏内容覆盖率 {score:.2f}，阈值 {threshold}。"
+            met, f"{prefix}遗漏类扣分项，被遗漏内容覆盖率 {score:.2f}，阈值 {OMISSION_THRESHOLD}。"
         )
     needle = content_bigrams(criterion)
     sentences = [s for s in _SENTENCE.split(reply) if s.strip()] or [reply]
