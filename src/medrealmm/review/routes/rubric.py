@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from medrealmm.review import audit, cases
 from medrealmm.review.context import context_of
 from medrealmm.review.guards import CSRF_FIELD, Physician
+from medrealmm.review.refining import RefineWorker
 from medrealmm.review.routes.common import back_to, form_text, page
 from medrealmm.review.rubric_form import NEW_SLOTS, SPLIT_SLOTS, FormError, parse_feedback_form
 from medrealmm.rubric import (
@@ -32,6 +33,13 @@ from medrealmm.rubric import (
 
 router = APIRouter(prefix="/rubric")
 
+
+def _refiner(request: Request) -> RefineWorker:
+    refiner = context_of(request).refiner
+    assert refiner is not None, "the app mounts these screens only with medrealmm.rubric"
+    return refiner
+
+
 STATE_LABELS = {
     RubricState.NOT_GENERATED: "尚未生成",
     RubricState.FAILED: "修订失败，可重试",
@@ -45,7 +53,7 @@ STATE_LABELS = {
 @router.get("", name="rubric_queue")
 async def rubric_queue(request: Request, user: Physician) -> HTMLResponse:
     ctx = context_of(request)
-    found = states(ctx.store, ctx.refiner.rubric_settings)
+    found = states(ctx.store, _refiner(request).rubric_settings)
     order = {state: i for i, state in enumerate(STATE_LABELS)}
     rows = sorted(
         found.items(),
@@ -65,7 +73,7 @@ def _review_page(
     rounds = history(ctx.store, instance_id)
     if not rounds:
         raise HTTPException(404, f"no rubric for {instance_id!r} yet")
-    state = state_of(ctx.store, instance_id, ctx.refiner.rubric_settings)
+    state = state_of(ctx.store, instance_id, _refiner(request).rubric_settings)
     diffs = [None, *(diff_rubrics(a, b) for a, b in pairwise(rounds))]
     past = [
         (rubric, load_feedback(ctx.store, instance_id, rubric.round), diff)
@@ -139,7 +147,7 @@ async def rubric_feedback(
         instance_id,
         {"round": round_, "items": [i.type.value for i in items]},
     )
-    background.add_task(ctx.refiner.kick)
+    background.add_task(_refiner(request).kick)
     return back_to(str(request.url_for("rubric_review", instance_id=instance_id)), "saved")
 
 
@@ -163,5 +171,5 @@ async def rubric_refine(
     """Retry the Refiner after a failed attempt (it also runs by itself after feedback)."""
     ctx = context_of(request)
     audit.record(ctx.db, user.username, "rubric_refine_requested", instance_id)
-    background.add_task(ctx.refiner.kick)
+    background.add_task(_refiner(request).kick)
     return back_to(str(request.url_for("rubric_review", instance_id=instance_id)))
