@@ -50,3 +50,15 @@ def test_faces_are_blacked_out_and_flagged_for_stage_4a() -> None:
     eyes = (150, 160, 250, 200)  # the eye band of the drawn face
     assert box_coverage(result.image, eyes) == 1.0
     assert any("4a" in note for note in result.needs_review)
+
+
+def test_skin_photos_keep_their_clinical_signal(demo_dir) -> None:  # type: ignore[no-untyped-def]
+    """Bright skin is not paper: no 'logo' box may swallow a clinical photo."""
+    from medrealmm.deid.image import load_without_metadata
+
+    photos = sorted(demo_dir.glob("images/*/*_skin.jpg"))[:6]
+    assert photos
+    for path in photos:
+        result = mask_image(load_without_metadata(path))
+        blacked = float(np.mean((result.image == 0).all(axis=2)))
+        assert blacked < 0.05, f"{path.name}: {blacked:.0%} of a skin photo blacked out"
