@@ -151,11 +151,14 @@ def images_table(overall: Table) -> Table:
 
 def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -> Table:
     headline = set(headline_conditions(records))
+    ranked = [(r["model"], r["images"]) for r in overall.rows]
     labels = {(r["model"], r["images"]): r["label"] for r in overall.rows}
     rows = []
     for stratum, group in stratify(records, axis).items():
-        for condition, members in sorted(_by_condition(group).items()):
-            if condition not in headline:
+        conditions = _by_condition(group)
+        for condition in ranked:
+            members = conditions.get(condition)
+            if condition not in headline or not members:
                 continue
             means = list(case_means(members).values())
             rows.append(
