@@ -19,7 +19,9 @@ RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
-PANEL_VERDICT = "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+PANEL_VERDICT = (
+    "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+)
 
 
 def image_root_key(stage: str) -> str:
