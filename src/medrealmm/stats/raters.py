@@ -47,11 +47,7 @@ def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item
     for verdicts in by_reviewer.values():
         for item, value in verdicts.items():
             votes[item].append(value)
-    return {
-        item: sum(v) * 2 > len(v)
-        for item, v in sorted(votes.items())
-        if sum(v) * 2 != len(v)
-    }
+    return {item: sum(v) * 2 > len(v) for item, v in sorted(votes.items()) if sum(v) * 2 != len(v)}
 
 
 def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
