@@ -30,6 +30,7 @@ BASELINE_COLOR = "#aab7b8"
 POSITIVE_COLOR = "#27ae60"
 NEGATIVE_COLOR = "#e74c3c"
 DPI = 110
+HEAT_MAP = matplotlib.colormaps["viridis"].with_extremes(bad="#eeeeee")  # grey: no case
 
 
 @cache
@@ -141,10 +142,7 @@ def _matrix(table: Table, labels: list[str]) -> tuple[list[str], np.ndarray]:
 
 def _heatmap(ax: Axes, table: Table, labels: list[str], title: str, *, first: bool) -> None:
     strata, values = _matrix(table, labels)
-    image = ax.imshow(
-        np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=SCALE, aspect="auto"
-    )
-    image.cmap.set_bad("#eeeeee")
+    ax.imshow(np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto")
     ax.set_xticks(range(len(strata)), strata, rotation=35, ha="right")
     ax.set_yticks(range(len(labels)), labels if first else [])
     for (i, j), value in np.ndenumerate(values):
