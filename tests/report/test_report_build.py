@@ -3,9 +3,9 @@ from __future__ import annotations
 import csv
 import json
 import re
-import warnings
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
@@ -55,13 +55,11 @@ def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
         assert list(csv_rows[0]) == payload["columns"]
 
 
-def test_chinese_glyphs_render_without_fallback(synthetic_store: Path, tmp_path: Path) -> None:
+def test_chinese_glyphs_render_without_fallback(
+    report_and_warnings: tuple[ReportResult, list[str]],
+) -> None:
     assert cjk_family()
-    with warnings.catch_warnings(record=True) as caught, RunStore(synthetic_store) as store:
-        warnings.simplefilter("always")
-        write_report(store, tmp_path, resamples=50)
-    missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
-    assert missing == []
+    assert [w for w in report_and_warnings[1] if "missing from font" in w] == []
 
 
 def test_empty_run_still_writes_a_page(tmp_path: Path) -> None:
@@ -71,6 +69,7 @@ def test_empty_run_still_writes_a_page(tmp_path: Path) -> None:
     assert "没有可用的评分记录" in result.html.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_cli_report(synthetic_store: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     ok = runner.invoke(

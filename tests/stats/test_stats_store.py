@@ -106,3 +106,14 @@ def test_raters_with_nothing_shared_get_empty_rows(tmp_path: Path) -> None:
         ("positive", 0, None),
         ("negative", 0, None),
     }
+
+
+def test_store_items_pair_keys_with_finished_records(tmp_path: Path) -> None:
+    from medrealmm.schema import Verdict
+
+    with RunStore(tmp_path) as store:
+        store.put(stages.EVAL_VERDICT, "b", Verdict(criterion_id="b", value=True))
+        store.put(stages.EVAL_VERDICT, "a", Verdict(criterion_id="a", value=False))
+        store.put(stages.EVAL_VERDICT, "c", None, status="failed", error="boom")
+        items = list(store.items(stages.EVAL_VERDICT, Verdict))
+    assert [(key, v.criterion_id) for key, v in items] == [("a", "a"), ("b", "b")]

@@ -78,10 +78,7 @@ def load_cases(store: RunStore) -> list[CaseRecord]:
     instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
     baselines = baseline_models(store.iter(stages.EVAL_RESPONSE, Response))
     records = []
-    for key in sorted(store.keys(stages.EVAL_SCORE)):
-        score = store.get(stages.EVAL_SCORE, key, CaseScore)
-        if score is None:
-            continue
+    for key, score in store.items(stages.EVAL_SCORE, CaseScore):
         grader, response = split_scored_key(key)
         parse_response_key(response)  # a malformed key is a broken contract: say so now
         records.append(to_record(grader, score, instances.get(score.instance_id), baselines))

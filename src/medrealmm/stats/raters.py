@@ -52,9 +52,8 @@ def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item
 
 def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
     out: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for key in sorted(store.keys(stage)):
-        verdict = store.get(stage, key, Verdict)
-        if verdict is None or verdict.value is None:
+    for key, verdict in store.items(stage, Verdict):
+        if verdict.value is None:
             continue  # a failed verdict is no judgement, not a "no"
         rater, response, criterion = split_verdict_key(key)
         parse_response_key(response)
