@@ -11,6 +11,7 @@ from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.release.demo import release_demo
 from medrealmm.report import write_report
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
@@ -56,7 +57,8 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
-        report = write_report(store, out / "report")
+        summary.append(release_demo(store, out))  # releases what the chain produced
+        report = write_report(store, out / "report")  # the demo ends with the report
         summary.append(
             f"report: {report.html} ({len(report.figures)} figures, "
             f"{report.scored} scored responses, {report.incomplete} incomplete)"

@@ -4,7 +4,7 @@
    written as a Python loop, on identical data, seed and resample count.
 2. Building every table and figure of the report from a synthetic run store of N cases.
 
-Run: PYTHONPATH=src python benchmarks/report.py [--cases 200] [--resamples 2000]
+Run: PYTHONPATH=src python benchmarks/report_build.py [--cases 200] [--resamples 2000]
 """
 
 from __future__ import annotations
