@@ -38,4 +38,6 @@ def test_rubric_score_is_the_paper_formula() -> None:
     assert rubric_score(weights, {"a": True, "b": True, "n": True}) == pytest.approx(7 / 15)
     assert rubric_score(weights, {"a": False, "b": False, "n": True}) == 0.0  # clipped
     assert rubric_score(weights, {"a": True, "b": True}) is None  # a verdict is missing
-    assert rubric_score({"n": -3}, {"n": False}) is None  # no positive weight to normalise by
+    assert rubric_score({"n": -3}, {"n": False}) == 1.0  # penalties only, none triggered
+    assert rubric_score({"n": -3}, {"n": True}) == 0.0
+    assert rubric_score({}, {}) is None

@@ -117,3 +117,15 @@ def test_store_items_pair_keys_with_finished_records(tmp_path: Path) -> None:
         store.put(stages.EVAL_VERDICT, "c", None, status="failed", error="boom")
         items = list(store.items(stages.EVAL_VERDICT, Verdict))
     assert [(key, v.criterion_id) for key, v in items] == [("a", "a"), ("b", "b")]
+
+
+def test_headline_is_the_primary_graders_first_sample(store: RunStore) -> None:
+    from dataclasses import replace
+
+    from medrealmm.stats.cases import headline_records
+
+    records = load_cases(store)
+    extra = replace(records[0], sample=1, score=0.0)
+    chosen = headline_records([*records, extra], "judge-a")
+    assert extra not in chosen
+    assert {r.grader for r in chosen} == {"judge-a"} and {r.sample for r in chosen} == {0}

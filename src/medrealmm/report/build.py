@@ -11,7 +11,12 @@ from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
-from medrealmm.stats.cases import PRIMARY_GRADER_META, load_cases, primary_grader
+from medrealmm.stats.cases import (
+    PRIMARY_GRADER_META,
+    headline_records,
+    load_cases,
+    primary_grader,
+)
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import STORE_FILENAME, RunStore
 
@@ -78,7 +83,7 @@ def write_report(
     if grader is not None and grader not in {r.grader for r in records}:
         raise ValueError(f"grader {grader!r} scored nothing in this run")
     primary = primary_grader(records, grader or store.get_meta(PRIMARY_GRADER_META))
-    mine = [r for r in records if r.grader == primary]
+    mine = headline_records(records, primary)
     tables = build_tables(mine, load_raters(store), seed=seed, resamples=resamples)
     figures = render_figures(tables)
     figure_paths = []

@@ -93,8 +93,14 @@ def primary_grader(records: Iterable[CaseRecord], preferred: str | None = None) 
     return max(sorted(counts), key=counts.__getitem__) if counts else None
 
 
+def headline_records(records: Iterable[CaseRecord], grader: str | None) -> list[CaseRecord]:
+    """The grader's sample-0 records: the paper invokes each model once per instance (7.1),
+    and evaluation's own summary scores sample 0 the same way."""
+    return [r for r in records if r.grader == grader and r.sample == 0]
+
+
 def case_means(records: Iterable[CaseRecord]) -> dict[str, float]:
-    """Mean complete score per instance (samples averaged) so each case weighs the same."""
+    """Mean complete score per instance, so each case weighs the same whatever its samples."""
     by_case: dict[str, list[float]] = defaultdict(list)
     for record in records:
         if record.score is not None:
