@@ -6,7 +6,7 @@ import pytest
 
 from medrealmm.report.tables import build_tables, condition_label
 from medrealmm.stats import load_cases, load_raters
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +75,27 @@ def test_agreement_and_rater_tables(tables: dict) -> None:
     subsets = {r["criteria"] for r in tables["agreement"].rows}
     assert subsets == {"all", "positive", "negative"}
     assert {r["rater"] for r in tables["rater_scores"].rows} == {"judge-a", "judge-b", "医生小组"}
+
+
+def test_a_condition_with_only_incomplete_cases_is_shown_not_zeroed(tmp_path: Path) -> None:
+    from medrealmm.report.figures import overall_figure
+    from medrealmm.schema import CaseScore
+
+    with RunStore(tmp_path) as store:
+        for index, score in enumerate((0.5, None)):
+            model = "ok-model" if score is not None else "broken-model"
+            key = stages.response_key(model, True, f"i{index}", 0)
+            store.put(
+                stages.EVAL_SCORE,
+                f"g|{key}",
+                CaseScore(
+                    instance_id=f"i{index}", model=model, score=score, complete=score is not None
+                ),
+            )
+        built = build_tables(load_cases(store), load_raters(store), resamples=50)
+    rows = {r["model"]: r for r in built["overall"].rows}
+    assert rows["broken-model"]["mean"] is None and rows["broken-model"]["incomplete"] == 1
+    assert rows["ok-model"]["mean"] == 50.0 and rows["ok-model"]["ci_low"] == 50.0
+    assert [r["label"] for r in built["overall"].rows][-1].startswith("broken-model")
+    assert built["agreement"].rows == [] and built["images"].rows == []
+    assert overall_figure(built["overall"]).axes  # the missing mean is left out, not drawn as 0

@@ -75,6 +75,7 @@ class HtmlTable:
     rows: list[list[str]]
     name: str = ""  # file stem of the CSV/JSON beside the page; empty for derived views
     open: bool = False
+    numeric: list[bool] = field(default_factory=list)  # right-align these columns
 
 
 @dataclass
@@ -96,11 +97,16 @@ def cell(column: str, value: Any) -> str:
     return str(value)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def html_table(table: Table, *, open_: bool = False) -> HtmlTable:
     return HtmlTable(
         title=table.title,
         header=[COLUMN_NAMES.get(c, c) for c in table.columns],
         rows=[[cell(c, row.get(c)) for c in table.columns] for row in table.rows],
+        numeric=[any(_is_number(r.get(c)) for r in table.rows) for c in table.columns],
         name=table.name,
         open=open_,
     )
