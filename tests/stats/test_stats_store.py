@@ -129,3 +129,23 @@ def test_headline_is_the_primary_graders_first_sample(store: RunStore) -> None:
     chosen = headline_records([*records, extra], "judge-a")
     assert extra not in chosen
     assert {r.grader for r in chosen} == {"judge-a"} and {r.sample for r in chosen} == {0}
+
+
+def test_weights_follow_the_rubric_evaluation_graded_against(tmp_path: Path) -> None:
+    from medrealmm.schema import Criterion, Rubric
+    from medrealmm.stats.raters import scored_rubric_weights
+
+    def rubric(instance: str, round_: int, weight: int) -> Rubric:
+        return Rubric(
+            instance_id=instance,
+            round=round_,
+            criteria=[Criterion(id="c", text="要点", weight=weight)],
+        )
+
+    with RunStore(tmp_path) as store:
+        store.put(stages.RUBRIC_ROUND, "a#00", rubric("a", 0, 3))
+        store.put(stages.RUBRIC_ROUND, "a#01", rubric("a", 1, 4))
+        store.put(stages.RUBRIC_ROUND, "b#00", rubric("b", 0, 5))
+        store.put(stages.RUBRIC_FINAL, "b", rubric("b", 2, -6))
+        weights = scored_rubric_weights(store)
+    assert weights == {"a": {"c": 4}, "b": {"c": -6}}

@@ -44,7 +44,10 @@ def report(
 
     with user_errors():
         try:
-            with RunStore(existing_store(runstore)) as store:
+            with (
+                RunStore(existing_store(runstore)) as store,
+                console.status("computing tables and drawing figures"),
+            ):
                 result = write_report(store, out, grader=grader, seed=seed, resamples=resamples)
         except MissingFontError as exc:
             raise ValueError(str(exc)) from None

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables
@@ -97,6 +98,7 @@ def write_report(
         tables,
         figures,
         primary=primary,
+        primary_is_baseline=primary == OFFLINE_NAME,
         instances=len({r.instance_id for r in mine}),
         scored=len(mine),
         incomplete=incomplete,

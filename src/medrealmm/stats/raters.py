@@ -67,9 +67,20 @@ def load_raters(store: RunStore) -> RaterData:
     panel = panel_consensus(_read_verdicts(store, stages.PANEL_VERDICT))
     if panel:
         data.verdicts[PANEL_RATER] = panel
-    for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
-        data.weights[rubric.instance_id] = {c.id: c.weight for c in rubric.criteria}
+    data.weights = scored_rubric_weights(store)
     return data
+
+
+def scored_rubric_weights(store: RunStore) -> dict[str, dict[str, int]]:
+    """Criterion weights of the rubric each instance was graded against: the approved
+    RUBRIC_FINAL, else its latest refinement round (the rule evaluation applies)."""
+    latest: dict[str, Rubric] = {}
+    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
+        if rubric.instance_id not in latest or rubric.round > latest[rubric.instance_id].round:
+            latest[rubric.instance_id] = rubric
+    for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
+        latest[rubric.instance_id] = rubric
+    return {i: {c.id: c.weight for c in rubric.criteria} for i, rubric in latest.items()}
 
 
 def _in_subset(weight: int | None, subset: str) -> bool:
