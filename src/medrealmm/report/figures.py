@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from medrealmm.fonts import require_cjk_font
 from medrealmm.report.tables import SCALE, Table
@@ -100,6 +101,7 @@ def decomposition_figure(table: Table) -> Figure:
         y, [-r["negative_triggered"] for r in rows], color=NEGATIVE_COLOR, label="触发的负向标准"
     )
     ax.axvline(0, color="black", linewidth=0.8)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
     ax.set_yticks(y, [r["label"] for r in rows])
     ax.set_xlabel("每例平均标准数（负向在左）")
     ax.set_title("图 4b  正向 / 负向标准分解")
