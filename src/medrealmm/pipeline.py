@@ -11,6 +11,7 @@ from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
 from medrealmm.report import write_report
 from medrealmm.schema import Consultation
@@ -57,6 +58,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        summary.extend(mccp_demo_stage(store, out))
         summary.append(release_demo(store, out))  # releases what the chain produced
         report = write_report(store, out / "report")  # the demo ends with the report
         summary.append(
