@@ -13,6 +13,7 @@ from pathlib import Path
 from medrealmm.corpus import ReviewConfig, build_corpus
 from medrealmm.corpus import review as review_queue
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.evaluate import evaluate_demo
 from medrealmm.io import iter_jsonl
 from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
@@ -84,6 +85,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(_deid_stage(store, out))
         summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
+        summary.extend(evaluate_demo(store))
         summary.append(release_demo(store, out))  # releases what the chain produced
         report = write_report(store, out / "report")  # the demo ends with the report
         summary.append(
