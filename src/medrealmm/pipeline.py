@@ -17,6 +17,7 @@ from medrealmm.evaluate import evaluate_demo
 from medrealmm.io import iter_jsonl
 from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
+from medrealmm.report import write_report
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -85,7 +86,12 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
         summary.extend(evaluate_demo(store))
-        summary.append(release_demo(store, out))  # last: releases what the chain produced
+        summary.append(release_demo(store, out))  # releases what the chain produced
+        report = write_report(store, out / "report")  # the demo ends with the report
+        summary.append(
+            f"report: {report.html} ({len(report.figures)} figures, "
+            f"{report.scored} scored responses, {report.incomplete} incomplete)"
+        )
     return summary
 
 

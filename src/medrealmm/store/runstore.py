@@ -136,6 +136,16 @@ class RunStore:
         for (payload,) in rows:
             yield model.model_validate_json(payload)
 
+    def items(self, stage: str, model: type[M]) -> Iterator[tuple[str, M]]:
+        """Finished records with their keys, in key order, read in one query."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, payload FROM records WHERE stage=? AND status=? ORDER BY key",
+                (stage, DONE),
+            ).fetchall()
+        for key, payload in rows:
+            yield key, model.model_validate_json(payload)
+
     def failures(self, stage: str) -> dict[str, str]:
         with self._lock:
             rows = self._db.execute(

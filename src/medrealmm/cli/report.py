@@ -1,0 +1,59 @@
+"""``medrealmm report``: tables, figures and the HTML page from a finished run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medrealmm.cli.app import app
+from medrealmm.cli.common import console, user_errors
+from medrealmm.fonts import MissingFontError
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+
+
+@app.command()
+def report(
+    runstore: Annotated[
+        Path, typer.Argument(help="Run folder, or its store.sqlite, holding evaluation results.")
+    ],
+    out: Annotated[Path, typer.Argument(help="Folder to write index.html, figures/ and tables/.")],
+    grader: Annotated[
+        str | None,
+        typer.Option(
+            "--grader",
+            help="Grader whose scores are the headline results (default: the run's primary "
+            "grader, else the one that scored most).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples for each 95% confidence interval.")
+    ] = DEFAULT_RESAMPLES,
+) -> None:
+    """Write the benchmark report of a run: scores with bootstrap 95% CIs, the
+    positive/negative decomposition, with vs without images, department / intent / stage /
+    image-count / turn breakdowns, per-case histograms and judge agreement (Gwet AC1, kappa).
+
+    OUT gets a self-contained index.html (figures embedded, opens from disk), figures/*.png
+    and tables/*.csv + *.json for every table. Incomplete cases are counted, never scored 0.
+    """
+    from medrealmm.report import existing_store, write_report
+    from medrealmm.store import RunStore
+
+    with user_errors():
+        try:
+            with (
+                RunStore(existing_store(runstore)) as store,
+                console.status("computing tables and drawing figures"),
+            ):
+                result = write_report(store, out, grader=grader, seed=seed, resamples=resamples)
+        except MissingFontError as exc:
+            raise ValueError(str(exc)) from None
+    console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
+    console.print(
+        f"  grader {result.primary_grader or '—'}; {result.scored} scored responses "
+        f"({result.incomplete} incomplete); {len(result.figures)} figures; "
+        f"{len(result.tables) // 2} tables"
+    )

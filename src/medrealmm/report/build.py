@@ -1,0 +1,110 @@
+"""Write the report folder: index.html, figures/*.png and tables/*.csv|json."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from medrealmm.llm import OFFLINE_NAME
+from medrealmm.report.figures import render_figures
+from medrealmm.report.html import render_html
+from medrealmm.report.tables import Table, build_tables
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.cases import (
+    PRIMARY_GRADER_META,
+    headline_records,
+    load_cases,
+    primary_grader,
+)
+from medrealmm.stats.raters import load_raters
+from medrealmm.store import STORE_FILENAME, RunStore
+
+REPORT_FILE = "index.html"
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    html: Path
+    figures: list[Path]
+    tables: list[Path]
+    primary_grader: str | None
+    scored: int
+    incomplete: int
+
+
+def existing_store(path: Path | str) -> Path:
+    """The store file of a run folder or the file itself; refuses to create an empty store."""
+    path = Path(path)
+    candidate = path / STORE_FILENAME if path.is_dir() else path
+    if not candidate.is_file():
+        raise FileNotFoundError(
+            f"no run store at {path} (expected a run folder or {STORE_FILENAME})"
+        )
+    return candidate
+
+
+def write_table(table: Table, folder: Path) -> list[Path]:
+    csv_path = folder / f"{table.name}.csv"
+    with csv_path.open("w", encoding="utf-8-sig", newline="") as handle:  # BOM: Excel reads CJK
+        writer = csv.DictWriter(handle, fieldnames=list(table.columns), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(table.rows)
+    json_path = folder / f"{table.name}.json"
+    json_path.write_text(
+        json.dumps(
+            {
+                "name": table.name,
+                "title": table.title,
+                "columns": table.columns,
+                "rows": table.rows,
+            },
+            ensure_ascii=False,
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    return [csv_path, json_path]
+
+
+def write_report(
+    store: RunStore,
+    out: Path | str,
+    *,
+    grader: str | None = None,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> ReportResult:
+    """Analyse the primary grader's scores (``grader``, else store meta, else the busiest)."""
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    records = load_cases(store)
+    if grader is not None and grader not in {r.grader for r in records}:
+        raise ValueError(f"grader {grader!r} scored nothing in this run")
+    primary = primary_grader(records, grader or store.get_meta(PRIMARY_GRADER_META))
+    mine = headline_records(records, primary)
+    tables = build_tables(mine, load_raters(store), seed=seed, resamples=resamples)
+    figures = render_figures(tables)
+    figure_paths = []
+    for figure in figures:
+        path = out / "figures" / f"{figure.name}.png"
+        path.write_bytes(figure.png)
+        figure_paths.append(path)
+    table_paths = [p for table in tables.values() for p in write_table(table, out / "tables")]
+    incomplete = sum(r.score is None for r in mine)
+    html = render_html(
+        tables,
+        figures,
+        primary=primary,
+        primary_is_baseline=primary == OFFLINE_NAME,
+        instances=len({r.instance_id for r in mine}),
+        scored=len(mine),
+        incomplete=incomplete,
+        seed=seed,
+        resamples=resamples,
+    )
+    html_path = out / REPORT_FILE
+    html_path.write_text(html, encoding="utf-8")
+    return ReportResult(html_path, figure_paths, table_paths, primary, len(mine), incomplete)

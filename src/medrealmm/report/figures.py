@@ -1,0 +1,286 @@
+"""The report's figures (paper Figs 4-7, 11, 12), drawn from its tables with Chinese labels.
+
+Figures are built on ``matplotlib.figure.Figure`` (no pyplot state), so drawing is safe from
+any thread and never opens a window.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib import font_manager
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from medrealmm.fonts import require_cjk_font
+from medrealmm.report.tables import SCALE, Table
+
+matplotlib.use("Agg")
+
+ONLINE_COLOR = "#c0392b"
+MODEL_COLOR = "#2e86c1"
+BASELINE_COLOR = "#aab7b8"
+POSITIVE_COLOR = "#27ae60"
+NEGATIVE_COLOR = "#e74c3c"
+DPI = 110
+HEAT_MAP = matplotlib.colormaps["viridis"].with_extremes(bad="#eeeeee")  # grey: no case
+
+
+@cache
+def cjk_family() -> str:
+    """Register the CJK font with matplotlib once; its family name goes first in the rc."""
+    path = require_cjk_font()
+    font_manager.fontManager.addfont(str(path))
+    return font_manager.FontProperties(fname=str(path)).get_name()
+
+
+def chinese_style() -> AbstractContextManager[Any]:
+    return matplotlib.rc_context(
+        {
+            "font.family": "sans-serif",
+            "font.sans-serif": [cjk_family(), "DejaVu Sans"],
+            "axes.unicode_minus": False,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
+
+
+def png_bytes(draw: Callable[[], Figure]) -> bytes:
+    with chinese_style():
+        figure = draw()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _bar_color(row: dict[str, Any]) -> str:
+    if row.get("online"):
+        return ONLINE_COLOR
+    return BASELINE_COLOR if row.get("baseline") else MODEL_COLOR
+
+
+def _height(rows: int) -> float:
+    return 1.2 + 0.42 * max(rows, 1)
+
+
+def overall_figure(overall: Table) -> Figure:
+    """Fig 4a: mean score with its 95% CI, best on top; Online red, baselines grey."""
+    rows = [r for r in overall.rows if r["mean"] is not None][::-1]
+    figure = Figure(figsize=(8, _height(len(rows))))
+    ax = figure.subplots()
+    y = np.arange(len(rows))
+    means = np.array([r["mean"] for r in rows])
+    errors = np.array([[r["mean"] - r["ci_low"], r["ci_high"] - r["mean"]] for r in rows]).T
+    ax.barh(y, means, xerr=errors, color=[_bar_color(r) for r in rows], capsize=3)
+    ax.set_yticks(y, [r["label"] for r in rows])
+    for yi, row in zip(y, rows, strict=True):
+        ax.text(row["ci_high"] + 1.5, yi, f"{row['mean']:.1f}", va="center", fontsize=8)
+    ax.set_xlim(0, SCALE)
+    ax.set_xlabel("得分（0–100，误差线为 95% 置信区间）")
+    ax.set_title("图 4a  总体得分")
+    return figure
+
+
+def decomposition_figure(table: Table) -> Figure:
+    """Fig 4b: positives met (right) against negatives triggered (left) per case."""
+    rows = table.rows[::-1]
+    figure = Figure(figsize=(8, _height(len(rows))))
+    ax = figure.subplots()
+    y = np.arange(len(rows))
+    ax.barh(y, [r["positive_met"] for r in rows], color=POSITIVE_COLOR, label="满足的正向标准")
+    ax.barh(
+        y, [-r["negative_triggered"] for r in rows], color=NEGATIVE_COLOR, label="触发的负向标准"
+    )
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
+    ax.set_yticks(y, [r["label"] for r in rows])
+    ax.set_xlabel("每例平均标准数（负向在左）")
+    ax.set_title("图 4b  正向 / 负向标准分解")
+    ax.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+def images_figure(table: Table) -> Figure:
+    """Fig 5: each model with and without the patient's images."""
+    rows = table.rows[::-1]
+    figure = Figure(figsize=(8, _height(2 * len(rows))))
+    ax = figure.subplots()
+    y = np.arange(len(rows))
+    for offset, prefix, label, color in (
+        (0.2, "with", "有图", MODEL_COLOR),
+        (-0.2, "without", "无图", BASELINE_COLOR),
+    ):
+        key = "with_images" if prefix == "with" else "without_images"
+        means = np.array([r[key] for r in rows])
+        errors = np.array(
+            [[r[key] - r[f"{prefix}_low"], r[f"{prefix}_high"] - r[key]] for r in rows]
+        ).T
+        ax.barh(y + offset, means, height=0.38, xerr=errors, color=color, label=label, capsize=2)
+    ax.set_yticks(y, [r["model"] for r in rows])
+    ax.set_xlim(0, SCALE)
+    ax.set_xlabel("得分（0–100）")
+    ax.set_title("图 5  有图与无图输入对比")
+    ax.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+def _matrix(table: Table, labels: list[str]) -> tuple[list[str], np.ndarray]:
+    strata = list(dict.fromkeys(r["stratum"] for r in table.rows))
+    values = np.full((len(labels), len(strata)), np.nan)
+    for row in table.rows:
+        if row["mean"] is not None:
+            values[labels.index(row["label"]), strata.index(row["stratum"])] = row["mean"]
+    return strata, values
+
+
+def _heatmap(ax: Axes, table: Table, labels: list[str], title: str, *, first: bool) -> None:
+    strata, values = _matrix(table, labels)
+    ax.imshow(np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto")
+    ax.set_xticks(range(len(strata)), strata, rotation=35, ha="right")
+    ax.set_yticks(range(len(labels)), labels if first else [])
+    for (i, j), value in np.ndenumerate(values):
+        if not np.isnan(value):
+            color = "white" if value < SCALE * 0.6 else "black"
+            ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7, color=color)
+    ax.set_title(title)
+
+
+def heatmap_figure(tables: Sequence[Table], titles: Sequence[str]) -> Figure:
+    """Figs 6a, 6b, 12: models x strata, mean score in each cell; grey = no case."""
+    labels = list(dict.fromkeys(r["label"] for t in tables for r in t.rows))
+    widest = max(len({r["stratum"] for r in t.rows}) for t in tables)
+    figure = Figure(figsize=(min(3 + 0.7 * widest, 16) * len(tables), 1.8 + 0.45 * len(labels)))
+    axes = figure.subplots(1, len(tables), squeeze=False)[0]
+    for index, (ax, table, title) in enumerate(zip(axes, tables, titles, strict=True)):
+        _heatmap(ax, table, labels, title, first=index == 0)
+    return figure
+
+
+def histogram_figure(table: Table) -> Figure:
+    """Fig 7: per-case score distribution, one panel a model."""
+    labels = list(dict.fromkeys(r["label"] for r in table.rows))
+    columns = min(3, len(labels))
+    lines = -(-len(labels) // columns)
+    figure = Figure(figsize=(4 * columns, 2.6 * lines))
+    axes = figure.subplots(lines, columns, squeeze=False).ravel()
+    for ax, label in zip(axes, labels, strict=False):
+        rows = [r for r in table.rows if r["label"] == label]
+        ax.bar(
+            [r["bin_low"] for r in rows],
+            [r["cases"] for r in rows],
+            width=[r["bin_high"] - r["bin_low"] for r in rows],
+            align="edge",
+            color=MODEL_COLOR,
+            edgecolor="white",
+        )
+        ax.set_title(label, fontsize=9)
+        ax.set_xlim(0, SCALE)
+        ax.set_xlabel("单例得分")
+        ax.set_ylabel("病例数")
+    for ax in axes[len(labels) :]:
+        ax.set_visible(False)
+    figure.suptitle("图 7  单病例得分分布")
+    figure.tight_layout()
+    return figure
+
+
+def trend_figure(tables: Sequence[Table], titles: Sequence[str]) -> Figure:
+    """Fig 11: score against image count and dialogue turns, one line a model."""
+    figure = Figure(figsize=(6 * len(tables), 4))
+    axes = figure.subplots(1, len(tables), squeeze=False)[0]
+    for ax, table, title in zip(axes, tables, titles, strict=True):
+        strata = list(dict.fromkeys(r["stratum"] for r in table.rows))
+        for label in dict.fromkeys(r["label"] for r in table.rows):
+            points = [
+                (strata.index(r["stratum"]), r["mean"])
+                for r in table.rows
+                if r["label"] == label and r["mean"] is not None
+            ]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, marker="o", label=label)
+        ax.set_xticks(range(len(strata)), strata)
+        ax.set_ylim(0, SCALE)
+        ax.set_xlabel(title)
+        ax.set_ylabel("平均得分")
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    figure.suptitle("图 11  得分与图片数量、对话轮数的关系")
+    return figure
+
+
+@dataclass(frozen=True)
+class RenderedFigure:
+    name: str  # file stem
+    caption: str
+    png: bytes
+
+
+def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
+    """Every figure whose table has data; a figure with nothing to show is left out."""
+    plans: list[tuple[str, str, list[str], Callable[[], Figure]]] = [
+        ("fig4a_overall", "图 4a 总体得分", ["overall"], lambda: overall_figure(tables["overall"])),
+        (
+            "fig4b_decomposition",
+            "图 4b 正向 / 负向标准分解",
+            ["decomposition"],
+            lambda: decomposition_figure(tables["decomposition"]),
+        ),
+        ("fig5_images", "图 5 有图与无图", ["images"], lambda: images_figure(tables["images"])),
+        (
+            "fig6a_department",
+            "图 6a 按科室",
+            ["by_department"],
+            lambda: heatmap_figure([tables["by_department"]], ["图 6a  按科室的平均得分"]),
+        ),
+        (
+            "fig6b_intent_stage",
+            "图 6b 按患者意图与问诊阶段",
+            ["by_intent", "by_stage"],
+            lambda: heatmap_figure(
+                [tables["by_intent"], tables["by_stage"]],
+                ["图 6b  按患者意图", "按问诊阶段"],
+            ),
+        ),
+        (
+            "fig7_histogram",
+            "图 7 单病例得分分布",
+            ["histogram"],
+            lambda: histogram_figure(tables["histogram"]),
+        ),
+        (
+            "fig11_images_turns",
+            "图 11 得分与图片数量、对话轮数",
+            ["by_image_count", "by_turn_count"],
+            lambda: trend_figure(
+                [tables["by_image_count"], tables["by_turn_count"]], ["图片数量", "对话轮数"]
+            ),
+        ),
+        (
+            "fig12_subspecialty",
+            "图 12 按亚专科",
+            ["by_subspecialty"],
+            lambda: heatmap_figure([tables["by_subspecialty"]], ["图 12  按亚专科的平均得分"]),
+        ),
+    ]
+    rendered = []
+    for name, caption, needs, draw in plans:
+        if all(name_ in tables and _has_scores(tables[name_]) for name_ in needs):
+            rendered.append(RenderedFigure(name, caption, png_bytes(draw)))
+    return rendered
+
+
+def _has_scores(table: Table) -> bool:
+    return any(
+        row.get(key) is not None
+        for row in table.rows
+        for key in ("mean", "cases", "with_images", "positive_met")
+    )

@@ -1,0 +1,154 @@
+"""Render the self-contained HTML page: figures inlined as base64 PNG, no scripts, no network."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from medrealmm.report.figures import RenderedFigure
+from medrealmm.report.tables import Table
+
+COLUMN_NAMES = {
+    "label": "模型 / 条件",
+    "model": "模型",
+    "images": "有图",
+    "baseline": "离线基线",
+    "online": "Online",
+    "cases": "病例数",
+    "incomplete": "未完成",
+    "mean": "平均得分",
+    "ci_low": "95% CI 下限",
+    "ci_high": "95% CI 上限",
+    "positive_met": "正向标准（满足）",
+    "negative_triggered": "负向标准（触发）",
+    "with_images": "有图得分",
+    "with_low": "有图 CI 下限",
+    "with_high": "有图 CI 上限",
+    "without_images": "无图得分",
+    "without_low": "无图 CI 下限",
+    "without_high": "无图 CI 上限",
+    "gain": "图像增益",
+    "stratum": "分层",
+    "bin_low": "区间下限",
+    "bin_high": "区间上限",
+    "rater": "评分者",
+    "responses": "回复数",
+    "rater_a": "评分者 A",
+    "rater_b": "评分者 B",
+    "criteria": "标准",
+    "n": "判定数",
+    "ac1": "Gwet AC1",
+    "kappa": "Cohen κ",
+    "agreement": "原始一致率",
+}
+CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
+THREE_DECIMALS = {"ac1", "kappa", "agreement"}
+
+#: (heading, figure names, table names) in reading order
+SECTIONS = (
+    ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall",)),
+    ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
+    ("视觉信息的作用（论文 4.3）", ("fig5_images",), ("images",)),
+    (
+        "科室、意图与阶段（论文 4.4）",
+        ("fig6a_department", "fig6b_intent_stage"),
+        ("by_department", "by_intent", "by_stage"),
+    ),
+    ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
+    (
+        "图片数量与对话轮数（论文 7.4）",
+        ("fig11_images_turns",),
+        ("by_image_count", "by_turn_count"),
+    ),
+    ("亚专科", ("fig12_subspecialty",), ("by_subspecialty",)),
+    ("评测可信度：评分者一致性（论文 4.5、表 2）", (), ("rater_scores", "agreement")),
+)
+
+
+@dataclass
+class HtmlTable:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    name: str = ""  # file stem of the CSV/JSON beside the page; empty for derived views
+    open: bool = False
+    numeric: list[bool] = field(default_factory=list)  # right-align these columns
+
+
+@dataclass
+class Section:
+    heading: str
+    figures: list[dict[str, str]] = field(default_factory=list)
+    tables: list[HtmlTable] = field(default_factory=list)
+
+
+def cell(column: str, value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    if column == "criteria":
+        return CRITERIA_NAMES.get(value, str(value))
+    if isinstance(value, float):
+        return f"{value:.3f}" if column in THREE_DECIMALS else f"{value:.1f}"
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def html_table(table: Table, *, open_: bool = False) -> HtmlTable:
+    return HtmlTable(
+        title=table.title,
+        header=[COLUMN_NAMES.get(c, c) for c in table.columns],
+        rows=[[cell(c, row.get(c)) for c in table.columns] for row in table.rows],
+        numeric=[any(_is_number(r.get(c)) for r in table.rows) for c in table.columns],
+        name=table.name,
+        open=open_,
+    )
+
+
+def ac1_matrix(agreement: Table) -> HtmlTable:
+    """Table 2 at a glance: AC1 over all criteria for every rater pair, n in brackets."""
+    rows = [r for r in agreement.rows if r["criteria"] == "all"]
+    raters = list(dict.fromkeys([*(r["rater_a"] for r in rows), *(r["rater_b"] for r in rows)]))
+    lookup = {}
+    for r in rows:
+        text = "—" if r["ac1"] is None else f"{r['ac1']:.3f}（n={r['n']}）"
+        lookup[(r["rater_a"], r["rater_b"])] = lookup[(r["rater_b"], r["rater_a"])] = text
+    return HtmlTable(
+        title="Gwet AC1 两两矩阵（全部标准）",
+        header=["", *raters],
+        rows=[[a, *("1" if a == b else lookup.get((a, b), "—") for b in raters)] for a in raters],
+        open=True,
+    )
+
+
+def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **context: Any) -> str:
+    by_name = {f.name: f for f in figures}
+    sections = []
+    for heading, figure_names, table_names in SECTIONS:
+        section = Section(heading)
+        for name in figure_names:
+            if name in by_name:
+                figure = by_name[name]
+                data = base64.b64encode(figure.png).decode("ascii")
+                section.figures.append({"name": name, "caption": figure.caption, "data": data})
+        if "agreement" in table_names and tables["agreement"].rows:
+            section.tables.append(ac1_matrix(tables["agreement"]))
+        for index, name in enumerate(table_names):
+            section.tables.append(
+                html_table(tables[name], open_=index == 0 and name != "histogram")
+            )
+        sections.append(section)
+    environment = Environment(
+        loader=PackageLoader("medrealmm.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        keep_trailing_newline=True,
+    )
+    template = environment.get_template("report.html.j2")
+    return template.render(sections=sections, figures=figures, **context)

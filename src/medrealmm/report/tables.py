@@ -1,0 +1,265 @@
+"""Every table of the report, computed from case records and rater verdicts.
+
+Figures draw from these tables only, so a figure and its CSV can never disagree. Scores are
+on the paper's 0-100 scale.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
+from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means
+from medrealmm.stats.raters import RaterData, pairwise_agreement, rater_scores
+from medrealmm.stats.strata import STRATA, stratify
+
+SCALE = 100.0
+HIST_BINS = 10
+STRATIFIED_AXES = ("department", "subspecialty", "intent", "stage", "image_count", "turn_count")
+
+Condition = tuple[str, bool]  # (model, images)
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str  # file stem of its CSV/JSON
+    title: str  # Chinese caption
+    columns: tuple[str, ...]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def condition_label(model: str, images: bool, *, baseline: bool = False) -> str:
+    name = "Online（医生原始回复）" if model == ONLINE_MODEL else model
+    mode = "图文" if images else "纯文本"
+    return f"{name} · {mode}" + ("（离线基线）" if baseline else "")
+
+
+def _scaled(value: float | None) -> float | None:
+    return None if value is None else round(value * SCALE, 3)
+
+
+def _by_condition(records: Iterable[CaseRecord]) -> dict[Condition, list[CaseRecord]]:
+    groups: dict[Condition, list[CaseRecord]] = defaultdict(list)
+    for record in records:
+        groups[record.condition].append(record)
+    return dict(groups)
+
+
+def headline_conditions(records: Sequence[CaseRecord]) -> list[Condition]:
+    """One condition a model: with images where it was run with them, else text-only."""
+    modes: dict[str, set[bool]] = defaultdict(set)
+    for record in records:
+        modes[record.model].add(record.images)
+    return sorted((model, True in m) for model, m in modes.items())
+
+
+def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -> Table:
+    rows = []
+    for (model, images), group in _by_condition(records).items():
+        means = list(case_means(group).values())
+        interval = bootstrap_mean_ci(means, seed=seed, resamples=resamples) if means else None
+        rows.append(
+            {
+                "model": model,
+                "images": images,
+                "label": condition_label(model, images, baseline=group[0].baseline),
+                "baseline": group[0].baseline,
+                "online": model == ONLINE_MODEL,
+                "cases": len(means),
+                "incomplete": sum(r.score is None for r in group),
+                "mean": _scaled(interval.mean) if interval else None,
+                "ci_low": _scaled(interval.low) if interval else None,
+                "ci_high": _scaled(interval.high) if interval else None,
+            }
+        )
+    rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0), r["label"]))
+    return Table(
+        "overall",
+        "总体得分与 95% 自助法置信区间（图 4a）；未完成评分的病例单列，不按 0 分计入均值",
+        (
+            *("label", "model", "images", "baseline", "online"),
+            *("cases", "incomplete", "mean", "ci_low", "ci_high"),
+        ),
+        rows,
+    )
+
+
+def decomposition_table(records: Sequence[CaseRecord], overall: Table) -> Table:
+    """Mean positive criteria met and negative criteria triggered per complete case (4b)."""
+    groups = _by_condition(r for r in records if r.score is not None)
+    rows = []
+    for row in overall.rows:
+        group = groups.get((row["model"], row["images"]), [])
+        if not group:
+            continue
+        rows.append(
+            {
+                "label": row["label"],
+                "model": row["model"],
+                "images": row["images"],
+                "mean": row["mean"],
+                "positive_met": round(sum(r.positive_met for r in group) / len(group), 3),
+                "negative_triggered": round(
+                    sum(r.negative_triggered for r in group) / len(group), 3
+                ),
+            }
+        )
+    return Table(
+        "decomposition",
+        "每例平均满足的正向标准数与触发的负向标准数（图 4b）",
+        ("label", "model", "images", "mean", "positive_met", "negative_triggered"),
+        rows,
+    )
+
+
+def images_table(overall: Table) -> Table:
+    """Models run both with and without the patient's images (Fig 5)."""
+    by_model: dict[str, dict[bool, dict[str, Any]]] = defaultdict(dict)
+    for row in overall.rows:
+        by_model[row["model"]][row["images"]] = row
+    rows = []
+    for model, modes in by_model.items():
+        if set(modes) != {True, False} or None in (modes[True]["mean"], modes[False]["mean"]):
+            continue
+        with_img, without = modes[True], modes[False]
+        rows.append(
+            {
+                "model": model,
+                "with_images": with_img["mean"],
+                "with_low": with_img["ci_low"],
+                "with_high": with_img["ci_high"],
+                "without_images": without["mean"],
+                "without_low": without["ci_low"],
+                "without_high": without["ci_high"],
+                "gain": round(with_img["mean"] - without["mean"], 3),
+            }
+        )
+    rows.sort(key=lambda r: -r["with_images"])
+    return Table(
+        "images",
+        "有图与无图输入的得分对比（图 5）",
+        (
+            *("model", "with_images", "with_low", "with_high"),
+            *("without_images", "without_low", "without_high", "gain"),
+        ),
+        rows,
+    )
+
+
+def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -> Table:
+    headline = set(headline_conditions(records))
+    ranked = [(r["model"], r["images"]) for r in overall.rows]
+    labels = {(r["model"], r["images"]): r["label"] for r in overall.rows}
+    rows = []
+    for stratum, group in stratify(records, axis).items():
+        conditions = _by_condition(group)
+        for condition in ranked:
+            members = conditions.get(condition)
+            if condition not in headline or not members:
+                continue
+            means = list(case_means(members).values())
+            rows.append(
+                {
+                    "stratum": stratum,
+                    "label": labels[condition],
+                    "model": condition[0],
+                    "images": condition[1],
+                    "cases": len(means),
+                    "incomplete": sum(r.score is None for r in members),
+                    "mean": _scaled(sum(means) / len(means)) if means else None,
+                }
+            )
+    title = STRATA[axis].title
+    return Table(
+        f"by_{axis}",
+        f"按{title}分层的平均得分",
+        ("stratum", "label", "model", "images", "cases", "incomplete", "mean"),
+        rows,
+    )
+
+
+def histogram_table(records: Sequence[CaseRecord], overall: Table) -> Table:
+    """Per-case score counts in ten equal bins of 0-100 (Fig 7); 100 falls in the last bin."""
+    headline = set(headline_conditions(records))
+    groups = _by_condition(records)
+    rows = []
+    for row in overall.rows:
+        condition = (row["model"], row["images"])
+        if condition not in headline:
+            continue
+        counts = [0] * HIST_BINS
+        for score in case_means(groups[condition]).values():
+            counts[min(int(score * HIST_BINS), HIST_BINS - 1)] += 1
+        for index, count in enumerate(counts):
+            width = SCALE / HIST_BINS
+            rows.append(
+                {
+                    "label": row["label"],
+                    "bin_low": index * width,
+                    "bin_high": (index + 1) * width,
+                    "cases": count,
+                }
+            )
+    return Table(
+        "histogram",
+        "单病例得分分布（图 7）",
+        ("label", "bin_low", "bin_high", "cases"),
+        rows,
+    )
+
+
+def agreement_table(data: RaterData) -> Table:
+    rows = [
+        {
+            "rater_a": p.rater_a,
+            "rater_b": p.rater_b,
+            "criteria": p.subset,
+            "n": p.n,
+            "ac1": None if p.ac1 is None else round(p.ac1, 4),
+            "kappa": None if p.kappa is None else round(p.kappa, 4),
+            "agreement": None if p.observed is None else round(p.observed, 4),
+        }
+        for p in pairwise_agreement(data)
+    ]
+    return Table(
+        "agreement",
+        "评分者两两一致性（表 2）：Gwet AC1、Cohen κ 与原始一致率，按全部 / 正向 / 负向标准拆分",
+        ("rater_a", "rater_b", "criteria", "n", "ac1", "kappa", "agreement"),
+        rows,
+    )
+
+
+def rater_score_table(data: RaterData) -> Table:
+    rows = [
+        {"rater": s.rater, "responses": s.n, "mean": _scaled(s.mean)} for s in rater_scores(data)
+    ]
+    return Table(
+        "rater_scores",
+        "各评分者（LLM 评审与医生小组）在共同评分回复上的平均得分（表 2）",
+        ("rater", "responses", "mean"),
+        rows,
+    )
+
+
+def build_tables(
+    records: Sequence[CaseRecord],
+    raters: RaterData,
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, Table]:
+    """``records`` are the primary grader's; ``raters`` hold every judge and the panel."""
+    overall = overall_table(records, seed=seed, resamples=resamples)
+    tables = [
+        overall,
+        decomposition_table(records, overall),
+        images_table(overall),
+        *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),
+        histogram_table(records, overall),
+        rater_score_table(raters),
+        agreement_table(raters),
+    ]
+    return {t.name: t for t in tables}

@@ -1,0 +1,48 @@
+"""Benchmark statistics: rater agreement, bootstrap CIs, stratified scores (paper 4, 7.3)."""
+
+from medrealmm.stats.agreement import (
+    Agreement,
+    agreement,
+    cohen_kappa,
+    gwet_ac1,
+    raw_agreement,
+)
+from medrealmm.stats.bootstrap import Interval, bootstrap_mean_ci
+from medrealmm.stats.cases import CaseRecord, case_means, load_cases
+from medrealmm.stats.raters import (
+    PANEL_RATER,
+    PairAgreement,
+    RaterData,
+    RaterScore,
+    load_raters,
+    pairwise_agreement,
+    panel_consensus,
+    rater_scores,
+)
+from medrealmm.stats.scoring import rubric_score
+from medrealmm.stats.strata import STRATA, Stratum, stratify
+
+__all__ = [
+    "PANEL_RATER",
+    "STRATA",
+    "Agreement",
+    "CaseRecord",
+    "Interval",
+    "PairAgreement",
+    "RaterData",
+    "RaterScore",
+    "Stratum",
+    "agreement",
+    "bootstrap_mean_ci",
+    "case_means",
+    "cohen_kappa",
+    "gwet_ac1",
+    "load_cases",
+    "load_raters",
+    "pairwise_agreement",
+    "panel_consensus",
+    "rater_scores",
+    "raw_agreement",
+    "rubric_score",
+    "stratify",
+]

@@ -1,0 +1,108 @@
+"""Case-level score records joined with instance attributes: the table every analysis reads."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from medrealmm.llm import OFFLINE_NAME
+from medrealmm.schema import CaseScore, Instance, Response
+from medrealmm.stats.keys import parse_response_key, split_scored_key
+from medrealmm.store import RunStore, stages
+
+#: Model name under which evaluation stores the treating physician's original reply.
+ONLINE_MODEL = "online"
+#: Store meta key naming the grader whose scores are the headline results.
+PRIMARY_GRADER_META = "eval.primary_grader"
+UNLABELED = "未标注"
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    grader: str
+    model: str
+    images: bool
+    instance_id: str
+    sample: int
+    score: float | None  # None: incomplete, reported as such and never averaged as 0
+    positive_met: int
+    negative_triggered: int
+    department: str
+    subspecialty: str
+    intent: str
+    stage: str
+    image_count: int
+    turn_count: int
+    baseline: bool
+
+    @property
+    def condition(self) -> tuple[str, bool]:
+        return (self.model, self.images)
+
+    @property
+    def online(self) -> bool:
+        return self.model == ONLINE_MODEL
+
+
+def baseline_models(responses: Iterable[Response]) -> set[str]:
+    found = {r.model for r in responses if r.is_baseline}
+    found.add(OFFLINE_NAME)
+    return found
+
+
+def to_record(
+    grader: str, score: CaseScore, instance: Instance | None, baselines: set[str]
+) -> CaseRecord:
+    return CaseRecord(
+        grader=grader,
+        model=score.model,
+        images=score.images,
+        instance_id=score.instance_id,
+        sample=score.sample,
+        score=score.score,
+        positive_met=score.positive_met,
+        negative_triggered=score.negative_triggered,
+        department=(instance.department if instance else "") or UNLABELED,
+        subspecialty=(instance.subspecialty if instance else None) or UNLABELED,
+        intent=(instance.intent if instance else None) or UNLABELED,
+        stage=(instance.stage if instance else None) or UNLABELED,
+        image_count=instance.image_count if instance else 0,
+        turn_count=instance.turn_count if instance else 0,
+        baseline=score.model in baselines,
+    )
+
+
+def load_cases(store: RunStore) -> list[CaseRecord]:
+    """Every scored response, by every grader, with its instance's strata."""
+    instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
+    baselines = baseline_models(store.iter(stages.EVAL_RESPONSE, Response))
+    records = []
+    for key, score in store.items(stages.EVAL_SCORE, CaseScore):
+        grader, response = split_scored_key(key)
+        parse_response_key(response)  # a malformed key is a broken contract: say so now
+        records.append(to_record(grader, score, instances.get(score.instance_id), baselines))
+    return records
+
+
+def primary_grader(records: Iterable[CaseRecord], preferred: str | None = None) -> str | None:
+    """The grader named in store meta if it scored anything, else the one that scored most."""
+    counts = Counter(r.grader for r in records)
+    if preferred and preferred in counts:
+        return preferred
+    return max(sorted(counts), key=counts.__getitem__) if counts else None
+
+
+def headline_records(records: Iterable[CaseRecord], grader: str | None) -> list[CaseRecord]:
+    """The grader's sample-0 records: the paper invokes each model once per instance (7.1),
+    and evaluation's own summary scores sample 0 the same way."""
+    return [r for r in records if r.grader == grader and r.sample == 0]
+
+
+def case_means(records: Iterable[CaseRecord]) -> dict[str, float]:
+    """Mean complete score per instance, so each case weighs the same whatever its samples."""
+    by_case: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        if record.score is not None:
+            by_case[record.instance_id].append(record.score)
+    return {case: sum(v) / len(v) for case, v in sorted(by_case.items())}

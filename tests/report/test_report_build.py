@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medrealmm.cli import app
+from medrealmm.report import ReportResult, write_report
+from medrealmm.report.figures import cjk_family
+from medrealmm.store import RunStore
+
+FIGURES = {
+    "fig4a_overall",
+    "fig4b_decomposition",
+    "fig5_images",
+    "fig6a_department",
+    "fig6b_intent_stage",
+    "fig7_histogram",
+    "fig11_images_turns",
+    "fig12_subspecialty",
+}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_figure_is_a_real_png(built_report: ReportResult) -> None:
+    assert {p.stem for p in built_report.figures} == FIGURES
+    for path in built_report.figures:
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC)
+        assert len(data) > 10_000, path.name
+
+
+def test_html_is_self_contained(built_report: ReportResult) -> None:
+    html = built_report.html.read_text(encoding="utf-8")
+    assert html.count('src="data:image/png;base64,') == len(FIGURES)
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from the network
+    assert "<script" not in html
+    assert "Gwet AC1" in html and "医生小组" in html and "离线基线" in html
+    assert "未完成 1 条" in html
+
+
+def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
+    stems = {p.stem for p in built_report.tables}
+    assert len(built_report.tables) == 2 * len(stems) == 2 * 12
+    folder = built_report.tables[0].parent
+    for stem in stems:
+        with (folder / f"{stem}.csv").open(encoding="utf-8-sig") as handle:
+            csv_rows = list(csv.DictReader(handle))
+        payload = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+        assert len(csv_rows) == len(payload["rows"]) > 0, stem
+        assert list(csv_rows[0]) == payload["columns"]
+
+
+def test_chinese_glyphs_render_without_fallback(
+    report_and_warnings: tuple[ReportResult, list[str]],
+) -> None:
+    assert cjk_family()
+    assert [w for w in report_and_warnings[1] if "missing from font" in w] == []
+
+
+def test_empty_run_still_writes_a_page(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "run") as store:
+        result = write_report(store, tmp_path / "out")
+    assert result.figures == [] and result.scored == 0
+    assert "没有可用的评分记录" in result.html.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_cli_report(synthetic_store: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(
+        app, ["report", str(synthetic_store.parent), str(tmp_path / "r"), "--resamples", "200"]
+    )
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "r" / "index.html").is_file()
+    assert len(list((tmp_path / "r" / "figures").glob("*.png"))) == len(FIGURES)
+    missing = runner.invoke(app, ["report", str(tmp_path / "nowhere"), str(tmp_path / "r2")])
+    assert missing.exit_code == 2
+    assert "no run store" in missing.output
+    assert not (tmp_path / "nowhere").exists()  # reading never creates a store
+    wrong = runner.invoke(
+        app, ["report", str(synthetic_store), str(tmp_path / "r3"), "--grader", "nobody"]
+    )
+    assert wrong.exit_code == 2 and "scored nothing" in wrong.output
+
+
+def test_report_help_explains_itself() -> None:
+    result = CliRunner().invoke(app, ["report", "--help"])
+    assert result.exit_code == 0 and "Gwet AC1" in result.output

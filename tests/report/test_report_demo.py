@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from medrealmm.pipeline import run_demo
+from medrealmm.store import RunStore, stages
+
+FIGURES = 8
+
+
+@pytest.mark.slow
+def test_demo_ends_by_writing_the_report(tmp_path: Path) -> None:
+    summary = run_demo(tmp_path)
+    assert summary[-1].startswith("report: ")
+    report = tmp_path / "report"
+    assert (report / "index.html").is_file()
+    assert len(list((report / "tables").glob("*.csv"))) == 12
+    with RunStore(tmp_path) as store:
+        scored = store.count(stages.EVAL_SCORE)
+    if not scored:
+        pytest.skip("the demo has no evaluation stage yet: nothing to draw")
+    figures = sorted((report / "figures").glob("*.png"))
+    assert len(figures) == FIGURES, [p.name for p in figures]
+    assert all(p.stat().st_size > 10_000 for p in figures)

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from medrealmm.report.tables import build_tables, condition_label
+from medrealmm.stats import load_cases, load_raters
+from medrealmm.store import RunStore, stages
+
+
+@pytest.fixture(scope="module")
+def tables(synthetic_store: Path) -> dict:
+    with RunStore(synthetic_store) as store:
+        records = [r for r in load_cases(store) if r.grader == "judge-a"]
+        return build_tables(records, load_raters(store), seed=1, resamples=300)
+
+
+def test_overall_rows_count_incomplete_apart(tables: dict) -> None:
+    rows = {(r["model"], r["images"]): r for r in tables["overall"].rows}
+    assert set(rows) == {
+        ("模型甲", True),
+        ("模型甲", False),
+        ("model-b", True),
+        ("model-b", False),
+        ("online", True),
+        ("offline-baseline", True),
+    }
+    model_b = rows[("model-b", True)]
+    assert (model_b["cases"], model_b["incomplete"]) == (15, 1)
+    for row in rows.values():
+        assert 0 <= row["ci_low"] <= row["mean"] <= row["ci_high"] <= 100
+    assert rows[("offline-baseline", True)]["baseline"] is True
+    assert "离线基线" in rows[("offline-baseline", True)]["label"]
+    assert rows[("online", True)]["online"] is True
+    means = [r["mean"] for r in tables["overall"].rows]
+    assert means == sorted(means, reverse=True)
+
+
+def test_labels_name_online_mode_and_baseline() -> None:
+    assert condition_label("online", True) == "Online（医生原始回复） · 图文"
+    assert condition_label("m", False, baseline=True) == "m · 纯文本（离线基线）"
+
+
+def test_image_gain_and_decomposition(tables: dict) -> None:
+    gains = {r["model"]: r for r in tables["images"].rows}
+    assert set(gains) == {"模型甲", "model-b"}  # only models run both ways
+    for row in gains.values():
+        assert row["gain"] == pytest.approx(row["with_images"] - row["without_images"])
+    for row in tables["decomposition"].rows:
+        assert row["positive_met"] >= 0 and row["negative_triggered"] >= 0
+
+
+def test_strata_cover_headline_conditions_only(tables: dict) -> None:
+    labels = {r["label"] for r in tables["by_department"].rows}
+    assert not any("纯文本" in label for label in labels)
+    assert {r["stratum"] for r in tables["by_department"].rows} == {"皮肤科", "内分泌科", "中医科"}
+    per_model = {}
+    for row in tables["by_image_count"].rows:
+        per_model.setdefault(row["model"], 0)
+        per_model[row["model"]] += row["cases"] + row["incomplete"]
+    assert set(per_model.values()) == {16}
+
+
+def test_histogram_counts_every_complete_case(tables: dict) -> None:
+    totals: dict[str, int] = {}
+    for row in tables["histogram"].rows:
+        totals[row["label"]] = totals.get(row["label"], 0) + row["cases"]
+    overall = {r["label"]: r["cases"] for r in tables["overall"].rows}
+    assert totals == {label: overall[label] for label in totals}
+    assert len(totals) == 4
+
+
+def test_agreement_and_rater_tables(tables: dict) -> None:
+    subsets = {r["criteria"] for r in tables["agreement"].rows}
+    assert subsets == {"all", "positive", "negative"}
+    assert {r["rater"] for r in tables["rater_scores"].rows} == {"judge-a", "judge-b", "医生小组"}
+
+
+def test_a_condition_with_only_incomplete_cases_is_shown_not_zeroed(tmp_path: Path) -> None:
+    from medrealmm.report.figures import overall_figure
+    from medrealmm.schema import CaseScore
+
+    with RunStore(tmp_path) as store:
+        for index, score in enumerate((0.5, None)):
+            model = "ok-model" if score is not None else "broken-model"
+            key = stages.response_key(model, True, f"i{index}", 0)
+            store.put(
+                stages.EVAL_SCORE,
+                f"g|{key}",
+                CaseScore(
+                    instance_id=f"i{index}", model=model, score=score, complete=score is not None
+                ),
+            )
+        built = build_tables(load_cases(store), load_raters(store), resamples=50)
+    rows = {r["model"]: r for r in built["overall"].rows}
+    assert rows["broken-model"]["mean"] is None and rows["broken-model"]["incomplete"] == 1
+    assert rows["ok-model"]["mean"] == 50.0 and rows["ok-model"]["ci_low"] == 50.0
+    assert [r["label"] for r in built["overall"].rows][-1].startswith("broken-model")
+    assert built["agreement"].rows == [] and built["images"].rows == []
+    assert overall_figure(built["overall"]).axes  # the missing mean is left out, not drawn as 0
