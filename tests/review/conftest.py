@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
+
 from medrealmm.corpus import ReviewConfig
 from medrealmm.corpus import review as review_queue
-
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
 from medrealmm.review import Role, accounts, create_app, create_user
