@@ -21,6 +21,18 @@ def demo_corpus(demo_dir: Path) -> Path:
     return demo_dir / CORPUS_FILE
 
 
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The whole offline demo, run once per test session (it is minutes of OCR on 2 cores).
+
+    Tests that only read its outputs share it; a test that needs its own run makes one.
+    """
+    from medrealmm.pipeline import run_demo
+
+    out = tmp_path_factory.mktemp("demo-run")
+    return out, run_demo(out)
+
+
 @pytest.fixture()
 def fake_openai() -> Iterator[object]:
     from medrealmm.testing import FakeOpenAIServer

@@ -4,10 +4,10 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.pipeline import run_demo
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
 
@@ -78,9 +78,10 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, demo_dir: Path) -> None:
     assert result.exit_code == 2 and "already holds a run" in flat(result.output)
 
 
-def test_demo_pipeline_runs_the_mccp_stage(tmp_path: Path) -> None:
-    summary = run_demo(tmp_path)
+@pytest.mark.slow
+def test_demo_pipeline_runs_the_mccp_stage(demo_run: tuple[Path, list[str]]) -> None:
+    out, summary = demo_run
     assert any(line.startswith("mccp: ") for line in summary)
-    assert (tmp_path / "mccp" / "instances.jsonl").is_file()
-    with RunStore(tmp_path) as store:
+    assert (out / "mccp" / "instances.jsonl").is_file()
+    with RunStore(out) as store:
         assert store.count(stages.MCCP_INSTANCE) >= 33

@@ -4,20 +4,19 @@ from pathlib import Path
 
 import pytest
 
-from medrealmm.pipeline import run_demo
 from medrealmm.store import RunStore, stages
 
 FIGURES = 8
 
 
 @pytest.mark.slow
-def test_demo_ends_by_writing_the_report(tmp_path: Path) -> None:
-    summary = run_demo(tmp_path)
+def test_demo_ends_by_writing_the_report(demo_run: tuple[Path, list[str]]) -> None:
+    out, summary = demo_run
     assert summary[-1].startswith("report: ")
-    report = tmp_path / "report"
+    report = out / "report"
     assert (report / "index.html").is_file()
     assert len(list((report / "tables").glob("*.csv"))) == 12
-    with RunStore(tmp_path) as store:
+    with RunStore(out) as store:
         scored = store.count(stages.EVAL_SCORE)
     if not scored:
         pytest.skip("the demo has no evaluation stage yet: nothing to draw")
