@@ -55,4 +55,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        from medrealmm.rubric.stage import run_demo_stage as rubric_demo_stage
+
+        summary.extend(rubric_demo_stage(store, out))
     return summary

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from medrealmm.cli import core  # noqa: F401  (registers commands)
+from medrealmm.cli import (
+    core,  # noqa: F401  (registers commands)
+    rubric,  # noqa: F401
+)
 from medrealmm.cli.app import app
 
 

@@ -16,10 +16,13 @@ MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
 MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
 RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
 RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
+RUBRIC_FEEDBACK = "rubric.feedback"  # rubric.RoundFeedback, key = f"{instance_id}#{round:02d}"
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
-PANEL_VERDICT = "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+PANEL_VERDICT = (
+    "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
+)
 
 
 def image_root_key(stage: str) -> str:
