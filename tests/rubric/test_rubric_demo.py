@@ -1,0 +1,85 @@
+"""The offline baseline over the whole demo, and the CLI round trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from medrealmm.cli import app
+from medrealmm.llm import build_client, resolve_spec
+from medrealmm.rubric import MAX_CRITERIA, MIN_CRITERIA, RubricSettings, history, pending_review
+from medrealmm.rubric.stage import generate_all
+from medrealmm.schema import CriterionKind, Instance, MaxCharsRule
+from medrealmm.store import RunStore, stages
+
+
+def _seed(run: Path, instances: list[Instance], image_root: Path) -> None:
+    with RunStore(run) as store:
+        store.put_many(stages.MCCP_INSTANCE, ((i.id, i) for i in instances))
+        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), str(image_root))
+
+
+async def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(
+    tmp_path: Path, demo_instances: list[Instance], demo_dir: Path
+) -> None:
+    _seed(tmp_path, demo_instances, demo_dir)
+    settings = RubricSettings()
+    with RunStore(tmp_path) as store:
+        client = build_client(resolve_spec("offline"), cache=store.cache)
+        stats = await generate_all(store, client, settings)
+        assert (stats.done, stats.failed) == (len(demo_instances), 0)
+        assert len(demo_instances) >= 30
+        for instance in demo_instances:
+            (rubric,) = history(store, instance.id)
+            assert MIN_CRITERIA <= len(rubric.criteria) <= MAX_CRITERIA
+            assert all(c.weight != 0 and -20 <= c.weight <= 20 for c in rubric.criteria)
+            assert any(c.weight > 0 for c in rubric.criteria)
+            assert any(c.weight < 0 and c.kind is CriterionKind.LLM for c in rubric.criteria)
+            (rule,) = [c for c in rubric.criteria if c.kind is CriterionKind.RULE]
+            assert isinstance(rule.rule, MaxCharsRule)
+            assert len(instance.target_reply) <= rule.rule.limit <= settings.platform_char_limit
+            assert not rubric.approved
+        assert len(pending_review(store)) == len(demo_instances)
+
+
+def test_cli_round_trip(tmp_path: Path, tinea_instance: Instance, demo_dir: Path) -> None:
+    run = tmp_path / "run"
+    _seed(run, [tinea_instance], demo_dir)
+    cli = CliRunner()
+
+    def invoke(*args: str) -> str:
+        result = cli.invoke(app, ["rubric", *args])
+        assert result.exit_code == 0, result.output
+        return " ".join(result.output.split())  # rich wraps long lines
+
+    assert "round 0" in invoke("generate", str(run))
+    assert "awaiting_review" in invoke("status", str(run))
+    assert "1 rubric rounds await review" in invoke("export-round", str(run))
+    feedback = run / "rubric" / "feedback.jsonl"
+    line = json.loads(feedback.read_text(encoding="utf-8"))
+    line["items"] = [{"type": "wrong_weight", "criterion_id": "c01", "weight": 11}]
+    feedback.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert "1 to refine" in invoke("import-feedback", str(run), str(feedback), "--reviewer", "dr")
+    assert "1 done" in invoke("refine", str(run))
+    shown = invoke("status", str(run), "--instance", tinea_instance.id)
+    assert "round 1" in shown and "weight +8 -> +11" in shown
+    invoke("export-round", str(run))
+    assert "1 approved" in invoke("import-feedback", str(run), str(feedback), "--reviewer", "dr")
+    assert "approved" in invoke("status", str(run))
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, tinea_instance: Instance, demo_dir: Path) -> None:
+    cli = CliRunner()
+    missing = cli.invoke(app, ["rubric", "status", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "no run store" in missing.output
+    run = tmp_path / "run"
+    _seed(run, [tinea_instance], demo_dir)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"instance_id": "x", "round": 0}\n', encoding="utf-8")
+    result = cli.invoke(app, ["rubric", "import-feedback", str(run), str(bad)])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2 and "bad.jsonl:1: field 'reviewer'" in output
+    for command in ("generate", "export-round", "import-feedback", "refine", "status"):
+        assert cli.invoke(app, ["rubric", command, "--help"]).exit_code == 0
