@@ -108,9 +108,8 @@ class OpenAICompatibleClient:
         self._backoff = (backoff_initial_s, backoff_max_s)
 
     def _payload(self, request: ChatRequest) -> dict[str, Any]:
-        params = self.params.model_copy(
-            update={k: v for k, v in request.params.model_dump().items() if v not in (None, {})}
-        )
+        # Only what the request set explicitly overrides the model's configured settings.
+        params = self.params.model_copy(update=request.params.model_dump(exclude_unset=True))
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(request.messages),
@@ -140,7 +139,7 @@ class OpenAICompatibleClient:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception(_retryable),
                 stop=stop_after_attempt(self._max_attempts),
-                wait=wait_exponential_jitter(initial=initial, max=maximum),
+                wait=wait_exponential_jitter(multiplier=initial, max=maximum, jitter=initial),
                 reraise=True,
             ):
                 with attempt:

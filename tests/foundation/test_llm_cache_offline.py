@@ -1,0 +1,155 @@
+"""Cache hits on rerun, the offline baseline, prompts and dialogue rendering."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from medrealmm.llm import (
+    OFFLINE_NAME,
+    CachedClient,
+    ChatRequest,
+    GenerationParams,
+    ImagePart,
+    LLMCache,
+    LLMError,
+    Message,
+    OfflineClient,
+    OpenAICompatibleClient,
+    build_client,
+    cache_key,
+    complete_structured,
+    dialogue_parts,
+    dialogue_text,
+    register_offline,
+    resolve_spec,
+)
+from medrealmm.llm.offline import offline_tasks
+from medrealmm.schema import Event, ImageOrigin, ImageRef, Sender
+from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+
+class Echo(BaseModel):
+    n: int
+
+
+@register_offline("test.echo")
+def _echo(request: ChatRequest) -> str:
+    return json.dumps({"n": int(request.inputs["n"])})
+
+
+def _req(n: int) -> ChatRequest:
+    return ChatRequest(task="test.echo", messages=[Message.text("user", f"n={n}")], inputs={"n": n})
+
+
+async def test_rerun_with_cache_makes_no_new_calls(tmp_path: Path) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content='{"n": 1}')) as server:
+        for _ in range(2):  # the second pass is a "rerun" in a fresh process
+            cache = LLMCache(tmp_path / "cache.sqlite")
+            inner = OpenAICompatibleClient("m", base_url=server.base_url, api_key="k")
+            client = CachedClient(inner, cache)
+            results = [await complete_structured(client, _req(i), Echo) for i in range(5)]
+            assert all(r.ok for r in results)
+            cache.close()
+    assert len(server.requests) == 5  # every call made exactly once across both runs
+    assert client.hits == 5 and client.misses == 0
+
+
+def test_cache_key_depends_on_what_determines_the_answer() -> None:
+    base = _req(1)
+    assert cache_key("a", base) == cache_key("a", _req(1))
+    assert cache_key("a", base) != cache_key("b", base)
+    assert cache_key("a", base) != cache_key("a", _req(2))
+    warmer = base.model_copy(update={"params": GenerationParams(temperature=0.7)})
+    assert cache_key("a", base) != cache_key("a", warmer)
+    other_inputs = base.model_copy(update={"inputs": {"n": 99}})
+    assert cache_key("a", base) == cache_key("a", other_inputs)  # inputs never enter the key
+
+
+async def test_offline_baseline_is_deterministic_and_labelled() -> None:
+    client = OfflineClient()
+    assert client.is_baseline and client.name == OFFLINE_NAME
+    first = await client.complete(_req(7))
+    second = await client.complete(_req(7))
+    assert first.text == second.text == '{"n": 7}'
+    assert "test.echo" in offline_tasks()
+
+
+async def test_offline_baseline_without_a_rule_is_a_clear_failure() -> None:
+    request = ChatRequest(task="nobody.handles.this", messages=[Message.text("user", "x")])
+    with pytest.raises(LLMError, match=r"no rule for task 'nobody\.handles\.this'"):
+        await OfflineClient().complete(request)
+    result = await complete_structured(OfflineClient(), request, Echo)
+    assert not result.ok and "no rule" in (result.error or "")
+
+
+def test_duplicate_offline_registration_is_refused() -> None:
+    with pytest.raises(ValueError, match="twice"):
+        register_offline("test.echo")(lambda request: "{}")
+
+
+def test_resolve_spec_and_build_client(tmp_path: Path) -> None:
+    assert resolve_spec("offline").backend == "offline"
+    config = tmp_path / "models.yaml"
+    config.write_text(
+        "models:\n  - name: qwen\n    model: Qwen/Qwen3-VL\n    base_url: http://127.0.0.1:9/v1\n"
+        "    params: {temperature: 0.7, top_p: 0.95}\n    concurrency: 4\n",
+        encoding="utf-8",
+    )
+    spec = resolve_spec("qwen", config)
+    assert spec.model == "Qwen/Qwen3-VL" and spec.params.top_p == 0.95
+    assert resolve_spec("gpt-x", config).model == "gpt-x"
+    client = build_client(spec)
+    assert isinstance(client, OpenAICompatibleClient) and client.name == "qwen"
+    cached = build_client(resolve_spec("offline"), cache=LLMCache(tmp_path / "c.sqlite"))
+    assert isinstance(cached, CachedClient) and cached.is_baseline
+
+
+def test_bad_model_config_names_file_and_entry(tmp_path: Path) -> None:
+    from medrealmm.io import DataError
+    from medrealmm.llm import load_model_specs
+
+    config = tmp_path / "models.yaml"
+    config.write_text("models:\n  - name: a\n  - name: b\n    concurrency: 0\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        load_model_specs(config)
+    assert info.value.line == 2 and info.value.field == "concurrency"
+
+
+def _events(root: Path) -> list[Event]:
+    (root / "img").mkdir()
+    (root / "img" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    t = datetime(2025, 1, 1)
+    return [
+        Event(sender=Sender.PATIENT, timestamp=t, content="脚痒两周"),
+        Event(sender=Sender.PHYSICIAN, timestamp=t, content="请发照片"),
+        Event(
+            sender=Sender.PATIENT,
+            timestamp=t,
+            content="照片",
+            images=[
+                ImageRef(path="img/a.png", origin=ImageOrigin.PATIENT),
+                ImageRef(path="img/a.png", origin=ImageOrigin.PATIENT, kind="sticker"),
+            ],
+        ),
+    ]
+
+
+def test_dialogue_with_images_interleaves_data_urls(tmp_path: Path) -> None:
+    parts = dialogue_parts(_events(tmp_path), image_root=tmp_path, with_images=True)
+    images = [p for p in parts if isinstance(p, ImagePart)]
+    assert len(images) == 1 and images[0].url.startswith("data:image/png;base64,")
+    text = "".join(getattr(p, "text", "") for p in parts)
+    assert "[1] 患者：脚痒两周" in text and "[表情/贴图]" in text
+
+
+def test_dialogue_without_images_uses_placeholders_only(tmp_path: Path) -> None:
+    events = _events(tmp_path)
+    parts = dialogue_parts(events, image_root=None, with_images=False)
+    assert not any(isinstance(p, ImagePart) for p in parts)
+    assert "本次评测未提供图片内容" in parts[0].text  # type: ignore[union-attr]
+    assert "[图片1（患者上传）]" in dialogue_text(events)

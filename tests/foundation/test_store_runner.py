@@ -1,0 +1,75 @@
+"""Run store semantics that resumability rests on, and the bounded runner."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+
+from medrealmm.llm import Completion, Usage
+from medrealmm.runner import run_units
+from medrealmm.schema import Consultation, Event, Sender
+from medrealmm.store import FAILED, RunStore
+
+
+def _c(i: int) -> Consultation:
+    event = Event(sender=Sender.PATIENT, timestamp=datetime(2025, 1, 1), content=f"{i}")
+    return Consultation(id=f"c{i:02d}", department="儿科", events=[event])
+
+
+def test_records_survive_reopening_and_done_keys_drive_resume(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        store.put_many("raw", ((c.id, c) for c in map(_c, range(3))))
+        store.put("stage", "c00", _c(0))
+        store.put("stage", "c01", None, status=FAILED, error="bad output")
+    with RunStore(tmp_path / "store.sqlite") as store:
+        assert store.keys("raw") == {"c00", "c01", "c02"}
+        assert store.keys("stage") == {"c00"}  # failures are not 'done'
+        assert store.failures("stage") == {"c01": "bad output"}
+        assert [c.id for c in store.iter("raw", Consultation)] == ["c00", "c01", "c02"]
+        assert store.get("raw", "c02", Consultation) == _c(2)
+        assert store.get("raw", "missing", Consultation) is None
+        assert store.stages() == {"raw": 3, "stage": 2}
+
+
+def test_usage_accounting_counts_cached_calls_without_tokens(tmp_path: Path) -> None:
+    fresh = Completion(text="x", model="m", usage=Usage(prompt_tokens=10, completion_tokens=3))
+    with RunStore(tmp_path) as store:
+        store.record_usage("grade", "m", fresh)
+        store.record_usage("grade", "m", fresh.model_copy(update={"cached": True}))
+        (row,) = store.usage()
+    assert row == {
+        "stage": "grade",
+        "model": "m",
+        "calls": 2,
+        "cached_calls": 1,
+        "prompt_tokens": 10,
+        "completion_tokens": 3,
+    }
+
+
+def test_meta_round_trip(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        store.set_meta("image_root:raw", "/data/x")
+        assert store.get_meta("image_root:raw") == "/data/x"
+        assert store.get_meta("absent", 5) == 5
+
+
+async def test_runner_bounds_concurrency_and_isolates_failures() -> None:
+    active = peak = 0
+    seen: list[str] = []
+
+    async def work(key: str) -> None:
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.01)
+        active -= 1
+        if key == "k3":
+            raise RuntimeError("boom")
+        seen.append(key)
+
+    stats = await run_units([f"k{i}" for i in range(10)], work, description="t", concurrency=3)
+    assert peak <= 3
+    assert stats.done == 9 and stats.failed == 1 and "boom" in stats.errors["k3"]
+    assert sorted(seen) == sorted(f"k{i}" for i in range(10) if i != 3)
