@@ -17,8 +17,8 @@ LENGTH_TAG = "length_limit"
 
 
 def reply_length(text: str) -> int:
-    """Characters as the platform counts them: surrounding whitespace excluded."""
-    return len(text.strip())
+    """Characters a patient reads: whitespace does not count."""
+    return sum(1 for ch in text if not ch.isspace())
 
 
 def case_length_limit(reference_reply: str, settings: RubricSettings) -> int:
