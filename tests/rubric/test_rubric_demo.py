@@ -83,3 +83,23 @@ def test_cli_errors_are_one_line(tmp_path: Path, tinea_instance: Instance, demo_
     assert result.exit_code == 2 and "bad.jsonl:1: field 'reviewer'" in output
     for command in ("generate", "export-round", "import-feedback", "refine", "status"):
         assert cli.invoke(app, ["rubric", command, "--help"]).exit_code == 0
+
+
+async def test_real_models_get_the_patient_images(
+    tmp_path: Path, demo_instances: list[Instance], demo_dir: Path
+) -> None:
+    from medrealmm.llm import OpenAICompatibleClient
+    from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+    instance = next(i for i in demo_instances if i.image_count >= 2)
+    _seed(tmp_path, [instance], demo_dir)
+    reply = json.dumps({"criteria": [{"text": "结合图片作出判断", "weight": 6}] * 2})
+    with FakeOpenAIServer(lambda body: FakeReply(content=reply)) as server, RunStore(tmp_path) as s:
+        client = OpenAICompatibleClient("vlm", base_url=server.base_url, max_attempts=1)
+        await generate_all(s, client, RubricSettings())
+    (request,) = server.requests
+    parts = request["messages"][-1]["content"]
+    images = [p for p in parts if p["type"] == "image_url"]
+    assert len(images) == instance.image_count
+    assert images[0]["image_url"]["url"].startswith("data:image/")
+    assert [p["text"] for p in parts if p["type"] == "text"][1] == "[图片1]"

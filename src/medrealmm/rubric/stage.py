@@ -25,9 +25,10 @@ from medrealmm.store import FAILED, RunStore, stages
 USAGE_STAGE = "rubric"
 
 
-def instance_image_root(store: RunStore) -> Path | None:
+def instance_image_root(store: RunStore, client: LLMClient) -> Path | None:
+    """Where the instances' images live; None for the offline baseline, which reads no pixels."""
     root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
-    return Path(root) if root else None
+    return Path(root) if root and not client.is_baseline else None
 
 
 def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:
@@ -49,7 +50,7 @@ async def generate_all(
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if key.endswith("#00")}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
-    image_root = instance_image_root(store)
+    image_root = instance_image_root(store, client)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
@@ -81,7 +82,7 @@ async def refine_all(
         if state in (RubricState.AWAITING_REFINEMENT, RubricState.FAILED)
         and latest_round(store, iid) is not None
     ]
-    image_root = instance_image_root(store)
+    image_root = instance_image_root(store, client)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
