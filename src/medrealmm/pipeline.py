@@ -11,6 +11,7 @@ from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.release.demo import release_demo
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -58,4 +59,5 @@ def run_demo(out: Path | str) -> list[str]:
         from medrealmm.rubric.stage import run_demo_stage as rubric_demo_stage
 
         summary.extend(rubric_demo_stage(store, out))
+        summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary

@@ -1,0 +1,161 @@
+"""``medrealmm release``: build a versioned release, gate it behind the DUA, withdraw cases."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medrealmm.cli.app import app
+from medrealmm.cli.common import console, user_errors
+
+release_app = typer.Typer(
+    help="Versioned releases: Parquet + images with a manifest, the DUA gate, and patient "
+    "withdrawals listed in a public changelog.",
+    no_args_is_help=True,
+)
+app.add_typer(release_app, name="release")
+
+RegisterOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--withdrawals",
+        help="Withdrawal register (JSONL). Default: withdrawals.jsonl beside the run store.",
+    ),
+]
+
+
+def _existing_store(store: Path) -> Path:
+    if not store.exists():
+        raise FileNotFoundError(f"run store not found: {store}")
+    return store
+
+
+@release_app.command("build")
+def build(
+    store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite).")],
+    out: Annotated[Path, typer.Argument(help="Folder to write the release into.")],
+    version: Annotated[str, typer.Option("--version", help="Release version, X.Y or X.Y.Z.")],
+    name: Annotated[str, typer.Option("--name", help="Dataset name (fixes the canary).")] = (
+        "medrealmm"
+    ),
+    title: Annotated[str, typer.Option("--title", help="Title in the card and citation.")] = (
+        "MedRealMM-style benchmark"
+    ),
+    author: Annotated[
+        list[str] | None, typer.Option("--author", help="Citation author; repeat for several.")
+    ] = None,
+    disclose: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--contamination-note",
+            help="Known exposure of this content to model training; repeat for several.",
+        ),
+    ] = None,
+    register: RegisterOption = None,
+) -> None:
+    """Write Parquet tables, images, dataset card, DUA, changelog, citation and manifest.
+
+    Only de-identified consultations (corpus.final, else corpus.deid, flagged as not
+    review-approved) are released; every withdrawn case is left out with all its instances,
+    rubrics and images. Building the same store and version twice gives identical files.
+    """
+    from medrealmm.release import ReleaseInfo, build_release
+
+    info = ReleaseInfo(
+        name=name,
+        version=version,
+        title=title,
+        authors=tuple(author or ["MedRealMM benchmark maintainers"]),
+        contamination_disclosures=tuple(disclose or []),
+    )
+    with user_errors():
+        result = build_release(_existing_store(store), out, info, register=register)
+    counts = result.manifest["counts"]
+    console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
+    console.print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
+    sources = result.manifest["sources"]
+    if not sources["corpus_review_approved"] or not sources["rubrics_approved"]:
+        console.print("[yellow]warning:[/yellow] built from stages not yet review-approved")
+
+
+@release_app.command("withdraw")
+def withdraw(
+    case_id: Annotated[str, typer.Argument(help="Consultation id (or an instance id of it).")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="Kept privately in the register, never published.")
+    ],
+    store: Annotated[Path, typer.Option("--store", help="Run folder (or its store.sqlite).")],
+    when: Annotated[
+        str | None, typer.Option("--date", help="Date of the request, YYYY-MM-DD (default today).")
+    ] = None,
+    register: RegisterOption = None,
+) -> None:
+    """Withdraw a case at a patient's request: every later release leaves it out.
+
+    The next `release build` drops the consultation with all its instances, rubrics and
+    images, and its CHANGELOG lists the case id and date, never who asked. Do not put the
+    requester's identity in --reason.
+    """
+    from medrealmm.release import default_register, record_withdrawal
+    from medrealmm.store import RunStore
+
+    with user_errors():
+        day = date.fromisoformat(when) if when else datetime.now(UTC).date()
+        with RunStore(_existing_store(store)) as run:
+            withdrawal = record_withdrawal(
+                run, register or default_register(store), case_id, reason, day
+            )
+    console.print(
+        f"case [bold]{withdrawal.case_id}[/bold] withdrawn as of {withdrawal.date}; "
+        "rebuild the release to publish a version without it"
+    )
+
+
+@release_app.command("accept-dua")
+def accept_dua(
+    release: Annotated[Path, typer.Argument(help="Release folder whose DUA.md you accept.")],
+    name: Annotated[str, typer.Option("--name", help="Your name, recorded with the acceptance.")],
+    affiliation: Annotated[str, typer.Option("--affiliation", help="Your institution.")] = "",
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Accept without showing the DUA and asking.")
+    ] = False,
+) -> None:
+    """Read and accept a release's Data Use Agreement; the loader refuses a release until then.
+
+    Records who accepted, when, and which DUA text (by sha256) in a user-level file
+    (~/.config/medrealmm/dua-acceptances.json, or $MEDREALMM_DUA_FILE).
+    """
+    from medrealmm.release.dua import acceptance_file, record_acceptance
+    from medrealmm.release.loader import dua_path, read_manifest
+
+    with user_errors():
+        manifest = read_manifest(release)
+        path = dua_path(release, manifest)
+        if not yes:
+            console.print(path.read_text(encoding="utf-8"))
+            typer.confirm("Do you accept this Data Use Agreement?", abort=True)
+        record_acceptance(
+            path,
+            name=name,
+            affiliation=affiliation,
+            release=f"{manifest['name']} {manifest['version']}",
+        )
+    console.print(f"[green]DUA accepted[/green]; recorded in {acceptance_file()}")
+
+
+@release_app.command("verify")
+def verify(
+    release: Annotated[Path, typer.Argument(help="Release folder to check.")],
+) -> None:
+    """Check every file of a release against the sha256 sums in its manifest."""
+    from medrealmm.release import verify_release
+
+    with user_errors():
+        manifest = verify_release(release)
+    console.print(
+        f"[green]ok[/green]: {len(manifest['files'])} files match the manifest "
+        f"of {manifest['name']} {manifest['version']}"
+    )

@@ -1,0 +1,144 @@
+"""``release build``: write one versioned release folder from a run store.
+
+The folder is assembled in a temporary sibling and renamed into place, so a killed build never
+leaves half a release, and a rebuild of the same store, withdrawals and version gives the same
+bytes (no timestamps, fixed ordering, images named by content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medrealmm.io import file_sha256, resolve_image, write_parquet
+from medrealmm.release import layout, texts
+from medrealmm.release.layout import ReleaseInfo
+from medrealmm.release.sources import ReleaseSources, collect
+from medrealmm.release.withdrawals import Withdrawal, all_withdrawals, default_register
+from medrealmm.schema import ImageOrigin, ImageRef
+from medrealmm.store import RunStore
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out: Path
+    manifest: dict[str, Any]
+
+
+def _check_target(out: Path) -> None:
+    """Only an empty folder or an earlier release may be replaced: never a user's other files."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file; the release needs a folder")
+    if out.exists() and any(out.iterdir()) and not (out / layout.MANIFEST).is_file():
+        raise ValueError(f"{out} exists, is not empty and holds no release; choose another folder")
+
+
+def _hash_images(sources: ReleaseSources) -> dict[str, str]:
+    hashes: dict[str, str] = {}
+    for path in sorted(layout.image_paths(sources.consultations, sources.instances)):
+        ref = ImageRef(path=path, origin=ImageOrigin.PATIENT)
+        hashes[path] = file_sha256(resolve_image(sources.image_root, ref))
+    return hashes
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _checksums(folder: Path) -> dict[str, str]:
+    return {
+        path.relative_to(folder).as_posix(): file_sha256(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def write_release(
+    sources: ReleaseSources, withdrawals: list[Withdrawal], info: ReleaseInfo, out: Path
+) -> BuildResult:
+    """Everything but reading the store: filter, copy, write, checksum, manifest."""
+    layout.check_version(info.version)
+    out = Path(out)
+    _check_target(out)
+    shipped = layout.without_withdrawn(sources, (w.case_id for w in withdrawals))
+    hashes = _hash_images(shipped)
+    moves = layout.image_moves(shipped, hashes)
+    released = layout.rebase_images(shipped, hashes)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".building"))
+    try:
+        rows = {
+            "consultations": write_parquet(
+                staging / layout.DATA_DIR / "consultations.parquet", released.consultations
+            ),
+            "instances": write_parquet(
+                staging / layout.DATA_DIR / "instances.parquet", released.instances
+            ),
+            "rubrics": write_parquet(
+                staging / layout.DATA_DIR / "rubrics.parquet", released.rubrics
+            ),
+        }
+        for target, source in sorted(moves.items()):
+            (staging / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(sources.image_root / source, staging / target)
+        dua = texts.dua_text()
+        _write_text(staging / layout.DUA_FILE, dua)
+        counts = layout.counts(released, images=len(moves), withdrawn=len(withdrawals))
+        _write_text(
+            staging / layout.CHANGELOG,
+            texts.changelog(
+                info.title, info.version, counts, layout.changelog_entries(withdrawals)
+            ),
+        )
+        _write_text(
+            staging / layout.CITATION, texts.citation(info.title, info.version, info.authors)
+        )
+        dua_sha = hashlib.sha256(dua.encode("utf-8")).hexdigest()
+        described = layout.manifest(
+            info,
+            released,
+            images=len(moves),
+            withdrawn=len(withdrawals),
+            dua_sha256=dua_sha,
+            files={},
+        )
+        _write_text(staging / layout.CARD, texts.dataset_card(described, rows))
+        final = {**described, "files": _checksums(staging)}
+        _write_text(
+            staging / layout.MANIFEST,
+            json.dumps(final, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+        )
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return BuildResult(out=out, manifest=final)
+
+
+def release_store(
+    store: RunStore, out: Path | str, info: ReleaseInfo, *, register: Path | str
+) -> BuildResult:
+    """Release the store's de-identified work minus every withdrawn case."""
+    return write_release(collect(store), all_withdrawals(register, store), info, Path(out))
+
+
+def build_release(
+    store_path: Path | str,
+    out: Path | str,
+    info: ReleaseInfo,
+    *,
+    register: Path | str | None = None,
+) -> BuildResult:
+    """``release_store`` on a run folder; the register defaults to the one beside the store."""
+    register = Path(register) if register else default_register(store_path)
+    with RunStore(store_path) as store:
+        return release_store(store, out, info, register=register)

@@ -1,0 +1,33 @@
+"""The demo run's last step: a release of whatever de-identified work the run produced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from medrealmm.release.build import release_store
+from medrealmm.release.layout import ReleaseInfo
+from medrealmm.release.sources import RELEASABLE_CORPUS, UnmaskedDataError
+from medrealmm.release.withdrawals import default_register
+from medrealmm.store import RunStore
+
+DEMO_INFO = ReleaseInfo(
+    name="medrealmm-demo",
+    version="0.1",
+    title="MedRealMM demo release (synthetic corpus)",
+    authors=("medrealmm demo",),
+)
+
+
+def release_demo(store: RunStore, out: Path) -> str:
+    """A summary line; a refusal is reported, not raised, so the rest of the demo stands."""
+    if not any(store.count(stage) for stage in RELEASABLE_CORPUS):
+        return "release: skipped (no de-identified corpus in this run)"
+    try:
+        result = release_store(store, out / "release", DEMO_INFO, register=default_register(out))
+    except UnmaskedDataError as exc:
+        return f"release: refused: {exc}"
+    counts = result.manifest["counts"]
+    return (
+        f"release {DEMO_INFO.version}: {counts['consultations']} consultations, "
+        f"{counts['instances']} instances, {counts['images']} images -> {result.out}"
+    )

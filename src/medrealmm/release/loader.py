@@ -1,0 +1,119 @@
+"""Open a release: refuse until its DUA is accepted, check every checksum, give schema models."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from medrealmm.io import DataError, file_sha256, read_parquet_rows, resolve_image
+from medrealmm.release import layout
+from medrealmm.release.dua import Acceptance, require_acceptance
+from medrealmm.schema import Consultation, ImageRef, Instance, Rubric
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ReleaseIntegrityError(ValueError):
+    """A file is missing, added or changed since the release was built."""
+
+
+@dataclass(frozen=True)
+class Release:
+    root: Path
+    manifest: dict[str, Any]
+    acceptance: Acceptance
+    consultations: list[Consultation]
+    instances: list[Instance]
+    rubrics: list[Rubric]
+
+    @property
+    def version(self) -> str:
+        return str(self.manifest["version"])
+
+    def image_path(self, ref: ImageRef) -> Path:
+        return resolve_image(self.root, ref)
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    path = root / layout.MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"{root} is not a release: it has no {layout.MANIFEST}")
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if manifest.get("format") != layout.FORMAT:
+        raise ValueError(f"{path}: release format {manifest.get('format')!r} is not supported")
+    return manifest
+
+
+def dua_path(root: Path, manifest: dict[str, Any]) -> Path:
+    """The release's DUA, checked against the manifest so an edited agreement is never accepted."""
+    path = root / manifest["dua"]["file"]
+    if not path.is_file():
+        raise ReleaseIntegrityError(f"{root}: the release is missing its {path.name}")
+    if file_sha256(path) != manifest["dua"]["sha256"]:
+        raise ReleaseIntegrityError(f"{path}: does not match the DUA recorded in the manifest")
+    return path
+
+
+def integrity_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
+    expected: dict[str, str] = manifest["files"]
+    present = {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and p.name != layout.MANIFEST
+    }
+    problems = [f"missing: {name}" for name in sorted(set(expected) - present)]
+    problems += [f"not part of the release: {name}" for name in sorted(present - set(expected))]
+    problems += [
+        f"changed: {name}"
+        for name in sorted(set(expected) & present)
+        if file_sha256(root / name) != expected[name]
+    ]
+    return problems
+
+
+def verify_release(root: Path | str) -> dict[str, Any]:
+    root = Path(root)
+    manifest = read_manifest(root)
+    problems = integrity_problems(root, manifest)
+    if problems:
+        shown = "; ".join(problems[:5]) + (
+            f" (and {len(problems) - 5} more)" if problems[5:] else ""
+        )
+        raise ReleaseIntegrityError(f"{root}: release does not match its manifest: {shown}")
+    return manifest
+
+
+def _rows(root: Path, table: str, manifest: dict[str, Any], model: type[M]) -> list[M]:
+    spec = manifest["tables"][table]
+    path = root / spec["file"]
+    records: list[M] = []
+    for number, row in enumerate(read_parquet_rows(path), start=1):
+        for column in spec["json_columns"]:
+            if isinstance(row.get(column), str):
+                row[column] = json.loads(row[column])
+        try:
+            records.append(model.model_validate(row))
+        except ValidationError as exc:
+            raise DataError.from_validation(path, number, exc) from None
+    return records
+
+
+def load_release(root: Path | str, *, verify: bool = True) -> Release:
+    """Refuses (``DUANotAccepted``) until ``medrealmm release accept-dua`` has been run."""
+    root = Path(root)
+    manifest = read_manifest(root)
+    acceptance = require_acceptance(dua_path(root, manifest), root)
+    if verify:
+        verify_release(root)
+    return Release(
+        root=root,
+        manifest=manifest,
+        acceptance=acceptance,
+        consultations=_rows(root, "consultations", manifest, Consultation),
+        instances=_rows(root, "instances", manifest, Instance),
+        rubrics=_rows(root, "rubrics", manifest, Rubric),
+    )

@@ -1,0 +1,118 @@
+"""What a release is made of, read from the run store: only de-identified work leaves it.
+
+The corpus comes from ``corpus.final`` (approved by both review passes) or, flagged as not
+review-approved, ``corpus.deid``. Raw or merely sampled consultations are refused: the paper
+never redistributes pre-masking data. Instances and rubrics are kept only for released
+consultations, and an instance whose text differs from its masked consultation is refused, since
+that means it was cut from an unmasked stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from medrealmm.schema import Consultation, Instance, Rubric
+from medrealmm.store import RunStore, stages
+
+RELEASABLE_CORPUS = (stages.CORPUS_FINAL, stages.CORPUS_DEID)
+
+
+class UnmaskedDataError(ValueError):
+    """The store holds nothing that may be released, or something cut from unmasked text."""
+
+
+@dataclass(frozen=True)
+class ReleaseSources:
+    corpus_stage: str
+    rubric_stage: str | None
+    image_root: Path
+    consultations: list[Consultation]
+    instances: list[Instance]
+    rubrics: list[Rubric]
+
+    @property
+    def corpus_review_approved(self) -> bool:
+        return self.corpus_stage == stages.CORPUS_FINAL
+
+    @property
+    def rubrics_approved(self) -> bool:
+        return self.rubric_stage == stages.RUBRIC_FINAL
+
+
+def releasable_corpus_stage(store: RunStore) -> str:
+    for stage in RELEASABLE_CORPUS:
+        if store.count(stage):
+            return stage
+    present = [s for s in (stages.CORPUS_SAMPLED, stages.RAW) if store.count(s)]
+    hint = f" (it has only {', '.join(present)})" if present else ""
+    raise UnmaskedDataError(
+        f"run store {store.path} has no de-identified corpus ({' or '.join(RELEASABLE_CORPUS)})"
+        f"{hint}; only de-identified consultations may be released"
+    )
+
+
+def image_root(store: RunStore, corpus_stage: str) -> Path:
+    """The masked image copies; ``corpus.final`` approves ``corpus.deid`` rows and may share them.
+
+    Never falls back to the raw or sampled roots: those hold unmasked images.
+    """
+    for stage in (corpus_stage, stages.CORPUS_DEID):
+        root = store.get_meta(stages.image_root_key(stage))
+        if root:
+            return Path(root)
+    raise UnmaskedDataError(
+        f"run store {store.path} records no image root for {corpus_stage} "
+        f"(meta '{stages.image_root_key(corpus_stage)}'); cannot tell where the masked images are"
+    )
+
+
+def latest_rubrics(store: RunStore) -> tuple[str | None, list[Rubric]]:
+    """Approved rubrics, else each instance's latest refinement round (flagged by the caller)."""
+    if store.count(stages.RUBRIC_FINAL):
+        return stages.RUBRIC_FINAL, list(store.iter(stages.RUBRIC_FINAL, Rubric))
+    latest: dict[str, Rubric] = {}
+    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
+        kept = latest.get(rubric.instance_id)
+        if kept is None or rubric.round > kept.round:
+            latest[rubric.instance_id] = rubric
+    if not latest:
+        return None, []
+    return stages.RUBRIC_ROUND, [latest[key] for key in sorted(latest)]
+
+
+def check_cut_from(instance: Instance, consultation: Consultation) -> None:
+    """An instance must be a prefix of its released (masked) consultation, text and images."""
+    events = consultation.events[: len(instance.context)]
+    same = len(events) == len(instance.context) and all(
+        mine.content == theirs.content
+        and [ref.path for ref in mine.images] == [ref.path for ref in theirs.images]
+        for mine, theirs in zip(instance.context, events, strict=True)
+    )
+    if not same:
+        raise UnmaskedDataError(
+            f"instance '{instance.id}' does not match the de-identified consultation "
+            f"'{consultation.id}' it was cut from; was MCCP run on an unmasked corpus stage? "
+            "Rerun MCCP on the de-identified corpus before releasing"
+        )
+
+
+def collect(store: RunStore) -> ReleaseSources:
+    corpus_stage = releasable_corpus_stage(store)
+    consultations = list(store.iter(corpus_stage, Consultation))
+    by_id = {c.id: c for c in consultations}
+    instances = [
+        i for i in store.iter(stages.MCCP_INSTANCE, Instance) if i.consultation_id in by_id
+    ]
+    for instance in instances:
+        check_cut_from(instance, by_id[instance.consultation_id])
+    instance_ids = {i.id for i in instances}
+    rubric_stage, rubrics = latest_rubrics(store)
+    return ReleaseSources(
+        corpus_stage=corpus_stage,
+        rubric_stage=rubric_stage,
+        image_root=image_root(store, corpus_stage),
+        consultations=consultations,
+        instances=instances,
+        rubrics=[r for r in rubrics if r.instance_id in instance_ids],
+    )

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from medrealmm.io import read_parquet_rows
+from medrealmm.release import (
+    WITHDRAWN,
+    ReleaseInfo,
+    Withdrawal,
+    all_withdrawals,
+    build_release,
+    default_register,
+    record_withdrawal,
+)
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+
+INFO = ReleaseInfo(name="medrealmm", version="1.0", title="t", authors=("a",))
+REASON = "患者王小明本人来电要求删除"  # names the requester: must never be published
+
+
+def shipped_images(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in (out / "images").rglob("*") if p.is_file()}
+
+
+def test_withdrawal_removes_case_instances_rubrics_and_all_images(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    before = build_release(run_dir, tmp_path / "v1", INFO)
+    with RunStore(run_dir) as store:
+        victim = next(store.iter(stages.CORPUS_FINAL, Consultation))
+        record_withdrawal(store, default_register(run_dir), victim.id, REASON, date(2026, 3, 4))
+    after = build_release(
+        run_dir,
+        tmp_path / "v1.1",
+        ReleaseInfo(name="medrealmm", version="1.1", title="t", authors=("a",)),
+    )
+    out = tmp_path / "v1.1"
+
+    assert victim.id not in {r["id"] for r in read_parquet_rows(out / "data/consultations.parquet")}
+    instances = read_parquet_rows(out / "data/instances.parquet")
+    assert victim.id not in {r["consultation_id"] for r in instances}
+    kept_ids = {r["id"] for r in instances}
+    assert {r["instance_id"] for r in read_parquet_rows(out / "data/rubrics.parquet")} == kept_ids
+
+    victim_images = {name for name in shipped_images(tmp_path / "v1") if f"/{victim.id}/" in name}
+    assert len(victim_images) == len(victim.patient_medical_images) > 0
+    assert not (out / "images" / victim.id).exists()
+    assert shipped_images(out) == shipped_images(tmp_path / "v1") - victim_images
+    shipped_bytes = set(after.manifest["files"].values())
+    for name in victim_images:  # no copy of the withdrawn images under any other name
+        assert before.manifest["files"][name] not in shipped_bytes
+    assert (
+        after.manifest["counts"]["consultations"] == before.manifest["counts"]["consultations"] - 1
+    )
+    assert after.manifest["counts"]["withdrawn_cases"] == 1
+
+
+def test_changelog_names_case_and_date_but_not_requester(run_dir: Path, tmp_path: Path) -> None:
+    with RunStore(run_dir) as store:
+        victim = next(store.iter(stages.CORPUS_FINAL, Consultation))
+        record_withdrawal(store, default_register(run_dir), victim.id, REASON, date(2026, 3, 4))
+    out = tmp_path / "rel"
+    build_release(run_dir, out, INFO)
+    changelog = (out / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"| 2026-03-04 | {victim.id} |" in changelog
+    for path in out.rglob("*"):  # the reason (and the requester it names) is nowhere
+        if path.is_file() and path.suffix in {".md", ".json", ".cff"}:
+            assert "王小明" not in path.read_text(encoding="utf-8")
+    assert "王小明" in default_register(run_dir).read_text(encoding="utf-8")  # kept privately
+
+
+def test_instance_id_withdraws_its_whole_consultation(run_dir: Path, tmp_path: Path) -> None:
+    with RunStore(run_dir) as store:
+        instance_id = sorted(store.keys(stages.MCCP_INSTANCE))[0]
+        withdrawal = record_withdrawal(
+            store, default_register(run_dir), instance_id, "patient request", date(2026, 1, 2)
+        )
+        assert withdrawal.case_id == instance_id.split("#")[0]
+        assert store.keys(WITHDRAWN) == {withdrawal.case_id}
+
+
+def test_withdrawal_is_recorded_once_and_unknown_ids_are_refused(run_dir: Path) -> None:
+    register = default_register(run_dir)
+    with RunStore(run_dir) as store:
+        case = sorted(store.keys(stages.CORPUS_FINAL))[0]
+        first = record_withdrawal(store, register, case, "r", date(2026, 1, 2))
+        again = record_withdrawal(store, register, case, "r2", date(2026, 5, 6))
+        assert again == first
+        assert len(register.read_text(encoding="utf-8").splitlines()) == 1
+        with pytest.raises(ValueError, match="no case 'nope'"):
+            record_withdrawal(store, register, "nope", "r", date(2026, 1, 2))
+
+
+def test_register_survives_a_rebuilt_store(run_dir: Path, tmp_path: Path, demo_dir: Path) -> None:
+    """The register, not the store, is the durable record: a fresh run cannot resurrect a case."""
+    register = tmp_path / "maintainers" / "withdrawals.jsonl"
+    with RunStore(run_dir) as store:
+        case = sorted(store.keys(stages.CORPUS_FINAL))[0]
+        record_withdrawal(store, register, case, "r", date(2026, 1, 2))
+        store.delete(WITHDRAWN)
+    out = tmp_path / "rel"
+    manifest = build_release(run_dir, out, INFO, register=register).manifest
+    assert manifest["counts"]["withdrawn_cases"] == 1
+    assert case not in {r["id"] for r in read_parquet_rows(out / "data/consultations.parquet")}
+    assert [w.case_id for w in all_withdrawals(register)] == [case]
+
+
+def test_malformed_register_names_file_line_and_field(run_dir: Path, tmp_path: Path) -> None:
+    from medrealmm.io import DataError
+
+    register = tmp_path / "withdrawals.jsonl"
+    good = Withdrawal(case_id="demo-000", date=date(2026, 1, 2), reason="r")
+    register.write_text(
+        good.model_dump_json() + "\n" + json.dumps({"case_id": "x", "date": "soon", "reason": "r"}),
+        encoding="utf-8",
+    )
+    with pytest.raises(DataError) as caught:
+        build_release(run_dir, tmp_path / "rel", INFO, register=register)
+    assert (caught.value.line, caught.value.field) == (2, "date")
