@@ -16,6 +16,7 @@ from medrealmm.rubric import (
     RubricSettings,
     RubricState,
     approve,
+    evaluation_rubrics,
     final_rubric,
     history,
     load_feedback,
@@ -75,6 +76,7 @@ async def test_loop_converges_when_a_round_gets_empty_feedback(
     final = final_rubric(store, iid)
     assert final is not None and final.approved and final.round == 1
     assert rubric_for_evaluation(store, iid) == final
+    assert evaluation_rubrics(store) == {iid: final}
     stats = await refine_all(store, client, SETTINGS)
     assert stats.done == 0 and len(history(store, iid)) == 2  # nothing after approval
     feedback = load_feedback(store, iid, 1)
@@ -112,6 +114,7 @@ async def test_max_rounds_stops_refinement_unapproved(
     assert state_of(store, iid, settings) is RubricState.MAX_ROUNDS
     evaluated = rubric_for_evaluation(store, iid)
     assert evaluated is not None and evaluated.round == 2 and not evaluated.approved
+    assert evaluation_rubrics(store) == {iid: evaluated}
 
 
 async def test_rerun_repeats_no_finished_work(store: RunStore, tinea_instance: Instance) -> None:

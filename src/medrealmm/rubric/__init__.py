@@ -18,6 +18,7 @@ from medrealmm.rubric.overlap import OVERLAP_TAG, flag_reference_overlap, refere
 from medrealmm.rubric.rounds import (
     RubricState,
     approve,
+    evaluation_rubrics,
     final_rubric,
     history,
     latest_round,
@@ -50,6 +51,7 @@ __all__ = [
     "case_length_limit",
     "check_feedback",
     "diff_rubrics",
+    "evaluation_rubrics",
     "final_rubric",
     "flag_reference_overlap",
     "generate_rubric",

@@ -72,6 +72,19 @@ def rubric_for_evaluation(store: RunStore, instance_id: str) -> Rubric | None:
     return final_rubric(store, instance_id) or latest_round(store, instance_id)
 
 
+def evaluation_rubrics(store: RunStore) -> dict[str, Rubric]:
+    """``rubric_for_evaluation`` for every instance in one pass: R* where approved, else the
+    latest round (``approved`` False), keyed by instance id."""
+    chosen: dict[str, Rubric] = {}
+    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
+        kept = chosen.get(rubric.instance_id)
+        if kept is None or rubric.round > kept.round:
+            chosen[rubric.instance_id] = rubric
+    for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
+        chosen[rubric.instance_id] = rubric
+    return dict(sorted(chosen.items()))
+
+
 def load_feedback(store: RunStore, instance_id: str, round_: int) -> RoundFeedback | None:
     return store.get(stages.RUBRIC_FEEDBACK, round_key(instance_id, round_), RoundFeedback)
 
