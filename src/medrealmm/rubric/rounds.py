@@ -50,17 +50,17 @@ def save_round(store: RunStore, rubric: Rubric) -> None:
 
 
 def history(store: RunStore, instance_id: str) -> list[Rubric]:
-    """Every finished round of one instance, oldest first."""
-    rounds = _rounds_by_instance(store).get(instance_id, [])
-    found = (store.get(stages.RUBRIC_ROUND, round_key(instance_id, k), Rubric) for k in rounds)
-    return [r for r in found if r is not None]
+    """Every finished round of one instance, oldest first. Rounds are contiguous (k+1 is
+    only ever written from k), so this is a few key lookups, not a scan."""
+    rounds: list[Rubric] = []
+    while rubric := store.get(stages.RUBRIC_ROUND, round_key(instance_id, len(rounds)), Rubric):
+        rounds.append(rubric)
+    return rounds
 
 
 def latest_round(store: RunStore, instance_id: str) -> Rubric | None:
-    rounds = _rounds_by_instance(store).get(instance_id)
-    if not rounds:
-        return None
-    return store.get(stages.RUBRIC_ROUND, round_key(instance_id, rounds[-1]), Rubric)
+    rounds = history(store, instance_id)
+    return rounds[-1] if rounds else None
 
 
 def final_rubric(store: RunStore, instance_id: str) -> Rubric | None:
@@ -166,7 +166,7 @@ def state_of(store: RunStore, instance_id: str, settings: RubricSettings) -> Rub
     return _state(
         store,
         instance_id,
-        _rounds_by_instance(store).get(instance_id, []),
+        [r.round for r in history(store, instance_id)],
         store.keys(stages.RUBRIC_ROUND, FAILED),
         store.keys(stages.RUBRIC_FINAL),
         settings,

@@ -4,10 +4,12 @@ run resumes where it stopped and the LLM cache repeats no finished call."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
-from medrealmm.llm import LLMClient
+from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec
 from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
+from medrealmm.rubric.exchange import export_round
 from medrealmm.rubric.rounds import (
     RubricState,
     history,
@@ -106,11 +108,6 @@ def run_demo_stage(store: RunStore, out: Path) -> list[str]:
     No approvals are faked: the demo has no physicians, so every rubric stays at round 0,
     unapproved, until feedback is imported (or given in the review app).
     """
-    import asyncio
-
-    from medrealmm.llm import OFFLINE_NAME, build_client, resolve_spec
-    from medrealmm.rubric.exchange import export_round
-
     settings = RubricSettings()
     client = build_client(resolve_spec(OFFLINE_NAME), cache=store.cache)
     stats = asyncio.run(generate_all(store, client, settings))
