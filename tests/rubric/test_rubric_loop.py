@@ -66,7 +66,8 @@ async def test_loop_converges_when_a_round_gets_empty_feedback(
     save_feedback(store, _reweight(iid, 0, "c01", 10))
     assert state_of(store, iid, SETTINGS) is RubricState.AWAITING_REFINEMENT
     assert pending_review(store) == []
-    await refine_all(store, client, SETTINGS)
+    assert (await refine_all(store, client, SETTINGS, instance_ids={"other"})).done == 0
+    await refine_all(store, client, SETTINGS, instance_ids={iid})
     assert [r.round for r in history(store, iid)] == [0, 1]
     assert history(store, iid)[1].criteria[0].weight == 10
 

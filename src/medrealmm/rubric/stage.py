@@ -5,6 +5,7 @@ run resumes where it stopped and the LLM cache repeats no finished call."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec
@@ -76,12 +77,15 @@ async def refine_all(
     settings: RubricSettings,
     *,
     concurrency: int = 8,
+    instance_ids: Collection[str] | None = None,
 ) -> RunStats:
-    """R^(k+1) for every instance whose latest round has non-empty feedback and k < max_rounds."""
+    """R^(k+1) for every instance (or just ``instance_ids``, e.g. the one a physician has
+    just reviewed) whose latest round has non-empty feedback and k < max_rounds."""
     ready = [
         iid
         for iid, state in states(store, settings).items()
         if state in (RubricState.AWAITING_REFINEMENT, RubricState.FAILED)
+        and (instance_ids is None or iid in instance_ids)
         and latest_round(store, iid) is not None
     ]
     image_root = instance_image_root(store, client)
