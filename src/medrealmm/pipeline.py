@@ -11,7 +11,9 @@ from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
+from medrealmm.rubric.stage import run_demo_stage as rubric_demo_stage
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -56,8 +58,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
-        from medrealmm.rubric.stage import run_demo_stage as rubric_demo_stage
-
+        summary.extend(mccp_demo_stage(store, out))
         summary.extend(rubric_demo_stage(store, out))
         summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary

@@ -14,6 +14,7 @@ CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
 MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
 MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
+MCCP_VALIDATION = "mccp.validation"  # physician accept/reject, key = f"{reviewer}|{instance id}"
 RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
 RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
 RUBRIC_FEEDBACK = "rubric.feedback"  # rubric.RoundFeedback, key = f"{instance_id}#{round:02d}"

@@ -1,0 +1,132 @@
+"""``medrealmm mccp``: Phase 2 extraction and its physician validation round trip."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medrealmm.cli.app import app
+from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.demo import CORPUS_FILE
+from medrealmm.store import RunStore, stages
+
+mccp_app = typer.Typer(
+    help="Phase 2: find each consultation's Multimodal Clinical Challenge Point (MCCP), cut it "
+    "into a benchmark instance, label intent and stage, and validate a sample with physicians.",
+    no_args_is_help=True,
+)
+app.add_typer(mccp_app, name="mccp")
+
+OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+
+
+def _load_corpus(store: RunStore, corpus: Path) -> None:
+    """Put CORPUS/consultations.jsonl into the raw stage once; refuse a different corpus."""
+    from medrealmm.pipeline import load_raw
+
+    source = corpus / CORPUS_FILE
+    if not source.is_file():
+        raise FileNotFoundError(f"{source} not found: CORPUS/ must hold {CORPUS_FILE} and images/")
+    root_key = stages.image_root_key(stages.RAW)
+    recorded = store.get_meta(root_key)
+    if store.count(stages.RAW) and recorded and Path(recorded).resolve() != corpus.resolve():
+        raise ValueError(f"{store.path} already holds a run over {recorded}; use another OUT/")
+    store.set_meta(root_key, str(corpus.resolve()))
+    load_raw(store, corpus)
+
+
+@mccp_app.command()
+def extract(
+    corpus: Annotated[
+        Path, typer.Argument(help=f"Folder with {CORPUS_FILE} and the images/ it references.")
+    ],
+    out: Annotated[Path, typer.Argument(help="Run folder; created if missing, resumed if not.")],
+    model: ModelOption = "offline",
+    models_config: ModelsConfigOption = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Consultations processed at once.")] = 16,
+    intent_taxonomy: Annotated[
+        Path | None, typer.Option(help="YAML intent taxonomy (default: the bundled one).")
+    ] = None,
+    stage_taxonomy: Annotated[
+        Path | None, typer.Option(help="YAML stage taxonomy (default: the bundled one).")
+    ] = None,
+    verifier_images: Annotated[
+        bool, typer.Option(help="Send patient images to the Verifier (vision models only).")
+    ] = True,
+) -> None:
+    """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
+    history up to each candidate, t* = argmax of the summed scores.
+
+    Reads the most processed corpus stage in OUT/ (final > deid > sampled > raw; CORPUS/ is
+    loaded as raw when OUT/ is new). Writes instances and discard reasons to the run store and
+    to OUT/mccp/{instances,discarded}.jsonl. Safe to rerun: finished consultations are reused.
+    """
+    from medrealmm.llm import build_client, resolve_spec
+    from medrealmm.mccp import export_outputs, load_taxonomy, run_mccp
+
+    with user_errors(), RunStore(out) as store:
+        _load_corpus(store, corpus)
+        spec = resolve_spec(model, models_config)
+        client = build_client(spec, cache=store.cache)
+        summary = asyncio.run(
+            run_mccp(
+                store,
+                client,
+                intent_taxonomy=load_taxonomy(intent_taxonomy) if intent_taxonomy else None,
+                stage_taxonomy=load_taxonomy(stage_taxonomy) if stage_taxonomy else None,
+                verifier_images=verifier_images and spec.vision,
+                concurrency=concurrency,
+            )
+        )
+        instances, discarded = export_outputs(store, out / "mccp")
+    if client.is_baseline:
+        console.print("[yellow]agents ran on the offline baseline (rules, not a model)[/yellow]")
+    for line in summary.lines():
+        console.print(line)
+    for key, error in sorted(summary.errors.items()):
+        console.print(f"[red]failed[/red] {key}: {error}")
+    console.print(f"wrote {instances} and {discarded}")
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+@mccp_app.command("export-validation")
+def export_validation(
+    out: OutArgument,
+    n: Annotated[int, typer.Option("--n", min=1, help="How many MCCPs to sample.")] = 200,
+    seed: Annotated[int, typer.Option(help="Sampling seed; same seed, same sample.")] = 0,
+    to: Annotated[
+        Path | None, typer.Option(help="CSV to write (default OUT/mccp/validation.csv).")
+    ] = None,
+) -> None:
+    """Draw a seeded sample of N MCCPs and write a CSV for physicians to accept or reject.
+
+    Each row shows the dialogue up to t* and the physician's actual next reply; reviewers fill
+    the `decision` column with accept/reject (or 接受/拒绝) and their id in `reviewer`.
+    """
+    from medrealmm.mccp import export_validation_csv
+
+    target = to or out / "mccp" / "validation.csv"
+    with user_errors(), RunStore(out) as store:
+        count = export_validation_csv(store, target, n, seed)
+    console.print(f"wrote {count} MCCPs for validation to {target}")
+
+
+@mccp_app.command("import-validation")
+def import_validation(
+    out: OutArgument,
+    decisions: Annotated[Path, typer.Argument(help="The filled-in validation CSV.")],
+    reviewer: Annotated[
+        str | None, typer.Option(help="Reviewer id for rows whose `reviewer` cell is empty.")
+    ] = None,
+) -> None:
+    """Record physicians' accept/reject decisions and report the MCCP acceptance rate."""
+    from medrealmm.mccp import import_validation_csv
+
+    with user_errors(), RunStore(out) as store:
+        summary = import_validation_csv(store, decisions, reviewer)
+    for line in summary.lines():
+        console.print(line)

@@ -1,0 +1,74 @@
+"""Phase 2 (paper 3.2): MCCP extraction with the Cropper and Verifier, intent/stage labels."""
+
+from medrealmm.mccp import baseline  # noqa: F401  (registers the offline baseline rules)
+from medrealmm.mccp.agents import (
+    CROPPER_TASK,
+    INTENT_TASK,
+    STAGE_TASK,
+    VERIFIER_TASK,
+    AgentFailure,
+    MccpAgents,
+    cropper_request,
+    labeler_request,
+    verifier_request,
+)
+from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.extract import (
+    DiscardRecord,
+    MccpSummary,
+    export_outputs,
+    extract_consultation,
+    instance_id,
+    run_demo_stage,
+    run_mccp,
+)
+from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
+from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy, load_taxonomy
+from medrealmm.mccp.validation import (
+    ValidationDecision,
+    ValidationSummary,
+    decisions,
+    draw_validation_sample,
+    export_validation_csv,
+    import_validation_csv,
+    record_decision,
+    summarize,
+    validation_sample,
+)
+
+__all__ = [
+    "CROPPER_TASK",
+    "INTENT_TASK",
+    "STAGE_TASK",
+    "VERIFIER_TASK",
+    "AgentFailure",
+    "CandidateJudgement",
+    "DiscardRecord",
+    "MccpAgents",
+    "MccpSummary",
+    "Taxonomy",
+    "ValidationDecision",
+    "ValidationSummary",
+    "builtin_taxonomy",
+    "candidate_turns",
+    "cropper_request",
+    "decisions",
+    "discard_reason",
+    "draw_validation_sample",
+    "export_outputs",
+    "export_validation_csv",
+    "extract_consultation",
+    "history",
+    "import_validation_csv",
+    "instance_id",
+    "labeler_request",
+    "load_taxonomy",
+    "record_decision",
+    "run_demo_stage",
+    "run_mccp",
+    "select_t_star",
+    "summarize",
+    "target_reply",
+    "validation_sample",
+    "verifier_request",
+]

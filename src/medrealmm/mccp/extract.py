@@ -1,0 +1,201 @@
+"""MCCP extraction over a run store: one consultation in, one Instance or a discard out."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from medrealmm.io import write_jsonl
+from medrealmm.llm import LLMClient
+from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
+from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
+from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
+from medrealmm.runner import run_units
+from medrealmm.schema import Consultation, Instance
+from medrealmm.store import FAILED, RunStore, stages
+
+USAGE_STAGE = "mccp"
+
+
+class DiscardRecord(BaseModel):
+    """A consultation with no admitted candidate, and every candidate's judgements as evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    consultation_id: str
+    department: str
+    reason: str
+    candidates: list[CandidateJudgement]
+
+
+def instance_id(consultation_id: str, t_star: int) -> str:
+    return f"{consultation_id}-t{t_star}"
+
+
+async def extract_consultation(
+    agents: MccpAgents, consultation: Consultation
+) -> Instance | DiscardRecord:
+    """Cropper on every t in T, Verifier on the engaged ones, then t* and its labels."""
+    events = consultation.events
+    turns = candidate_turns(events)
+    croppings = await asyncio.gather(*(agents.crop(consultation, t) for t in turns))
+    judgements = [CandidateJudgement(t=t, cropper=j) for t, j in zip(turns, croppings, strict=True)]
+    engaged = [j for j in judgements if j.cropper.label]
+    verdicts = await asyncio.gather(*(agents.verify(consultation, j.t) for j in engaged))
+    for judgement, verdict in zip(engaged, verdicts, strict=True):
+        judgement.verifier = verdict
+    best = select_t_star(judgements)
+    if best is None:
+        return DiscardRecord(
+            consultation_id=consultation.id,
+            department=consultation.department,
+            reason=discard_reason(judgements),
+            candidates=judgements,
+        )
+    context = history(events, best.t)
+    intent, stage = await asyncio.gather(
+        agents.label(INTENT_TASK, consultation.department, context),
+        agents.label(STAGE_TASK, consultation.department, context),
+    )
+    return Instance(
+        id=instance_id(consultation.id, best.t),
+        consultation_id=consultation.id,
+        department=consultation.department,
+        subspecialty=consultation.subspecialty,
+        t_star=best.t,
+        context=context,
+        target_reply=target_reply(events, best.t),
+        intent=intent,
+        stage=stage,
+        cropper=best.cropper,
+        verifier=best.verifier,
+    )
+
+
+@dataclass
+class MccpSummary:
+    source_stage: str
+    consultations: int = 0
+    instances: int = 0
+    discarded: int = 0
+    failed: int = 0
+    reused: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.reasons.items())) or "none"
+        return [
+            f"mccp: {self.instances} instances from {self.consultations} consultations "
+            f"({self.source_stage}); discarded {self.discarded} ({reasons}); "
+            f"failed {self.failed}; reused from earlier runs {self.reused}"
+        ]
+
+
+def finished_consultations(store: RunStore) -> set[str]:
+    done = store.keys(stages.MCCP_DISCARDED)
+    done.update(instance.consultation_id for instance in store.iter(stages.MCCP_INSTANCE, Instance))
+    return done
+
+
+async def run_mccp(
+    store: RunStore,
+    client: LLMClient,
+    *,
+    source_stage: str | None = None,
+    intent_taxonomy: Taxonomy | None = None,
+    stage_taxonomy: Taxonomy | None = None,
+    verifier_images: bool = True,
+    concurrency: int = 16,
+) -> MccpSummary:
+    """Extract MCCPs for every consultation of the latest corpus stage not yet done.
+
+    Each consultation is committed as it finishes (an Instance, a discard record, or a
+    failed row that the next run retries), so a killed run resumes without repeating work.
+    Pixels go to the Verifier only for a real model: the baseline cannot look at them.
+    """
+    if source_stage is None:
+        from medrealmm.pipeline import latest_corpus_stage
+
+        source_stage = latest_corpus_stage(store)
+    image_root = store.get_meta(stages.image_root_key(source_stage))
+    send_images = verifier_images and not client.is_baseline
+    if send_images and image_root is None:
+        raise ValueError(
+            f"the run store has no image root for stage {source_stage!r}; "
+            "load the corpus with its images first"
+        )
+    if image_root is not None:
+        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
+
+    agents = MccpAgents(
+        client=client,
+        intent_taxonomy=intent_taxonomy or builtin_taxonomy("intent"),
+        stage_taxonomy=stage_taxonomy or builtin_taxonomy("stage"),
+        image_root=image_root,
+        verifier_images=send_images,
+        on_completion=lambda c: store.record_usage(USAGE_STAGE, client.name, c),
+    )
+    all_keys = sorted(store.keys(source_stage))
+    done = finished_consultations(store)
+    todo = [key for key in all_keys if key not in done]
+
+    async def work(key: str) -> None:
+        consultation = store.get(source_stage, key, Consultation)
+        if consultation is None:
+            raise KeyError(f"consultation {key} vanished from stage {source_stage}")
+        try:
+            outcome = await extract_consultation(agents, consultation)
+        except Exception as exc:
+            store.put(stages.MCCP_DISCARDED, key, None, status=FAILED, error=f"{exc}")
+            raise
+        if isinstance(outcome, Instance):
+            store.put(stages.MCCP_INSTANCE, outcome.id, outcome)
+            store.delete(stages.MCCP_DISCARDED, key)  # an earlier failed attempt
+        else:
+            store.put(stages.MCCP_DISCARDED, key, outcome)
+
+    stats = await run_units(
+        todo,
+        work,
+        description="MCCP extraction",
+        concurrency=concurrency,
+        already_done=len(all_keys) - len(todo),
+    )
+    summary = MccpSummary(
+        source_stage=source_stage,
+        consultations=len(all_keys),
+        failed=stats.failed,
+        reused=stats.skipped,
+        errors=stats.errors,
+    )
+    summary.instances = store.count(stages.MCCP_INSTANCE)
+    for record in store.iter(stages.MCCP_DISCARDED, DiscardRecord):
+        summary.discarded += 1
+        summary.reasons[record.reason] += 1
+    return summary
+
+
+def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
+    """instances.jsonl (x with its hidden target y) and discarded.jsonl, in key order."""
+    out_dir = Path(out_dir)
+    instances = out_dir / "instances.jsonl"
+    discarded = out_dir / "discarded.jsonl"
+    write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
+    write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
+    return instances, discarded
+
+
+def run_demo_stage(store: RunStore, out: Path | str) -> list[str]:
+    """The demo's Phase 2: the offline baseline over the latest corpus stage, into OUT/mccp."""
+    from medrealmm.llm import build_client, resolve_spec
+
+    client = build_client(resolve_spec("offline"), cache=store.cache)
+    summary = asyncio.run(run_mccp(store, client))
+    export_outputs(store, Path(out) / "mccp")
+    return summary.lines()
