@@ -6,8 +6,7 @@
 2. The offline baseline's rubrics over the demo: criteria per case, positives, negatives and
    reference-overlap flags, next to the paper's ranges (3-19, 2-17, 0-7).
 
-Instances come from the MCCP stage of ``medrealmm demo`` when it is available, else from a
-stand-in cut (the patient turn before each demo consultation's longest physician reply).
+Instances come from the MCCP stage of the offline demo (``medrealmm demo``).
 """
 
 from __future__ import annotations
@@ -20,12 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
-from medrealmm.io import iter_jsonl
 from medrealmm.llm import ModelSpec, build_client, resolve_spec
+from medrealmm.pipeline import run_demo
 from medrealmm.rubric import OVERLAP_TAG, RubricSettings, history
 from medrealmm.rubric.stage import generate_all
-from medrealmm.schema import Consultation, CriterionKind, Instance, Sender
+from medrealmm.schema import CriterionKind, Instance
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -42,43 +40,10 @@ REPLY = json.dumps(
 )
 
 
-def stand_in_instances() -> list[Instance]:
-    root = bundled_corpus_dir()
-    truth = json.loads((root / "truth.json").read_text(encoding="utf-8"))
-    out = []
-    for c in iter_jsonl(root / CORPUS_FILE, Consultation):
-        if truth[c.id]["expected_drop"] is not None:
-            continue
-        ev = c.events
-        turns = [
-            i
-            for i in range(1, len(ev))
-            if ev[i].sender is Sender.PHYSICIAN and ev[i - 1].sender is Sender.PATIENT
-        ]
-        t = max(turns, key=lambda i: len(ev[i].content))
-        out.append(
-            Instance(
-                id=f"{c.id}@{t - 1}",
-                consultation_id=c.id,
-                department=c.department,
-                subspecialty=c.subspecialty,
-                t_star=t - 1,
-                context=ev[:t],
-                target_reply=ev[t].content,
-            )
-        )
-    return out
-
-
-def demo_instances(work: Path) -> tuple[list[Instance], str]:
-    from medrealmm.pipeline import run_demo
-
+def demo_instances(work: Path) -> list[Instance]:
     run_demo(work / "demo")
     with RunStore(work / "demo") as store:
-        found = list(store.iter(stages.MCCP_INSTANCE, Instance))
-    if found:
-        return found, "MCCP stage of the demo"
-    return stand_in_instances(), "stand-in cut (no MCCP stage yet)"
+        return list(store.iter(stages.MCCP_INSTANCE, Instance))
 
 
 def seeded(path: Path, instances: list[Instance]) -> RunStore:
@@ -131,8 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        instances, source = demo_instances(work)
-        print(f"instances: {len(instances)} from the {source}")
+        instances = demo_instances(work)
+        print(f"instances: {len(instances)} from the MCCP stage of the offline demo")
         asyncio.run(throughput(work, instances, args.latency))
         asyncio.run(baseline_stats(work, instances))
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.llm import build_client, resolve_spec
 from medrealmm.rubric import MAX_CRITERIA, MIN_CRITERIA, RubricSettings, history, pending_review
 from medrealmm.rubric.stage import generate_all
 from medrealmm.schema import CriterionKind, Instance, MaxCharsRule
@@ -21,16 +20,17 @@ def _seed(run: Path, instances: list[Instance], image_root: Path) -> None:
         store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), str(image_root))
 
 
-async def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(
-    tmp_path: Path, demo_instances: list[Instance], demo_dir: Path
-) -> None:
-    _seed(tmp_path, demo_instances, demo_dir)
+def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(tmp_path: Path) -> None:
+    """The real chain: demo corpus -> MCCP instances -> rubric round 0, exported, unapproved."""
+    from medrealmm.pipeline import run_demo
+
+    summary = run_demo(tmp_path)
     settings = RubricSettings()
     with RunStore(tmp_path) as store:
-        client = build_client(resolve_spec("offline"), cache=store.cache)
-        stats = await generate_all(store, client, settings)
-        assert (stats.done, stats.failed) == (len(demo_instances), 0)
+        demo_instances = list(store.iter(stages.MCCP_INSTANCE, Instance))
         assert len(demo_instances) >= 30
+        assert store.failures(stages.RUBRIC_ROUND) == {}
+        assert store.count(stages.RUBRIC_FINAL) == 0  # the demo has no physicians
         for instance in demo_instances:
             (rubric,) = history(store, instance.id)
             assert MIN_CRITERIA <= len(rubric.criteria) <= MAX_CRITERIA
@@ -42,6 +42,9 @@ async def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(
             assert len(instance.target_reply) <= rule.rule.limit <= settings.platform_char_limit
             assert not rubric.approved
         assert len(pending_review(store)) == len(demo_instances)
+    exported = (tmp_path / "rubric" / "review.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(exported) == len(demo_instances)
+    assert any(line.startswith("rubrics (offline baseline)") for line in summary)
 
 
 def test_cli_round_trip(tmp_path: Path, tinea_instance: Instance, demo_dir: Path) -> None:
