@@ -77,11 +77,15 @@ async def test_persistent_violation_is_a_recorded_failure_not_a_crash(
 
 
 async def test_generator_prompt_carries_context_and_reference(tinea_instance: Instance) -> None:
+    labelled = tinea_instance.model_copy(
+        update={"intent": "medication_guidance", "stage": "my_custom_stage"}
+    )
     with FakeOpenAIServer(lambda body: FakeReply(content=_reply([8, -4]))) as server:
-        await generate_rubric(_client(server), tinea_instance, RubricSettings())
+        await generate_rubric(_client(server), labelled, RubricSettings())
     messages = server.requests[0]["messages"]
     system, user = messages[0]["content"], messages[1]["content"]
     assert "-20" in system and "20" in system and "不是标准答案" in system
     assert tinea_instance.target_reply in user
     assert "我脚趾缝又痒又脱皮" in user and "皮肤科" in user
+    assert "患者意图：用药指导" in user and "问诊阶段：my_custom_stage" in user
     assert server.requests[0]["response_format"]["type"] == "json_schema"

@@ -23,6 +23,7 @@ from medrealmm.llm import (
     dialogue_text,
     render_messages,
 )
+from medrealmm.mccp.taxonomy import builtin_taxonomy
 from medrealmm.rubric import baseline  # noqa: F401  (registers the offline rules)
 from medrealmm.rubric.assemble import refiner_schema, rubric_from_generator, rubric_from_refiner
 from medrealmm.rubric.baseline import GENERATOR_TASK, REFINER_TASK
@@ -58,10 +59,20 @@ def _with_images(
     return [*messages[:-1], Message(role="user", content=parts)]
 
 
+def label_name(taxonomy: str, label: str | None) -> str | None:
+    """The Chinese name of an MCCP intent/stage label; the id itself for custom taxonomies."""
+    if label is None:
+        return None
+    names = {item.id: item.name for item in builtin_taxonomy(taxonomy).labels}
+    return names.get(label, label)
+
+
 def _header(instance: Instance) -> dict[str, object]:
     return {
         "department": instance.department,
         "subspecialty": instance.subspecialty,
+        "intent": label_name("intent", instance.intent),
+        "stage": label_name("stage", instance.stage),
         "dialogue": dialogue_text(instance.context),
         **BOUNDS,
     }
