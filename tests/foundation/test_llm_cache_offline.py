@@ -59,6 +59,18 @@ async def test_rerun_with_cache_makes_no_new_calls(tmp_path: Path) -> None:
     assert client.hits == 5 and client.misses == 0
 
 
+async def test_rejected_answers_are_not_replayed_by_a_rerun(tmp_path: Path) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content='{"n": 1}')) as server:
+        server.script(FakeReply(content="garbage"), FakeReply(content="garbage"))
+        cache = LLMCache(tmp_path / "cache.sqlite")
+        client = CachedClient(OpenAICompatibleClient("m", base_url=server.base_url), cache)
+        first = await complete_structured(client, _req(1), Echo, attempts=2)
+        assert not first.ok
+        second = await complete_structured(client, _req(1), Echo, attempts=2)
+    assert second.ok and second.value == Echo(n=1)
+    assert len(server.requests) == 3  # the rerun asked again instead of replaying "garbage"
+
+
 def test_cache_key_depends_on_what_determines_the_answer() -> None:
     base = _req(1)
     assert cache_key("a", base) == cache_key("a", _req(1))

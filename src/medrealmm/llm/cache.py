@@ -55,6 +55,10 @@ class LLMCache:
                 (key, task, client, completion.model_dump_json()),
             )
 
+    def delete(self, key: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
@@ -85,3 +89,7 @@ class CachedClient:
         self.misses += 1
         self.cache.put(key, request.task, self.inner.name, completion)
         return completion
+
+    def forget(self, request: ChatRequest) -> None:
+        """Drop a cached answer that turned out unusable, so a later run asks again."""
+        self.cache.delete(cache_key(self.inner.name, request))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -48,7 +49,9 @@ class StructuredResult(Generic[T]):
         return self.value is not None
 
 
+@cache
 def schema_for(model: type[BaseModel]) -> dict[str, object]:
+    """JSON schema of an output model; cached, since pydantic rebuilds it on every call."""
     return model.model_json_schema()
 
 
@@ -82,6 +85,10 @@ async def complete_structured(
             return result
         except (ValueError, ValidationError) as exc:
             result.error = _short_error(exc)
+            # An answer that failed validation must not be replayed from the cache by a rerun.
+            forget = getattr(client, "forget", None)
+            if forget is not None:
+                forget(current)
         repair = [
             Message.text("assistant", completion.text),
             Message.text("user", REPAIR_MESSAGE.format(error=result.error)),
