@@ -208,3 +208,24 @@ async def test_refiner_that_drops_a_criterion_fails_as_data(tinea_instance: Inst
             client, tinea_instance, before, split_feedback(), RubricSettings()
         )
     assert result.rubric is None and "c03 must appear exactly once" in (result.error or "")
+
+
+async def test_refiner_sends_the_shared_schema(tinea_instance: Instance) -> None:
+    from medrealmm.llm.structured import schema_for
+    from medrealmm.rubric.drafts import RefinerOutput
+
+    reply = [
+        {"id": "c01", "text": "判断为足癣并说明依据", "weight": 8},
+        {"id": "c02", "text": "疗程足够的要求", "weight": 5},
+        {"id": "c02", "text": "日常护理的建议", "weight": 3},
+        {"id": "c03", "text": "编造患者未提供的检查结果", "weight": -8},
+        {"id": "c04", "text": "字数规则", "weight": -5},
+    ]
+    with FakeOpenAIServer(lambda body: _refiner_reply(reply)) as server:
+        client = OpenAICompatibleClient("m", base_url=server.base_url, max_attempts=1)
+        result = await refine_rubric(
+            client, tinea_instance, tinea_round0(), split_feedback(), RubricSettings()
+        )
+    assert result.rubric is not None
+    sent = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert sent == schema_for(RefinerOutput)

@@ -23,11 +23,12 @@ from medrealmm.llm import (
     dialogue_text,
     render_messages,
 )
+from medrealmm.llm.structured import schema_for
 from medrealmm.mccp.taxonomy import builtin_taxonomy
 from medrealmm.rubric import baseline  # noqa: F401  (registers the offline rules)
 from medrealmm.rubric.assemble import refiner_schema, rubric_from_generator, rubric_from_refiner
 from medrealmm.rubric.baseline import GENERATOR_TASK, REFINER_TASK
-from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput
+from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput, RefinerOutput
 from medrealmm.rubric.feedback import RoundFeedback
 from medrealmm.rubric.overlap import flag_reference_overlap
 from medrealmm.rubric.settings import MAX_CRITERIA, MIN_CRITERIA, RubricSettings
@@ -138,7 +139,12 @@ async def refine_rubric(
     if settings.with_images and image_root is not None:
         messages = _with_images(messages, instance.context, image_root)
     request = ChatRequest(
-        task=REFINER_TASK, messages=messages, inputs={"criteria": criteria, "feedback": items}
+        task=REFINER_TASK,
+        messages=messages,
+        # The per-round checked schema validates; the wire schema is the shared base one
+        # (same JSON), so the schema cache does not grow a class per call.
+        json_schema=schema_for(RefinerOutput),
+        inputs={"criteria": criteria, "feedback": items},
     )
     result = await complete_structured(client, request, refiner_schema(current, feedback))
     rubric = None
