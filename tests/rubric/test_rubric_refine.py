@@ -84,6 +84,7 @@ def test_feedback_must_fit_the_round_it_is_about() -> None:
             criterion_id="c04",
             parts=[SplitPart(text="a", weight=2), SplitPart(text="b", weight=-2)],
         ),
+        FeedbackItem(type=FeedbackType.REFERENCE_SPECIFIC, criterion_id="c04", text="字数"),
     ]
     for item in bad:
         feedback = RoundFeedback(instance_id="tinea@4", round=0, reviewer="r", items=[item])

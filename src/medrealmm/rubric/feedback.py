@@ -34,6 +34,8 @@ TARGETED = frozenset(
     }
 )
 ADDING = frozenset({FeedbackType.MISSING_CRITERION, FeedbackType.UNSAFE_OMISSION})
+#: A rule criterion's text is written by code from its rule, so only these apply to it.
+RULE_EDITS = frozenset({FeedbackType.WRONG_WEIGHT, FeedbackType.REMOVE_CRITERION})
 
 
 class SplitPart(BaseModel):
@@ -144,8 +146,10 @@ def check_feedback(rubric: Rubric, feedback: RoundFeedback) -> None:
                     f"{structural[item.criterion_id]}",
                 )
             structural[item.criterion_id] = index
-        if item.type is FeedbackType.SPLIT_CRITERION and criterion.kind is CriterionKind.RULE:
-            raise FeedbackError(index, "type", "a rule-based criterion cannot be split")
+        if criterion.kind is CriterionKind.RULE and item.type not in RULE_EDITS:
+            raise FeedbackError(
+                index, "type", "a rule-based criterion can only be reweighted or removed"
+            )
     for index, item in enumerate(feedback.items):
         owner = structural.get(item.criterion_id or "")
         if owner is not None and owner != index:
