@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from medrealmm.corpus import ReviewConfig, build_corpus
+from medrealmm.corpus import review as review_queue
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
 from medrealmm.mccp import run_demo_stage as mccp_demo_stage
@@ -47,6 +49,25 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
     return store.count(RAW_STAGE)
 
 
+def run_corpus_stage(store: RunStore, corpus_dir: Path, out: Path) -> str:
+    manifest = build_corpus(corpus_dir / CORPUS_FILE, out, store=store, workers=1)
+    first, last = manifest.stages[0], manifest.stages[-1]
+    dropped = sum(sum(stage.dropped.values()) for stage in manifest.stages)
+    return f"corpus: {first.input} raw -> {last.output} sampled, {dropped} dropped with reasons"
+
+
+def run_review_queue_stage(store: RunStore) -> str:
+    """Queue Φ_rev tasks for the masked corpus; physicians decide them (CLI or review app)."""
+    if not store.count(stages.CORPUS_DEID):
+        return "review queue: waiting for corpus.deid"
+    added = review_queue.enqueue(store, ReviewConfig())
+    status = review_queue.advance(store, ReviewConfig())
+    return (
+        f"review queue: {added} tasks added; {status.approved} approved,"
+        f" {status.pending_cases} cases awaiting physicians"
+    )
+
+
 def run_demo(out: Path | str) -> list[str]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -58,6 +79,8 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(f"raw consultations loaded: {n}")
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
+        summary.append(run_corpus_stage(store, corpus_dir, out))
+        summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
         summary.extend(rubric_demo_stage(store, out))
         summary.append(release_demo(store, out))  # last: releases what the chain produced

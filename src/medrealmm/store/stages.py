@@ -9,9 +9,14 @@ from __future__ import annotations
 
 RAW = "raw"  # Consultation, key = consultation id
 CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
+CORPUS_PRIVACY = "corpus.privacy"  # corpus PrivacyScreen (stage 4a), key = source case id
 CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
 CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
+CORPUS_REVIEW_TASK = "corpus.review.task"  # corpus.review.ReviewTask, key = task key
+CORPUS_REVIEW_DECISION = "corpus.review.decision"  # ReviewDecision, key = task key
+CORPUS_REVIEW_AUDIT = "corpus.review.audit"  # AuditPlan, key = consultation id
+CORPUS_REVIEW_OUTCOME = "corpus.review.outcome"  # ReviewOutcome, key = consultation id
 MCCP_INSTANCE = "mccp.instance"  # Instance, key = instance id
 MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
 MCCP_VALIDATION = "mccp.validation"  # physician accept/reject, key = f"{reviewer}|{instance id}"

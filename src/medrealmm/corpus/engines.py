@@ -1,0 +1,136 @@
+"""Where the per-consultation screening runs: local processes (default) or Ray Data.
+
+Both engines run the same ``screen_shard`` over the same shard plan and return rows sorted
+by line, so their output is identical; only throughput and where the work runs differ.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from enum import StrEnum
+from typing import Any
+
+import pyarrow as pa
+
+from medrealmm.corpus.config import CompletenessConfig
+from medrealmm.corpus.screen import ScreenRow, Shard, screen_shard
+
+Progress = Callable[[int], None]
+
+SCREEN_SCHEMA = pa.schema(
+    [
+        ("line", pa.int64()),
+        ("id", pa.string()),
+        ("department", pa.string()),
+        ("drop", pa.string()),
+        ("record", pa.string()),
+        ("error", pa.string()),
+    ]
+)
+
+
+class Engine(StrEnum):
+    LOCAL = "local"
+    RAY = "ray"
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def run_screen(
+    shards: Sequence[Shard],
+    config: CompletenessConfig,
+    *,
+    engine: Engine = Engine.LOCAL,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> list[ScreenRow]:
+    workers = workers or default_workers()
+    advance = progress or (lambda n: None)
+    runner = _run_ray if engine is Engine.RAY else _run_local
+    rows: list[ScreenRow] = []
+    for batch in runner(shards, config, workers):
+        rows.extend(batch)
+        advance(len(batch))
+    rows.sort(key=lambda row: row["line"])
+    return rows
+
+
+def _run_local(
+    shards: Sequence[Shard], config: CompletenessConfig, workers: int
+) -> Iterator[list[ScreenRow]]:
+    if workers == 1 or len(shards) <= 1:
+        for shard in shards:
+            yield screen_shard(shard, config)
+        return
+    window: deque[Future[list[ScreenRow]]] = deque()
+    with ProcessPoolExecutor(max_workers=min(workers, len(shards))) as pool:
+        for shard in shards:  # a bounded window keeps memory flat on huge inputs
+            window.append(pool.submit(screen_shard, shard, config))
+            if len(window) >= 2 * workers:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def _run_ray(
+    shards: Sequence[Shard], config: CompletenessConfig, workers: int
+) -> Iterator[list[ScreenRow]]:
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:  # pragma: no cover - ray is an optional extra
+        raise ValueError("--engine ray needs Ray Data: pip install 'ray[data]'") from exc
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(
+            num_cpus=workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    quiet = logging.getLogger("ray.data")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # our own progress bar reports; Ray's INFO lines are noise
+    try:
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False
+        dataset = ray.data.from_items(
+            [shard.as_row() for shard in shards], override_num_blocks=max(1, len(shards))
+        ).map_batches(_RayScreen(config), batch_size=1, batch_format="pyarrow")
+        for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
+            yield [_as_screen_row(item) for item in table.to_pylist()]
+    finally:
+        quiet.setLevel(level)
+        if started_here:
+            ray.shutdown()
+
+
+class _RayScreen:
+    """A picklable callable: each Ray task screens its shards into one columnar table."""
+
+    def __init__(self, config: CompletenessConfig) -> None:
+        self.config_json = config.model_dump_json()
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        config = CompletenessConfig.model_validate_json(self.config_json)
+        rows = [
+            r for shard in batch.to_pylist() for r in screen_shard(Shard.from_row(shard), config)
+        ]
+        return pa.Table.from_pylist([dict(r) for r in rows], schema=SCREEN_SCHEMA)
+
+
+def _as_screen_row(item: dict[str, Any]) -> ScreenRow:
+    return ScreenRow(
+        line=int(item["line"]),
+        id=str(item["id"]),
+        department=str(item["department"]),
+        drop=str(item["drop"]),
+        record=str(item["record"]),
+        error=str(item["error"]),
+    )

@@ -1,0 +1,389 @@
+"""Φ_rev: the human review queue, kept in the run store so the CLI and the web app share it.
+
+Every case from the de-identified corpus gets two primary tasks: a residual-PII pass and a
+clinical-utility pass; high-sensitivity departments are flagged for review in full. Once
+every primary task is decided, a second annotator audits a seeded 10% sample of approved
+cases plus every approved high-sensitivity case. A case enters ``corpus.final`` only when
+all its tasks approve; an audit rejection overrules the primary approval (privacy first).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from medrealmm.corpus.config import ReviewConfig
+from medrealmm.io import DataError, write_jsonl
+from medrealmm.llm import dialogue_text
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+
+
+class ReviewPass(StrEnum):
+    PII = "pii"  # residual PII in masked text and images
+    UTILITY = "utility"  # masking left the clinical signal intact
+
+
+class ReviewRound(StrEnum):
+    PRIMARY = "primary"
+    AUDIT = "audit"
+
+
+class Scope(StrEnum):
+    FULL = "full"  # high-sensitivity: every turn and every image
+    STANDARD = "standard"
+
+
+class ReviewVerdict(StrEnum):
+    APPROVE = "approve"
+    REJECT = "reject"
+
+
+def task_key(consultation_id: str, review_pass: ReviewPass, round_: ReviewRound) -> str:
+    return f"{consultation_id}|{review_pass.value}|{round_.value}"
+
+
+class ReviewTask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    consultation_id: str
+    department: str
+    review_pass: ReviewPass
+    round: ReviewRound
+    scope: Scope
+    sensitivity_group: str | None = None
+    source_stage: str
+
+
+class ReviewDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task_key: str = Field(min_length=1)
+    reviewer: str = Field(min_length=1)
+    verdict: ReviewVerdict
+    note: str = ""
+    decided_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class AuditPlan(BaseModel):
+    """Whether a primary-approved case goes to the second annotator, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    consultation_id: str
+    audited: bool
+    why: str = ""  # "high_sensitivity" | "sample" | ""
+
+
+class ReviewOutcome(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    consultation_id: str
+    approved: bool
+    rejected_by: list[str] = Field(default_factory=list)  # task keys that rejected
+
+
+class ReviewStatus(BaseModel):
+    tasks: dict[str, int]  # "<round>/<pass>" -> total
+    decided: dict[str, int]
+    audit_planned: int
+    audit_disagreements: int
+    approved: int
+    rejected: int
+    pending_cases: int
+
+
+class ReviewError(ValueError):
+    pass
+
+
+# -- queue -----------------------------------------------------------------------------
+def enqueue(store: RunStore, config: ReviewConfig, source_stage: str = stages.CORPUS_DEID) -> int:
+    """Add primary tasks for every case of ``source_stage`` not yet queued; returns how many."""
+    existing = store.keys(stages.CORPUS_REVIEW_TASK)
+    new: list[tuple[str, ReviewTask]] = []
+    for case in store.iter(source_stage, Consultation):
+        for review_pass in ReviewPass:
+            task = _task(case, review_pass, ReviewRound.PRIMARY, config, source_stage)
+            if task.key not in existing:
+                new.append((task.key, task))
+    store.put_many(stages.CORPUS_REVIEW_TASK, new)
+    return len(new)
+
+
+def tasks(store: RunStore) -> list[ReviewTask]:
+    return list(store.iter(stages.CORPUS_REVIEW_TASK, ReviewTask))
+
+
+def decisions(store: RunStore) -> dict[str, ReviewDecision]:
+    return {d.task_key: d for d in store.iter(stages.CORPUS_REVIEW_DECISION, ReviewDecision)}
+
+
+def pending(store: RunStore) -> list[ReviewTask]:
+    done = store.keys(stages.CORPUS_REVIEW_DECISION)
+    return [task for task in tasks(store) if task.key not in done]
+
+
+def record(store: RunStore, decision: ReviewDecision) -> None:
+    """Store one decision; an audit must come from someone other than the primary reviewer."""
+    task = store.get(stages.CORPUS_REVIEW_TASK, decision.task_key, ReviewTask)
+    if task is None:
+        raise ReviewError(f"no review task {decision.task_key!r}")
+    if store.get(stages.CORPUS_REVIEW_OUTCOME, task.consultation_id, ReviewOutcome):
+        raise ReviewError(f"case {task.consultation_id!r} is already finalized")
+    if task.round is ReviewRound.AUDIT:
+        primary_key = task_key(task.consultation_id, task.review_pass, ReviewRound.PRIMARY)
+        primary = store.get(stages.CORPUS_REVIEW_DECISION, primary_key, ReviewDecision)
+        if primary is not None and primary.reviewer == decision.reviewer:
+            raise ReviewError(
+                f"audit of {task.key!r} needs a second annotator, not {decision.reviewer!r}"
+            )
+    store.put(stages.CORPUS_REVIEW_DECISION, decision.task_key, decision)
+
+
+# -- progression -----------------------------------------------------------------------
+def advance(store: RunStore, config: ReviewConfig) -> ReviewStatus:
+    """Plan the audit once all primary tasks are decided; finalize fully decided cases."""
+    all_tasks = tasks(store)
+    decided = decisions(store)
+    primary = [t for t in all_tasks if t.round is ReviewRound.PRIMARY]
+    if primary and all(t.key in decided for t in primary):
+        _plan_audit(store, config, primary, decided)
+        all_tasks = tasks(store)
+    _finalize(store, all_tasks, decided)
+    return status(store)
+
+
+def audit_sample(approved: Iterable[str], fraction: float, seed: int) -> set[str]:
+    """A seeded sample of ceil(fraction * n) ids; depends only on the set of ids and the seed."""
+    pool = sorted(set(approved))
+    size = math.ceil(fraction * len(pool) - 1e-9)
+    return set(random.Random(f"{seed}|audit").sample(pool, size))
+
+
+def _plan_audit(
+    store: RunStore,
+    config: ReviewConfig,
+    primary: list[ReviewTask],
+    decided: dict[str, ReviewDecision],
+) -> None:
+    planned = store.keys(stages.CORPUS_REVIEW_AUDIT)
+    by_case: dict[str, list[ReviewTask]] = {}
+    for task in primary:
+        by_case.setdefault(task.consultation_id, []).append(task)
+    approved = {
+        cid: case_tasks
+        for cid, case_tasks in by_case.items()
+        if cid not in planned
+        and all(decided[t.key].verdict is ReviewVerdict.APPROVE for t in case_tasks)
+    }
+    if not approved:
+        return
+    sampled = audit_sample(approved, config.audit_fraction, config.seed)
+    plans: list[tuple[str, AuditPlan]] = []
+    new_tasks: list[tuple[str, ReviewTask]] = []
+    for cid in sorted(approved):
+        sensitive = approved[cid][0].sensitivity_group is not None
+        why = "high_sensitivity" if sensitive else "sample" if cid in sampled else ""
+        plans.append((cid, AuditPlan(consultation_id=cid, audited=bool(why), why=why)))
+        if why:
+            for task in approved[cid]:
+                audit = task.model_copy(
+                    update={
+                        "round": ReviewRound.AUDIT,
+                        "key": task_key(cid, task.review_pass, ReviewRound.AUDIT),
+                    }
+                )
+                new_tasks.append((audit.key, audit))
+    store.put_many(stages.CORPUS_REVIEW_TASK, new_tasks)
+    store.put_many(stages.CORPUS_REVIEW_AUDIT, plans)
+
+
+def _finalize(
+    store: RunStore, all_tasks: list[ReviewTask], decided: dict[str, ReviewDecision]
+) -> None:
+    finished = store.keys(stages.CORPUS_REVIEW_OUTCOME)
+    planned = store.keys(stages.CORPUS_REVIEW_AUDIT)
+    by_case: dict[str, list[ReviewTask]] = {}
+    for task in all_tasks:
+        by_case.setdefault(task.consultation_id, []).append(task)
+    for cid, case_tasks in sorted(by_case.items()):
+        primary = [t for t in case_tasks if t.round is ReviewRound.PRIMARY]
+        if cid in finished or not all(t.key in decided for t in primary):
+            continue
+        rejected = [
+            t.key
+            for t in case_tasks
+            if t.key in decided and decided[t.key].verdict is ReviewVerdict.REJECT
+        ]
+        primary_rejected = any(t.key in rejected for t in primary)
+        audit_open = cid not in planned or not all(t.key in decided for t in case_tasks)
+        if not primary_rejected and audit_open:
+            continue
+        outcome = ReviewOutcome(consultation_id=cid, approved=not rejected, rejected_by=rejected)
+        store.put(stages.CORPUS_REVIEW_OUTCOME, cid, outcome)
+        if outcome.approved:
+            source = case_tasks[0].source_stage
+            case = store.get(source, cid, Consultation)
+            if case is not None:
+                store.put(stages.CORPUS_FINAL, cid, case)
+
+
+def status(store: RunStore) -> ReviewStatus:
+    all_tasks = tasks(store)
+    decided = decisions(store)
+    totals: Counter[str] = Counter()
+    done: Counter[str] = Counter()
+    for task in all_tasks:
+        label = f"{task.round.value}/{task.review_pass.value}"
+        totals[label] += 1
+        done[label] += task.key in decided
+    disagreements = 0
+    for task in all_tasks:
+        if task.round is ReviewRound.AUDIT and task.key in decided:
+            key = task_key(task.consultation_id, task.review_pass, ReviewRound.PRIMARY)
+            primary = decided.get(key)
+            disagreements += primary is not None and primary.verdict != decided[task.key].verdict
+    outcomes = list(store.iter(stages.CORPUS_REVIEW_OUTCOME, ReviewOutcome))
+    approved = sum(o.approved for o in outcomes)
+    cases = {task.consultation_id for task in all_tasks}
+    return ReviewStatus(
+        tasks=dict(sorted(totals.items())),
+        decided=dict(sorted(done.items())),
+        audit_planned=sum(
+            plan.audited for plan in store.iter(stages.CORPUS_REVIEW_AUDIT, AuditPlan)
+        ),
+        audit_disagreements=disagreements,
+        approved=approved,
+        rejected=len(outcomes) - approved,
+        pending_cases=len(cases) - len(outcomes),
+    )
+
+
+def _task(
+    case: Consultation,
+    review_pass: ReviewPass,
+    round_: ReviewRound,
+    config: ReviewConfig,
+    source_stage: str,
+) -> ReviewTask:
+    group = config.sensitivity_group(case.department)
+    return ReviewTask(
+        key=task_key(case.id, review_pass, round_),
+        consultation_id=case.id,
+        department=case.department,
+        review_pass=review_pass,
+        round=round_,
+        scope=Scope.FULL if group else Scope.STANDARD,
+        sensitivity_group=group,
+        source_stage=source_stage,
+    )
+
+
+# -- exchange files ----------------------------------------------------------------------
+class SheetRow(BaseModel):
+    """One exported task; reviewers fill ``reviewer``, ``verdict`` and ``note`` and import it.
+
+    ``dialogue`` and ``images`` are included only from the de-identified corpus.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_key: str
+    consultation_id: str
+    department: str
+    review_pass: ReviewPass
+    round: ReviewRound
+    scope: Scope
+    reviewer: str = ""
+    verdict: ReviewVerdict | None = None
+    note: str = ""
+    dialogue: str | None = None
+    images: list[str] = Field(default_factory=list)
+
+
+class DecisionRow(BaseModel):
+    """What import reads: an exported row with its decision filled in (other fields ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    task_key: str = Field(min_length=1)
+    reviewer: str = ""
+    verdict: ReviewVerdict | None = None
+    note: str = ""
+    decided_at: datetime | None = None
+
+
+def export_sheet(store: RunStore, path: Path | str, *, include_decided: bool = False) -> int:
+    decided = decisions(store)
+    rows: list[SheetRow] = []
+    for task in tasks(store):
+        decision = decided.get(task.key)
+        if decision is not None and not include_decided:
+            continue
+        case = None
+        if task.source_stage == stages.CORPUS_DEID:
+            case = store.get(task.source_stage, task.consultation_id, Consultation)
+        rows.append(
+            SheetRow(
+                task_key=task.key,
+                consultation_id=task.consultation_id,
+                department=task.department,
+                review_pass=task.review_pass,
+                round=task.round,
+                scope=task.scope,
+                reviewer=decision.reviewer if decision else "",
+                verdict=decision.verdict if decision else None,
+                note=decision.note if decision else "",
+                dialogue=dialogue_text(case.events) if case else None,
+                images=[ref.path for e in case.events for ref in e.images] if case else [],
+            )
+        )
+    return write_jsonl(path, rows)
+
+
+def import_sheet(store: RunStore, path: Path | str) -> int:
+    """Record every filled-in row; rows without a verdict are skipped. Errors name the line."""
+    path = Path(path)
+    count = 0
+    for line, row in enumerate_jsonl(path, DecisionRow):
+        if row.verdict is None:
+            continue
+        if not row.reviewer.strip():
+            raise DataError(path, line, "reviewer", "a decided row needs the reviewer's name")
+        decision = ReviewDecision(
+            task_key=row.task_key,
+            reviewer=row.reviewer.strip(),
+            verdict=row.verdict,
+            note=row.note,
+            decided_at=row.decided_at or datetime.now(UTC),
+        )
+        try:
+            record(store, decision)
+        except ReviewError as exc:
+            raise DataError(path, line, "task_key", str(exc)) from None
+        count += 1
+    return count
+
+
+def enumerate_jsonl(path: Path, model: type[DecisionRow]) -> Iterator[tuple[int, DecisionRow]]:
+    """Validated rows with their 1-based line, so a row that fails later still names its line."""
+    with path.open("r", encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                yield number, model.model_validate(json.loads(text))
+            except json.JSONDecodeError as exc:
+                raise DataError(path, number, "<json>", f"not valid JSON: {exc.msg}") from None
+            except ValidationError as exc:
+                raise DataError.from_validation(path, number, exc) from None
