@@ -6,6 +6,7 @@ rerun resumes where the last one stopped.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -80,8 +81,18 @@ def run_demo(out: Path | str) -> list[str]:
         # Each phase appends its offline stage here, in chain order:
         # corpus -> deid -> review queue -> mccp -> rubric -> evaluate -> report.
         summary.append(run_corpus_stage(store, corpus_dir, out))
+        summary.append(_deid_stage(store, out))
         summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
         summary.extend(rubric_demo_stage(store, out))
         summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary
+
+
+def _deid_stage(store: RunStore, out: Path) -> str:
+    from medrealmm.deid.stage import run_deid_stage
+    from medrealmm.llm import build_client, resolve_spec
+
+    client = build_client(resolve_spec("offline"), cache=store.cache)
+    stats = asyncio.run(run_deid_stage(store, out, client))
+    return f"de-identified consultations: {store.count(stages.CORPUS_DEID)} ({stats.failed} failed)"

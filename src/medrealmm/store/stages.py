@@ -12,6 +12,8 @@ CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consult
 CORPUS_PRIVACY = "corpus.privacy"  # corpus PrivacyScreen (stage 4a), key = source case id
 CORPUS_SAMPLED = "corpus.sampled"  # Consultation C3 (after image, completeness, balance, 4a)
 CORPUS_DEID = "corpus.deid"  # Consultation C4 (masked text, masked image copies)
+# medrealmm.deid.record.DeidRecord (spans, boxes per image), key = consultation id
+DEID_RECORD = "deid.record"
 CORPUS_FINAL = "corpus.final"  # Consultation C (approved by both review passes)
 CORPUS_REVIEW_TASK = "corpus.review.task"  # corpus.review.ReviewTask, key = task key
 CORPUS_REVIEW_DECISION = "corpus.review.decision"  # ReviewDecision, key = task key

@@ -1,0 +1,41 @@
+"""De-identify a consultation's text: rules, then the LLM pass, then cross-turn consistency."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from medrealmm.deid.llm_pass import locate, propose_spans
+from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
+from medrealmm.deid.text import find_spans, make_consistent
+from medrealmm.llm import Completion, LLMClient
+
+
+@dataclass
+class TextOutcome:
+    spans: list[list[Span]]
+    masked: list[str]
+    llm_ok: bool | None = None
+    llm_error: str | None = None
+    completions: list[Completion] = field(default_factory=list)
+
+
+async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> TextOutcome:
+    """Mask every turn; with a client, the LLM pass adds what the rules missed.
+
+    A failed LLM pass is recorded, never fatal: the rule masking still applies.
+    """
+    spans = [find_spans(text) for text in texts]
+    outcome = TextOutcome(spans=spans, masked=[])
+    if client is not None:
+        rule_masked = [apply_placeholders(t, s) for t, s in zip(texts, spans, strict=True)]
+        result = await propose_spans(client, rule_masked)
+        outcome.completions = result.completions
+        outcome.llm_ok = result.ok
+        outcome.llm_error = result.error
+        if result.value is not None:
+            extra = locate(result.value.spans, texts, spans)
+            spans = [resolve_overlaps([*a, *b]) for a, b in zip(spans, extra, strict=True)]
+    outcome.spans = make_consistent(texts, spans)
+    outcome.masked = [apply_placeholders(t, s) for t, s in zip(texts, outcome.spans, strict=True)]
+    return outcome

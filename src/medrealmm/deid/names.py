@@ -1,0 +1,300 @@
+"""Personal names: surname-led candidates confirmed by context cues or by jieba's ``nr`` tag.
+
+Cheap checks come first so the statistical tagger runs only where a name is plausible: a
+surname character that does not start (or end) an ordinary dictionary word. That keeps the
+rule path fast and stops words like 两周, 高热 or 谢谢 from turning into names.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from medrealmm.deid.registry import register
+from medrealmm.deid.spans import EntityType, Span, words
+
+SINGLE_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程"
+    "苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝"
+    "龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞"
+    "左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕"
+    "屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧"
+    "闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
+)
+COMPOUND_SURNAMES = words(
+    "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫"
+)
+SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
+# Characters that do not occur in given names but do follow names in running text.
+NAME_STOP = set(
+    "的了是在和与及就也都还又说今年岁男女我你他她它们这那有没不很太请问谢医生患者病人住家从到去来"
+    "吗呢吧啊呀哦嗯给让被把对向跟叫做看开吃用打已经刚才因为所以但是如果最近前后天月日号周时点分"
+)
+_CJK = "\u4e00-\u9fff"
+_GIVEN = f"[{_CJK}]"
+
+BEFORE_CUES = (
+    "我叫|我是|名叫|叫做|姓名|患者|病人|病患|患儿|家属|联系人|签名|签字|本人|就诊人|"
+    "宝宝叫|孩子叫|女儿叫|儿子叫|老公叫|老婆叫|爱人叫|丈夫叫|妻子叫|父亲叫|母亲叫|"
+    "主治医生|主治医师|主管医生|接诊医生|检验者|审核者|报告医生|医师签名|医师|收件人"
+)
+AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
+
+_BEFORE_RE = re.compile(rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}})")
+_AFTER_RE = re.compile(rf"(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES})")
+
+
+_LOCK = threading.Lock()
+
+
+def _jieba() -> object:
+    with _LOCK:  # image masking calls the text recognizers from worker threads
+        return _load_jieba()
+
+
+@cache
+def _load_jieba() -> object:
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba.posseg
+
+
+@cache
+def _word_tags() -> dict[str, str]:
+    return _jieba().dt.word_tag_tab  # type: ignore[attr-defined]
+
+
+def _common(tag: str | None) -> bool:
+    return tag is not None and not tag.startswith("nr")
+
+
+def _is_common_word(word: str) -> bool:
+    tag = _word_tags().get(word)
+    return tag is not None and not tag.startswith("nr")
+
+
+def trim_name(candidate: str) -> str:
+    """Drop trailing characters that are never part of a given name (我叫张伟今年…)."""
+    surname_len = 2 if candidate[:2] in COMPOUND_SURNAMES else 1
+    end = len(candidate)
+    for i in range(surname_len, len(candidate)):
+        if candidate[i] in NAME_STOP:
+            end = i
+            break
+    return candidate[:end]
+
+
+def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool = False) -> bool:
+    name = text[start:end]
+    surname_len = 2 if name[:2] in COMPOUND_SURNAMES else 1
+    if len(name) < surname_len + (0 if allow_surname_only else 1):
+        return False
+    if any(c in NAME_STOP for c in name[surname_len:]):
+        return False
+    # The surname must not end a word that starts before it (谢谢医生, 两周).
+    if start > 0 and _is_common_word(text[start - 1 : start + 1]):
+        return False
+    # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
+    # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
+    for n in (2, 3, 4):
+        tag = _word_tags().get(text[start : start + n])
+        if tag is not None and not tag.startswith("nr") and tag not in _NAME_SAFE_TAGS:
+            return False
+    return True
+
+
+_NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+
+
+@dataclass
+class ContextNameRecognizer:
+    """Names introduced by a cue (我叫…, 患者…, 姓名：…) or followed by a title (…医生)."""
+
+    name: str = "name_context"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in _BEFORE_RE.finditer(text):
+            start = match.start("name")
+            end = start + len(trim_name(match.group("name")))
+            if plausible_name(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _AFTER_RE.finditer(text):
+            start, end = match.span("name")
+            if plausible_name(text, start, end, allow_surname_only=True):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+
+
+# Surnames that are far more often function words or word parts (和, 于, 向, 时, 全 …): only
+# a context cue, never the tagger alone, makes them a name.
+AMBIGUOUS_SURNAMES = frozenset(
+    "和于向常时明全应师安成关单路解查车项连农宗管盛曲游甘祝包宁尚符舒纪凌毕季戚景党宫费冷席卫"
+    "米边仇商沙荣巫寇桑郎仲敖池麻迟万文易古谷柏司戴白艾麦毛康"
+)
+_NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
+_BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
+_SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+WINDOW_BEFORE, WINDOW_AFTER = 2, 5
+
+
+def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
+    """Short windows around surname characters that start no ordinary word, and the
+    positions of those surnames.
+
+    Tagging a few characters around each candidate instead of whole clauses keeps the
+    segmenter off most of the text.
+    """
+    windows: list[tuple[int, int]] = []
+    starts: set[int] = set()
+    tags = _word_tags()
+    for match in _SURNAME_CHAR_RE.finditer(text):
+        i = match.start()
+        if match.group(0) in AMBIGUOUS_SURNAMES:
+            continue
+        if i + 1 >= len(text) or not _CJK_CHAR.match(text[i + 1]) or text[i + 1] in _NUMERAL_START:
+            continue
+        if i > 0 and (text[i - 1].isdigit() or text[i - 1] in _NUMERAL_START):
+            continue  # 2周, 两周: a duration, not 周
+        if i > 0 and _common(tags.get(text[i - 1 : i + 1])):
+            continue
+        if (
+            _common(tags.get(text[i : i + 2]))
+            or _common(tags.get(text[i : i + 3]))
+            or _common(tags.get(text[i : i + 4]))
+        ):
+            continue
+        starts.add(i)
+        lo, hi = max(0, i - WINDOW_BEFORE), min(len(text), i + WINDOW_AFTER)
+        left = _BREAK_RE.search(text[lo:i][::-1])
+        if left:
+            lo = i - left.start()
+        right = _BREAK_RE.search(text, i, hi)
+        if right:
+            hi = right.start()
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    return windows, starts
+
+
+@dataclass
+class JiebaNameRecognizer:
+    """jieba's segmentation and POS dictionary: a lone surname followed by a word the
+    dictionary tags as a name part (朱 + 秀英/nr, 王 + 桂兰/ns), or an unknown word its HMM
+    found that starts with a surname (张伟). Only at surname positions that passed the
+    cheap gate, and only after a known word (inside an unknown word, such as a drug name,
+    a surname character is just a syllable)."""
+
+    name: str = "name_jieba_nr"
+
+    def find(self, text: str) -> Iterator[Span]:
+        jieba = _segmenter()
+        tags = _word_tags()
+        windows, starts = candidate_windows(text)
+        for lo, hi in windows:
+            pieces = list(jieba.cut(text[lo:hi]))  # type: ignore[attr-defined]
+            cursor = lo
+            previous: str | None = None
+            for index, word in enumerate(pieces):
+                start = cursor
+                cursor += len(word)
+                before, previous = previous, word
+                if start not in starts or (before is not None and before not in tags):
+                    continue
+                end: int | None = None
+                if _is_surname(word) and index + 1 < len(pieces):
+                    nxt = pieces[index + 1]
+                    if _given_like(nxt, tags.get(nxt)):
+                        end = cursor + len(nxt)
+                elif _whole_name(word, tags):
+                    end = cursor
+                if end is not None and plausible_name(text, start, end):
+                    yield Span(
+                        start=start,
+                        end=end,
+                        type=EntityType.NAME,
+                        text=text[start:end],
+                        source=self.name,
+                    )
+
+
+_CJK_WORD = re.compile(f"[{_CJK}]+")
+_FUNCTION_TAGS = frozenset(
+    {
+        "v",
+        "vn",
+        "vd",
+        "d",
+        "ad",
+        "p",
+        "c",
+        "u",
+        "uj",
+        "ul",
+        "m",
+        "q",
+        "mq",
+        "f",
+        "r",
+        "y",
+        "e",
+        "o",
+        "zg",
+    }
+)
+_NAME_PART_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nz", "t"})
+
+
+def _whole_name(word: str, tags: dict[str, str]) -> bool:
+    if not 2 <= len(word) <= 3 or not re.match(SURNAME_RE, word) or not _CJK_WORD.fullmatch(word):
+        return False
+    tag = tags.get(word)
+    if tag is not None:
+        return tag.startswith("nr")
+    return _given_like(word[1:], tags.get(word[1:]))
+
+
+def _given_like(word: str, tag: str | None) -> bool:
+    if not 1 <= len(word) <= 2 or not _CJK_WORD.fullmatch(word):
+        return False
+    if any(c in NAME_STOP for c in word):
+        return False
+    if len(word) == 2:
+        return tag is None or tag in _NAME_PART_TAGS
+    return tag is None or tag not in _FUNCTION_TAGS
+
+
+@cache
+def _segmenter() -> object:
+    _jieba()
+    import jieba
+
+    return jieba
+
+
+def _is_surname(word: str) -> bool:
+    return word in COMPOUND_SURNAMES or (len(word) == 1 and word in SINGLE_SURNAMES)
+
+
+register(ContextNameRecognizer())
+register(JiebaNameRecognizer())

@@ -1,0 +1,337 @@
+"""Recognizers for structurally regular identifiers: IDs, phones, emails, URLs, order and
+record numbers, hospitals, sub-city addresses and full dates.
+
+Each pattern is anchored so it cannot eat into a neighbouring number: clinical values (doses,
+lab results, ages, durations) never have the shape of these identifiers, which is what keeps
+them intact.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from medrealmm.deid.checksum import is_resident_id
+from medrealmm.deid.registry import RegexRecognizer, register
+from medrealmm.deid.spans import EntityType, words
+
+CJK = "\u4e00-\u9fff"
+# Characters that end a proper noun when scanning left from a suffix such as 医院 or 区.
+STOP = "在去到从于了的是与及或跟把被给向往来回我你他她们这那个也都就还又再说看住家过请问有没想"
+# Addresses also stop at 省 and 市: the city itself is kept, only sub-city units are masked.
+ADDRESS_STOP = STOP + "省市"
+
+
+def _cjk_proper(lo: int, hi: int, stop: str = STOP, not_in: str = "") -> str:
+    guard = f"(?!{not_in})" if not_in else ""
+    return f"(?:{guard}(?![{stop}])[{CJK}0-9]){{{lo},{hi}}}"
+
+
+# -- resident ID ---------------------------------------------------------------------
+def _valid_id(match: re.Match[str]) -> EntityType | None:
+    digits = re.sub(r"\s", "", match.group(0))
+    return EntityType.ID if is_resident_id(digits) else None
+
+
+register(
+    RegexRecognizer(
+        name="resident_id",
+        gate=re.compile(r"\d{15}|\d{6} \d{8}"),
+        type=EntityType.ID,
+        patterns=[
+            re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])"),
+            re.compile(r"(?<![0-9A-Za-z])\d{6} \d{8} \d{3}[\dXx](?![0-9A-Za-z])"),
+            re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])"),
+        ],
+        validate=_valid_id,
+    )
+)
+
+# -- phones --------------------------------------------------------------------------
+register(
+    RegexRecognizer(
+        name="mobile_phone",
+        gate=re.compile(r"1[3-9]\d"),
+        type=EntityType.PHONE,
+        patterns=[
+            re.compile(r"(?<![\d.])(?:(?:\+|00)?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![\d.])")
+        ],
+    )
+)
+register(
+    RegexRecognizer(
+        name="landline_phone",
+        gate=re.compile(r"\d{3}"),
+        type=EntityType.PHONE,
+        patterns=[
+            # Area code with a separator, or a service number: the separator is what tells a
+            # phone from any other long number.
+            re.compile(r"(?<![\d.])(?:\(0\d{2,3}\)\s?|0\d{2,3}[-\s])\d{7,8}(?:-\d{1,5})?(?![\d.])"),
+            re.compile(r"(?<![\d.])[48]00[-\s]?\d{3}[-\s]?\d{4}(?![\d.])"),
+        ],
+    )
+)
+register(
+    RegexRecognizer(
+        name="phone_by_context",
+        gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
+        type=EntityType.PHONE,
+        patterns=[
+            re.compile(
+                r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*[:：是为]?\s*"
+                r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
+                re.IGNORECASE,
+            )
+        ],
+        group="v",
+    )
+)
+
+# -- email and URL -------------------------------------------------------------------
+register(
+    RegexRecognizer(
+        name="email",
+        gate=re.compile("@"),
+        type=EntityType.EMAIL,
+        patterns=[
+            re.compile(
+                r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+            )
+        ],
+    )
+)
+_URL_TAIL = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*[A-Za-z0-9\-_~/#=&%]"
+register(
+    RegexRecognizer(
+        name="url",
+        gate=re.compile(r"\.[A-Za-z]|www", re.IGNORECASE),
+        type=EntityType.URL,
+        patterns=[
+            re.compile(rf"(?:https?://|www\.){_URL_TAIL}", re.IGNORECASE),
+            re.compile(
+                r"(?<![\w@.\-])(?:[A-Za-z0-9-]+\.)+(?:com|cn|net|org|cc|io|top|vip|info)"
+                rf"(?:/{_URL_TAIL})?(?![\w@])",
+                re.IGNORECASE,
+            ),
+        ],
+    )
+)
+
+# -- order, record and insurance numbers ----------------------------------------------
+_KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
+    ("订单|交易|流水|支付|快递|物流|运单|退款单|处方单", EntityType.ORDER_ID),
+    (
+        "病历|病案|住院|门诊|就诊卡|就诊|档案|检验单|报告单|条码|登记|医保卡|医保|社保卡|社保|"
+        "保险|保单|患者ID|病人ID",
+        EntityType.MRN,
+    ),
+    ("身份证|证件", EntityType.ID),
+)
+_KEYWORD_RE = re.compile(
+    "(?P<k>" + "|".join(k for k, _ in _KEYWORD_TYPES) + ")"
+    r"(?:号码|编号|卡号|单号|号|码|ID)?\s*(?:是|为|:|：)?\s*"
+    r"(?P<v>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,31})(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def _keyword_type(match: re.Match[str]) -> EntityType | None:
+    keyword = match.group("k").upper()
+    for alternatives, kind in _KEYWORD_TYPES:
+        if keyword in alternatives.upper().split("|"):
+            return kind
+    return None
+
+
+register(
+    RegexRecognizer(
+        name="number_by_keyword",
+        gate=re.compile(r"\d{2}"),
+        type=EntityType.MRN,
+        patterns=[_KEYWORD_RE],
+        validate=_keyword_type,
+        group="v",
+    )
+)
+
+_PREFIX_TYPES = {
+    "MR": EntityType.MRN,
+    "ZY": EntityType.MRN,
+    "MZ": EntityType.MRN,
+    "BA": EntityType.MRN,
+    "YB": EntityType.MRN,
+    "SB": EntityType.MRN,
+}
+
+
+def _prefixed_type(match: re.Match[str]) -> EntityType | None:
+    return _PREFIX_TYPES.get(match.group("p").upper(), EntityType.ORDER_ID)
+
+
+register(
+    RegexRecognizer(
+        name="prefixed_number",
+        gate=re.compile(r"[A-Z]-?\d{8}"),
+        type=EntityType.ORDER_ID,
+        patterns=[
+            re.compile(r"(?<![A-Za-z0-9])(?P<p>[A-Z]{1,4})-?\d{8,24}(?![A-Za-z0-9])"),
+        ],
+        validate=_prefixed_type,
+    )
+)
+register(
+    RegexRecognizer(
+        name="long_number",
+        gate=re.compile(r"\d{12}"),
+        type=EntityType.ORDER_ID,
+        # No clinical value has 12+ digits; an unexplained one is some account or order number.
+        patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
+    )
+)
+
+# -- full dates ----------------------------------------------------------------------
+_CN_DIGIT = "〇零一二三四五六七八九"
+
+
+def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
+    year, month, day = (int(match.group(g)) for g in ("y", "m", "d"))
+    try:
+        date(year, month, day)
+    except ValueError:
+        return None
+    return EntityType.DATE
+
+
+register(
+    RegexRecognizer(
+        name="full_date",
+        gate=re.compile(r"(?:19|20)\d\d"),
+        type=EntityType.DATE,
+        patterns=[
+            re.compile(
+                r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+            ),
+            re.compile(
+                r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+                r"(?:[\sT]+\d{1,2}:\d{2}(?::\d{2})?)?(?![\d.])"
+            ),
+        ],
+        validate=_valid_numeric_date,
+    )
+)
+register(
+    RegexRecognizer(
+        name="full_date_chinese_numerals",
+        gate=re.compile("年"),
+        type=EntityType.DATE,
+        patterns=[
+            re.compile(
+                rf"[{_CN_DIGIT}]{{4}}年[一二三四五六七八九十]{{1,2}}月[一二三四五六七八九十]{{1,3}}[日号]"
+            )
+        ],
+    )
+)
+
+# -- hospitals and clinics -----------------------------------------------------------
+_HOSPITAL_SUFFIX = (
+    "医院|诊所|卫生院|门诊部|保健院|保健所|医务室|卫生室|"
+    "(?:卫生服务|医疗|体检|医学|康复|急救|诊疗|健康管理|透析|影像|妇幼保健)中心"
+)
+_HOSPITAL_RE = re.compile(
+    rf"(?P<name>{_cjk_proper(1, 18, not_in=_HOSPITAL_SUFFIX)})"
+    rf"(?P<suffix>{_HOSPITAL_SUFFIX})(?:[{CJK}]{{0,4}}?(?:分院|院区))?"
+)
+_GENERIC_ORG_WORDS = sorted(
+    words(
+        "之前 以前 上次 那个 这个 "
+        "当地 附近 大 小 正规 三甲 二甲 三级 二级 一级 综合 专科 私立 公立 民营 上级 下级 本地 "
+        "这家 那家 哪家 别的 其他 其它 基层 社区 乡镇 县级 市级 省级 县 市 省 儿童 妇幼 中医 "
+        "中西医结合 "
+        "口腔 眼科 皮肤科 皮肤病 精神病 精神 肿瘤 传染病 专业 大型 小型 网上 互联网 线下 线上 就近 "
+        "全国 国内 国外 外地 老家 好 一家 几家 两家 各大 各 定点 指定 家附近 单位 学校 动物 宠物 "
+        "整形 美容 医疗 男科 妇科 产科 儿科 牙科 心血管 骨科 结核病 人民 第 新"
+    ),
+    key=len,
+    reverse=True,
+)
+_GENERIC_ORG_RE = re.compile("|".join(_GENERIC_ORG_WORDS))
+
+
+def _proper_hospital(match: re.Match[str]) -> EntityType | None:
+    """A named institution, not a generic mention such as 当地医院 or 三甲医院."""
+    rest = _GENERIC_ORG_RE.sub("", match.group("name"))
+    if re.search(r"第[一二三四五六七八九十\d]+", match.group("name")):
+        return EntityType.HOSPITAL
+    return EntityType.HOSPITAL if len(rest) >= 2 else None
+
+
+register(
+    RegexRecognizer(
+        name="hospital",
+        type=EntityType.HOSPITAL,
+        patterns=[_HOSPITAL_RE],
+        validate=_proper_hospital,
+        anchor=re.compile(_HOSPITAL_SUFFIX),
+        reach=(20, 8),
+    )
+)
+
+# -- sub-city geography ----------------------------------------------------------------
+_BODY_CHARS = "腔腹胸心肝肺肾脑颈腰骶臀股腿臂肩背部膜眼耳鼻口咽喉皮骨前后左右上下内外中"
+_NOT_DISTRICTS = frozenset(
+    words(
+        "病区 市区 郊区 城区 山区 景区 校区 社区 园区 厂区 小区 误区 禁区 疫区 牧区 地区 专区 "
+        "分区 片区 辖区 新区 老区 灾区 盲区 雷区 重灾区 高发区 风险区 流行区 县城 城镇 "
+        "家乡 老乡 城乡"
+    )
+)
+_DISTRICT = rf"(?P<district>{_cjk_proper(2, 4, ADDRESS_STOP)}(?:区|县|旗))"
+_STREET = rf"(?P<street>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:街道|镇|乡))"
+_ROAD = rf"(?P<road>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:大道|路|街|巷|胡同|弄))"
+_NUMBER = r"(?P<number>\d{1,5}\s*(?:号院|号|弄))"
+_COMPOUND = (
+    rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}"
+    r"(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
+)
+_UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
+_ADDRESS_RE = re.compile(
+    rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_ROAD})?(?:{_NUMBER})?(?:{_COMPOUND})?(?:{_UNIT})?"
+)
+_ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自)[:：\s]*$")
+
+
+def _valid_address(match: re.Match[str]) -> EntityType | None:
+    parts = {k: v for k, v in match.groupdict().items() if v}
+    if not parts or set(parts) == {"unit"} or set(parts) == {"number"}:
+        return None
+    district = parts.get("district")
+    generic = district and (
+        district in _NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
+    )
+    if generic and len(parts) == 1:
+        return None
+    street = parts.get("street")
+    if street and street in _NOT_DISTRICTS and len(parts) == 1:
+        return None
+    if set(parts) == {"road"}:
+        # A bare 'xx路' is too often a word (思路, 走路); need a cue before it.
+        before = match.string[max(0, match.start() - 4) : match.start()]
+        return EntityType.ADDRESS if _ADDRESS_CUE.search(before) else None
+    if set(parts) == {"compound"} and parts["compound"].endswith("社区"):
+        return None
+    return EntityType.ADDRESS
+
+
+register(
+    RegexRecognizer(
+        name="address",
+        type=EntityType.ADDRESS,
+        patterns=[_ADDRESS_RE],
+        validate=_valid_address,
+        # 号 after 证/历/单/卡 is a record number's label, not a house number.
+        anchor=re.compile(
+            "[区县旗镇乡路街巷弄苑]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
+        ),
+        reach=(16, 24),
+    )
+)

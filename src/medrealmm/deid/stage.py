@@ -1,0 +1,119 @@
+"""The Φdeid stage: C3 (corpus.sampled, or raw before the corpus stage runs) -> C4 (corpus.deid).
+
+Each consultation is one unit: text masked (rules, LLM pass, consistency), every image
+re-encoded and masked into ``<run>/deid/``, then its de-id record and its masked copy
+written. The masked copy is written last, so a killed run redoes at most the units in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from medrealmm.deid.consultation import deid_turns
+from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
+from medrealmm.deid.record import DeidRecord, ImageRecord, TurnRecord
+from medrealmm.io import file_sha256, resolve_image
+from medrealmm.llm import LLMClient
+from medrealmm.runner import RunStats, run_units
+from medrealmm.schema import Consultation, ImageRef
+from medrealmm.store import FAILED, RunStore, stages
+
+USAGE_STAGE = "deid"
+OUTPUT_FOLDER = "deid"
+
+
+def input_stage(store: RunStore) -> str:
+    """corpus.sampled when the corpus stage has run; raw otherwise."""
+    return stages.CORPUS_SAMPLED if store.count(stages.CORPUS_SAMPLED) else stages.RAW
+
+
+def mask_image_file(source: Path, target: Path, rel: str) -> ImageRecord:
+    rgb = load_without_metadata(source)
+    result = mask_image(rgb)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_bytes(encode_clean(result.image, target.suffix))
+    tmp.replace(target)
+    return ImageRecord(
+        source=rel,
+        output=rel,
+        width=rgb.shape[1],
+        height=rgb.shape[0],
+        boxes=result.boxes,
+        metadata_stripped=True,
+        face_detector=result.face_detector,
+        needs_review=result.needs_review,
+        seconds=round(result.seconds, 3),
+    )
+
+
+async def deid_one(
+    consultation: Consultation,
+    source_root: Path,
+    target_root: Path,
+    client: LLMClient | None,
+    store: RunStore | None = None,
+) -> tuple[Consultation, DeidRecord]:
+    outcome = await deid_turns([event.content for event in consultation.events], client)
+    if store is not None and client is not None:
+        for completion in outcome.completions:
+            store.record_usage(USAGE_STAGE, client.name, completion)
+    record = DeidRecord(
+        consultation_id=consultation.id,
+        turns=[TurnRecord(event=i, spans=spans) for i, spans in enumerate(outcome.spans) if spans],
+        llm_model=client.name if client is not None else None,
+        llm_ok=outcome.llm_ok,
+        llm_error=outcome.llm_error,
+    )
+    events = []
+    for event, masked in zip(consultation.events, outcome.masked, strict=True):
+        refs: list[ImageRef] = []
+        for ref in event.images:
+            source = resolve_image(source_root, ref)
+            target = target_root / ref.path
+            image_record = await asyncio.to_thread(mask_image_file, source, target, ref.path)
+            record.images.append(image_record)
+            refs.append(ref.model_copy(update={"sha256": file_sha256(target)}))
+        events.append(event.model_copy(update={"content": masked, "images": refs}))
+    return consultation.model_copy(update={"events": events}), record
+
+
+async def run_deid_stage(
+    store: RunStore, run_dir: Path | str, client: LLMClient | None, *, concurrency: int = 2
+) -> RunStats:
+    """De-identify every consultation of the input stage not yet in corpus.deid."""
+    source_stage = input_stage(store)
+    source_root = store.get_meta(stages.image_root_key(source_stage))
+    if source_root is None:
+        raise ValueError(f"store has no image root for stage {source_stage!r}")
+    target_root = Path(run_dir) / OUTPUT_FOLDER
+    target_root.mkdir(parents=True, exist_ok=True)
+    store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
+    done = store.keys(stages.CORPUS_DEID)
+    todo = sorted(store.keys(source_stage) - done)
+
+    async def work(key: str) -> None:
+        consultation = store.get(source_stage, key, Consultation)
+        if consultation is None:
+            raise KeyError(f"{source_stage}/{key} vanished")
+        try:
+            masked, record = await deid_one(
+                consultation, Path(source_root), target_root, client, store
+            )
+        except Exception as exc:
+            # Recorded for the operator; the case stays out of corpus.deid and is retried.
+            store.put(
+                stages.DEID_RECORD, key, None, status=FAILED, error=f"{type(exc).__name__}: {exc}"
+            )
+            raise
+        store.put(stages.DEID_RECORD, key, record)
+        store.put(stages.CORPUS_DEID, key, masked)
+
+    return await run_units(
+        todo,
+        work,
+        description="de-identifying",
+        concurrency=concurrency,
+        already_done=len(done),
+    )

@@ -1,0 +1,73 @@
+"""The text pass: run every registered recognizer, resolve overlaps, mask with typed
+placeholders, and make a consultation's turns agree with each other."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from medrealmm.deid.names import COMPOUND_SURNAMES
+from medrealmm.deid.registry import Recognizer, recognizers
+from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
+
+
+def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
+    """Non-overlapping typed spans of ``text`` found by the rule recognizers."""
+    if not text:
+        return []
+    found: list[Span] = []
+    for recognizer in using if using is not None else recognizers():
+        found.extend(recognizer.find(text))
+    return resolve_overlaps(found)
+
+
+def mask_text(text: str) -> tuple[str, list[Span]]:
+    spans = find_spans(text)
+    return apply_placeholders(text, spans), spans
+
+
+def _surfaces(span: Span) -> list[str]:
+    """The strings that identify the same entity elsewhere: a name's given part counts too."""
+    out = [span.text]
+    if span.type is EntityType.NAME:
+        surname_len = 2 if span.text[:2] in COMPOUND_SURNAMES else 1
+        given = span.text[surname_len:]
+        if len(given) >= 2:
+            out.append(given)
+    return [s for s in out if len(s) >= 2]
+
+
+def make_consistent(texts: Sequence[str], spans: Sequence[list[Span]]) -> list[list[Span]]:
+    """Mask every occurrence of an entity found anywhere in the consultation, with one type.
+
+    A name introduced in turn 1 (我叫朱秀英) and repeated bare in turn 7 is masked in both;
+    a string typed differently in two turns takes its majority type everywhere.
+    """
+    votes: dict[str, Counter[EntityType]] = {}
+    for turn in spans:
+        for span in turn:
+            for surface in _surfaces(span):
+                votes.setdefault(surface, Counter())[span.type] += 1
+    if not votes:
+        return [list(turn) for turn in spans]
+    kind = {surface: counter.most_common(1)[0][0] for surface, counter in votes.items()}
+    pattern = re.compile("|".join(re.escape(s) for s in sorted(kind, key=len, reverse=True)))
+    out: list[list[Span]] = []
+    for text, turn in zip(texts, spans, strict=True):
+        retyped = [
+            span.model_copy(update={"type": kind.get(span.text, span.type)}) for span in turn
+        ]
+        extra = [
+            Span(
+                start=m.start(),
+                end=m.end(),
+                type=kind[m.group(0)],
+                text=m.group(0),
+                source="consistency",
+            )
+            for m in pattern.finditer(text)
+            if not any(m.start() < s.end and s.start < m.end() for s in retyped)
+        ]
+        out.append(resolve_overlaps([*retyped, *extra]))
+    return out

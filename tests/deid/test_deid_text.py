@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import pytest
+
+from medrealmm.deid.evalset import make_sentences
+from medrealmm.deid.metrics import TypeScores
+from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
+from medrealmm.deid.text import find_spans, make_consistent
+
+
+def span(start: int, end: int, kind: EntityType, text: str = "x") -> Span:
+    return Span(start=start, end=end, type=kind, text=text, source="test")
+
+
+def test_longer_span_wins_an_overlap_then_the_more_specific_type() -> None:
+    a = span(0, 5, EntityType.NAME)
+    b = span(2, 12, EntityType.ADDRESS)
+    c = span(20, 25, EntityType.ADDRESS)
+    d = span(20, 25, EntityType.PHONE)
+    assert resolve_overlaps([a, b, c, d]) == [b, d]
+
+
+def test_apply_placeholders_refuses_overlaps() -> None:
+    with pytest.raises(ValueError, match="overlap"):
+        apply_placeholders("abcdef", [span(0, 3, EntityType.NAME), span(2, 4, EntityType.ID)])
+
+
+def test_every_type_has_its_bracketed_placeholder() -> None:
+    assert {t.placeholder for t in EntityType} == {
+        "[NAME]",
+        "[ID]",
+        "[PHONE]",
+        "[EMAIL]",
+        "[URL]",
+        "[ORDER_ID]",
+        "[MRN]",
+        "[HOSPITAL]",
+        "[ADDRESS]",
+        "[DATE]",
+    }
+
+
+def test_an_entity_found_once_is_masked_in_every_turn() -> None:
+    turns = ["我叫朱秀英，脚痒两周了。", "秀英您好，请发照片。", "朱秀英的家人也有脚气吗？"]
+    spans = make_consistent(turns, [find_spans(t) for t in turns])
+    masked = [apply_placeholders(t, s) for t, s in zip(turns, spans, strict=True)]
+    assert masked == [
+        "我叫[NAME]，脚痒两周了。",
+        "[NAME]您好，请发照片。",
+        "[NAME]的家人也有脚气吗？",
+    ]
+    assert {s.source for s in spans[1]} == {"consistency"}
+
+
+def test_a_string_typed_two_ways_takes_its_majority_type_everywhere() -> None:
+    turns = ["ab", "ab", "ab"]
+    spans = [
+        [span(0, 2, EntityType.NAME, "ab")],
+        [span(0, 2, EntityType.NAME, "ab")],
+        [span(0, 2, EntityType.HOSPITAL, "ab")],
+    ]
+    out = make_consistent(turns, spans)
+    assert [turn[0].type for turn in out] == [EntityType.NAME] * 3
+
+
+def test_eval_set_is_large_labeled_and_offsets_are_exact() -> None:
+    sentences = make_sentences()
+    assert len(sentences) >= 300
+    assert {s.type for sentence in sentences for s in sentence.spans} == set(EntityType)
+    for sentence in sentences:
+        for s in sentence.spans:
+            assert sentence.text[s.start : s.end] == s.text
+
+
+def test_rule_path_meets_the_recall_and_precision_targets_on_the_eval_set() -> None:
+    scores = TypeScores()
+    kept = total = 0
+    for sentence in make_sentences():
+        predicted = find_spans(sentence.text)
+        scores.add(sentence.spans, predicted)
+        masked = apply_placeholders(sentence.text, predicted)
+        total += len(sentence.clinical)
+        kept += sum(value in masked for value in sentence.clinical)
+    for kind in ("ID", "PHONE", "EMAIL", "URL"):
+        assert scores.recall(kind) >= 0.98, kind
+    for kind in ("NAME", "HOSPITAL"):
+        assert scores.recall(kind) >= 0.90, kind
+    assert scores.precision() >= 0.90
+    assert kept == total
