@@ -13,6 +13,7 @@ from pathlib import Path
 from medrealmm.corpus import ReviewConfig, build_corpus
 from medrealmm.corpus import review as review_queue
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.evaluate import evaluate_demo
 from medrealmm.io import iter_jsonl
 from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
@@ -85,6 +86,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
         summary.extend(rubric_demo_stage(store, out))
+        summary.extend(evaluate_demo(store))
         summary.append(release_demo(store, out))  # last: releases what the chain produced
     return summary
 

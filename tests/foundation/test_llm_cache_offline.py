@@ -59,6 +59,24 @@ async def test_rerun_with_cache_makes_no_new_calls(tmp_path: Path) -> None:
     assert client.hits == 5 and client.misses == 0
 
 
+async def test_changed_model_settings_do_not_hit_the_old_cache(tmp_path: Path) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content='{"n": 1}')) as server:
+        cache = LLMCache(tmp_path / "cache.sqlite")
+        for temperature in (0.0, 0.0, 0.7):
+            inner = OpenAICompatibleClient(
+                "m", base_url=server.base_url, params=GenerationParams(temperature=temperature)
+            )
+            await CachedClient(inner, cache).complete(_req(1))
+    assert len(server.requests) == 2  # same settings hit; a new temperature asks again
+
+
+def test_offline_cache_identity_tracks_the_rule_source() -> None:
+    identity = OfflineClient().cache_identity(_req(1))
+    assert (
+        identity.startswith(f"{OFFLINE_NAME}@rules:") and identity != f"{OFFLINE_NAME}@rules:none"
+    )
+
+
 async def test_rejected_answers_are_not_replayed_by_a_rerun(tmp_path: Path) -> None:
     with FakeOpenAIServer(lambda body: FakeReply(content='{"n": 1}')) as server:
         server.script(FakeReply(content="garbage"), FakeReply(content="garbage"))

@@ -6,6 +6,7 @@ from medrealmm.cli import (
     core,  # noqa: F401  (registers commands)
     corpus,  # noqa: F401
     deid,  # noqa: F401
+    evaluate,  # noqa: F401
     mccp,  # noqa: F401
     release,  # noqa: F401
     rubric,  # noqa: F401

@@ -208,6 +208,9 @@ def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
     return out
 
 
+MAX_MARK_FRACTION = 0.15
+
+
 def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
     """Logos, stamps and signatures on documents are the coloured ink on a white page."""
     import cv2
@@ -216,11 +219,14 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
     mask = ((hsv[:, :, 1] > 90) & (hsv[:, :, 2] > 40)).astype(np.uint8) * 255
     mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9)))
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    page = rgb.shape[0] * rgb.shape[1]
     out: list[ImageBox] = []
     for i in range(1, count):
         x, y, w, h, area = stats[i]
         if area < 300 or w < 15 or h < 15:
             continue
+        if w * h > MAX_MARK_FRACTION * page:
+            continue  # a logo or stamp is never a large part of the page: that is content
         box = (int(x), int(y), int(x + w), int(y + h))
         out.append(ImageBox(kind="logo", box=_pad(box, 3)))
     return out
@@ -265,13 +271,21 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
 
 
 # -- the masker ------------------------------------------------------------------------
-def image_kind(gray: np.ndarray) -> str:
+def image_kind(gray: np.ndarray, rgb: np.ndarray | None = None) -> str:
     median = float(np.median(gray))
-    if median >= 190:
+    if median >= 190 and (rgb is None or _mostly_unsaturated(rgb)):
+        # Paper is bright AND colourless; light skin is bright but not grey.
         return "document"
     if median <= 60:
         return "film"
     return "photo"
+
+
+def _mostly_unsaturated(rgb: np.ndarray) -> bool:
+    import cv2
+
+    saturation = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)[:, :, 1]
+    return float(np.mean(saturation < 40)) > 0.6
 
 
 def mask_image(rgb: np.ndarray) -> MaskResult:
@@ -281,7 +295,7 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     started = time.perf_counter()
     height, width = rgb.shape[:2]
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    kind = image_kind(gray)
+    kind = image_kind(gray, rgb)
     lines = read_lines(rgb)
     boxes: list[ImageBox] = []
     if kind == "film":

@@ -79,8 +79,12 @@ class CachedClient:
         self.hits = 0
         self.misses = 0
 
+    def _key(self, request: ChatRequest) -> str:
+        identity = getattr(self.inner, "cache_identity", None)
+        return cache_key(identity(request) if identity else self.inner.name, request)
+
     async def complete(self, request: ChatRequest) -> Completion:
-        key = cache_key(self.inner.name, request)
+        key = self._key(request)
         hit = self.cache.get(key)
         if hit is not None:
             self.hits += 1
@@ -92,4 +96,4 @@ class CachedClient:
 
     def forget(self, request: ChatRequest) -> None:
         """Drop a cached answer that turned out unusable, so a later run asks again."""
-        self.cache.delete(cache_key(self.inner.name, request))
+        self.cache.delete(self._key(request))

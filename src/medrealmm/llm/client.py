@@ -15,3 +15,6 @@ class LLMClient(Protocol):
     is_baseline: bool
 
     async def complete(self, request: ChatRequest) -> Completion: ...
+
+    # Optional: ``cache_identity(request) -> str`` names everything besides the request that
+    # changes the answer (served model, configured decoding, rule version); the cache keys on it.

@@ -8,8 +8,11 @@ baseline everywhere and never passed off as a model.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import time
 from collections.abc import Callable
+from functools import cache
 
 from medrealmm.llm.types import ChatRequest, Completion, LLMError, Usage
 
@@ -34,6 +37,20 @@ def offline_tasks() -> list[str]:
     return sorted(_HANDLERS)
 
 
+@cache
+def _rule_fingerprint(task: str) -> str:
+    """A hash of the handler's module source: a changed rule must not replay old answers."""
+    handler = _HANDLERS.get(task)
+    if handler is None:
+        return "none"
+    module = inspect.getmodule(handler)
+    try:
+        source = inspect.getsource(module) if module else inspect.getsource(handler)
+    except (OSError, TypeError):
+        source = getattr(handler, "__qualname__", repr(handler))
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
 class OfflineClient:
     """Rule-based baseline behind the LLMClient interface."""
 
@@ -41,6 +58,9 @@ class OfflineClient:
 
     def __init__(self, name: str = OFFLINE_NAME) -> None:
         self.name = name
+
+    def cache_identity(self, request: ChatRequest) -> str:
+        return f"{self.name}@rules:{_rule_fingerprint(request.task)}"
 
     async def complete(self, request: ChatRequest) -> Completion:
         handler = _HANDLERS.get(request.task)

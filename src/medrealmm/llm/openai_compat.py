@@ -107,6 +107,11 @@ class OpenAICompatibleClient:
         self._max_attempts = max_attempts
         self._backoff = (backoff_initial_s, backoff_max_s)
 
+    def cache_identity(self, request: ChatRequest) -> str:
+        """Name, served model id and configured decoding: what changes the answer."""
+        settings = self.params.model_dump_json()
+        return f"{self.name}|{self.model}|{self.structured_mode}|{settings}"
+
     def _payload(self, request: ChatRequest) -> dict[str, Any]:
         # Only what the request set explicitly overrides the model's configured settings.
         params = self.params.model_copy(update=request.params.model_dump(exclude_unset=True))

@@ -61,6 +61,9 @@ class CaseScore(BaseModel):
     negative_triggered: int = 0
     failed_criteria: list[str] = Field(default_factory=list)
     verdicts: list[Verdict] = Field(default_factory=list)
+    rubric_approved: bool = Field(
+        default=True, description="False when scored against a rubric round not yet approved."
+    )
 
     @model_validator(mode="after")
     def _score_iff_complete(self) -> CaseScore:

@@ -1,0 +1,45 @@
+"""Phase 4: inference, per-criterion grading, scoring and worst-of-k (paper 3.4, 7.1, 7.2, 8)."""
+
+from medrealmm.evaluate.cases import EvalCase, load_cases
+from medrealmm.evaluate.demo import evaluate_demo
+from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
+from medrealmm.evaluate.respond import RESPOND_TASK, baseline_reply, respond_request
+from medrealmm.evaluate.results import (
+    baseline_models,
+    graders,
+    load_scores,
+    score_key,
+    verdict_key,
+)
+from medrealmm.evaluate.rules import grade_rule, reply_length
+from medrealmm.evaluate.run import ONLINE, EvalOutcome, EvalSettings, run_eval, run_evaluation
+from medrealmm.evaluate.scoring import ModelSummary, rubric_score, score_case, summarize
+
+__all__ = [
+    "GRADER_TASK",
+    "ONLINE",
+    "RESPOND_TASK",
+    "EvalCase",
+    "EvalOutcome",
+    "EvalSettings",
+    "GraderOutput",
+    "ModelSummary",
+    "baseline_models",
+    "baseline_reply",
+    "evaluate_demo",
+    "grade",
+    "grade_rule",
+    "grader_request",
+    "graders",
+    "load_cases",
+    "load_scores",
+    "reply_length",
+    "respond_request",
+    "rubric_score",
+    "run_eval",
+    "run_evaluation",
+    "score_case",
+    "score_key",
+    "summarize",
+    "verdict_key",
+]

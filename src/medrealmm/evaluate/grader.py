@@ -1,0 +1,87 @@
+"""The Grader phi_J(x, y, c_j) -> (v_j, r_j): one call per criterion (paper 3.4, 7.2).
+
+It is built from the instance context only, never from the instance itself, so the original
+physician reply y_orig cannot reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from medrealmm.evaluate import lexical
+from medrealmm.evaluate.messages import messages_with_parts
+from medrealmm.evaluate.respond import PACKAGE
+from medrealmm.llm import (
+    ChatRequest,
+    Completion,
+    LLMClient,
+    complete_structured,
+    register_offline,
+)
+from medrealmm.llm.types import Part
+from medrealmm.schema import Criterion, Event, Verdict, VerdictStatus
+
+GRADER_TASK = "evaluate.grader"
+
+
+class GraderOutput(BaseModel):
+    rationale: str = Field(default="", description="简短理由")
+    met: bool = Field(description="回复是否符合该准则的描述")
+
+
+def grader_request(
+    *,
+    department: str,
+    context: Sequence[Event],
+    parts: list[Part],
+    criterion: Criterion,
+    reply: str,
+) -> ChatRequest:
+    """``parts`` is ``dialogue_parts(context, ...)`` with or without pixels."""
+    return ChatRequest(
+        task=GRADER_TASK,
+        messages=messages_with_parts(
+            PACKAGE,
+            "grader",
+            slot="dialogue",
+            parts=parts,
+            department=department,
+            response=reply,
+            criterion=criterion.text,
+            weight=criterion.weight,
+        ),
+        inputs={"criterion": criterion.text, "weight": criterion.weight, "reply": reply},
+    )
+
+
+async def grade(
+    client: LLMClient, request: ChatRequest, criterion: Criterion, *, attempts: int = 3
+) -> tuple[Verdict, list[Completion], bool]:
+    """(verdict, completions, retryable): retryable when the last call never came back."""
+    result = await complete_structured(client, request, GraderOutput, attempts=attempts)
+    if result.value is not None:
+        verdict = Verdict(
+            criterion_id=criterion.id,
+            value=result.value.met,
+            rationale=result.value.rationale,
+            grader=client.name,
+        )
+        return verdict, result.completions, False
+    verdict = Verdict(
+        criterion_id=criterion.id,
+        value=None,
+        status=VerdictStatus.FAILED,
+        grader=client.name,
+        error=result.error,
+    )
+    return verdict, result.completions, len(result.completions) < result.attempts
+
+
+@register_offline(GRADER_TASK)
+def _offline_grade(request: ChatRequest) -> str:
+    found = lexical.judge(
+        request.inputs["criterion"], int(request.inputs["weight"]), request.inputs["reply"]
+    )
+    return GraderOutput(met=found.met, rationale=found.rationale).model_dump_json()

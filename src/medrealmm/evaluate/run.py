@@ -1,0 +1,302 @@
+"""Resumable evaluation runs: respond, grade every criterion, score. Every unit is a store row.
+
+A rerun skips finished rows (``store.keys``) and answers finished calls from the store's LLM
+cache, so ``kill -9`` and rerun completes with no finished call repeated. Calls that never came
+back are stored as failed and retried on the next run; grader output that stays malformed
+after its retries is a finished, failed verdict that leaves its case incomplete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
+from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.results import score_key, verdict_key
+from medrealmm.evaluate.rules import grade_rule
+from medrealmm.evaluate.scoring import score_case
+from medrealmm.io import MissingImageError
+from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm.types import Part
+from medrealmm.runner import RunStats, run_units
+from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
+from medrealmm.store import DONE, FAILED, RunStore, stages
+
+ONLINE = "online"
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """One evaluation: ``model`` ('online' scores the original physician reply)."""
+
+    model: str
+    images: bool = True
+    k: int = 1
+    grader: str = "offline"
+    models_config: Path | None = None
+    grader_images: bool = True
+    attempts: int = 3
+    limit: int | None = None
+    retry_failed: bool = False  # ask again for empty replies and still-malformed verdicts
+
+
+@dataclass
+class EvalOutcome:
+    model: str
+    grader: str
+    images: bool
+    cases: int
+    no_rubric: list[str]
+    responses: RunStats
+    verdicts: RunStats
+    scores: list[CaseScore] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> int:
+        return sum(not s.complete for s in self.scores)
+
+
+class _Dialogues:
+    """Dialogue parts per (instance, images), encoded once and shared by all its calls."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._memo: dict[tuple[str, bool], list[Part]] = {}
+
+    def parts(self, instance: Instance, with_images: bool) -> list[Part]:
+        key = (instance.id, with_images)
+        if key not in self._memo:
+            self._memo[key] = dialogue_parts(
+                instance.context, image_root=self.root, with_images=with_images
+            )
+        return self._memo[key]
+
+
+@dataclass
+class _Plan:
+    """Everything the three steps share, resolved once from the settings."""
+
+    store: RunStore
+    settings: EvalSettings
+    respondent: ModelSpec | None  # None: the online reply
+    judge: ModelSpec
+    model: str
+    images: bool
+    grader_images: bool
+    dialogues: _Dialogues
+    targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
+
+
+def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
+    if settings.k < 1:
+        raise ValueError("k must be at least 1")
+    online = settings.model == ONLINE
+    respondent = None if online else resolve_spec(settings.model, settings.models_config)
+    judge = resolve_spec(settings.grader, settings.models_config)
+    images = online or settings.images  # the physician saw the images
+    if respondent is not None and images and not respondent.vision:
+        raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
+    grader_images = settings.grader_images and judge.vision
+    root = image_root(store)
+    sends_pixels = (images and not online) or grader_images
+    if root is None and sends_pixels and any(case.instance.image_count for case in cases):
+        raise ValueError(
+            f"the run store has no image root for {stages.MCCP_INSTANCE} "
+            f"(meta {stages.image_root_key(stages.MCCP_INSTANCE)!r}); "
+            "run with images off or record where the instance images live"
+        )
+    model = ONLINE if respondent is None else respondent.name
+    k = 1 if online else settings.k
+    targets = {
+        stages.response_key(model, images, case.instance.id, sample): (case, sample)
+        for case in cases
+        for sample in range(k)
+    }
+    return _Plan(
+        store, settings, respondent, judge, model, images, grader_images, _Dialogues(root), targets
+    )
+
+
+def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bool) -> set[str]:
+    """Keys done in ``stage``; with ``retry_failed``, minus those done with a failed payload."""
+    done = store.keys(stage) & set(keys)
+    if not retry_failed:
+        return done
+    return {
+        key
+        for key in done
+        if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK) == VerdictStatus.OK
+    }
+
+
+async def _close(client: LLMClient) -> None:
+    inner = getattr(client, "inner", client)
+    closer = getattr(inner, "aclose", None)
+    if closer is not None:
+        await closer()
+
+
+def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
+    replies = []
+    for key in pending:
+        instance = plan.targets[key][0].instance
+        reply = Response(instance_id=instance.id, model=ONLINE, text=instance.target_reply)
+        replies.append((key, reply))
+    plan.store.put_many(stages.EVAL_RESPONSE, replies)
+    return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
+
+
+async def _respond(plan: _Plan) -> RunStats:
+    """Step 1: one reply per (instance, sample)."""
+    store = plan.store
+    done = _finished(store, stages.EVAL_RESPONSE, list(plan.targets), plan.settings.retry_failed)
+    pending = [key for key in plan.targets if key not in done]
+    spec = plan.respondent
+    if spec is None:
+        return _store_online_replies(plan, pending)
+    client = build_client(spec, cache=store.cache)
+
+    async def respond(key: str) -> None:
+        case, sample = plan.targets[key]
+        instance = case.instance
+        base = Response(
+            instance_id=instance.id, model=plan.model, images=plan.images, sample=sample
+        )
+        try:
+            request = respond_request(
+                department=instance.department,
+                context=instance.context,
+                parts=plan.dialogues.parts(instance, plan.images),
+                with_images=plan.images,
+                sample=sample,
+                base_seed=spec.params.seed,
+            )
+            completion = await client.complete(request)
+        except (LLMError, MissingImageError) as exc:
+            failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
+            store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
+            raise
+        store.record_usage(stages.EVAL_RESPONSE, client.name, completion)
+        text = completion.text.strip() or None
+        forget = getattr(client, "forget", None)
+        if text is None and forget is not None:
+            forget(request)  # an empty reply is kept as a failure, not as a cached answer
+        response = base.model_copy(
+            update={
+                "text": text,
+                "is_baseline": client.is_baseline,
+                "status": VerdictStatus.OK if text else VerdictStatus.FAILED,
+                "error": None if text else "empty reply",
+            }
+        )
+        store.put(stages.EVAL_RESPONSE, key, response)
+
+    try:
+        return await run_units(
+            pending,
+            respond,
+            description=f"respond {plan.model} ({'img' if plan.images else 'txt'})",
+            concurrency=spec.concurrency,
+            already_done=len(plan.targets) - len(pending),
+        )
+    finally:
+        await _close(client)
+
+
+async def _grade(plan: _Plan) -> RunStats:
+    """Step 2: one verdict per criterion of every reply (rule criteria in code)."""
+    store, grader = plan.store, plan.judge.name
+    units = {}
+    for rkey, (case, _) in plan.targets.items():
+        response = store.get(stages.EVAL_RESPONSE, rkey, Response)
+        if response is None or response.text is None:
+            continue
+        for criterion in case.rubric.criteria:
+            units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
+    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
+    pending = [key for key in units if key not in done]
+    client = build_client(plan.judge, cache=store.cache)
+
+    async def assess(key: str) -> None:
+        case, reply, criterion = units[key]
+        if criterion.kind is CriterionKind.RULE:
+            store.put(stages.EVAL_VERDICT, key, grade_rule(criterion, reply))
+            return
+        request = grader_request(
+            department=case.instance.department,
+            context=case.instance.context,
+            parts=plan.dialogues.parts(case.instance, plan.grader_images),
+            criterion=criterion,
+            reply=reply,
+        )
+        verdict, completions, retryable = await grade(
+            client, request, criterion, attempts=plan.settings.attempts
+        )
+        for completion in completions:
+            store.record_usage(stages.EVAL_VERDICT, client.name, completion)
+        status = FAILED if retryable else DONE
+        store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
+        if verdict.status is VerdictStatus.FAILED:
+            raise RuntimeError(f"criterion {criterion.id} not graded: {verdict.error}")
+
+    try:
+        return await run_units(
+            pending,
+            assess,
+            description=f"grade {plan.model} with {grader}",
+            concurrency=plan.judge.concurrency,
+            already_done=len(units) - len(pending),
+        )
+    finally:
+        await _close(client)
+
+
+def _score(plan: _Plan) -> list[CaseScore]:
+    """Step 3: a case score per reply, from whatever verdicts exist (pure but for reads)."""
+    grader = plan.judge.name
+    scores: list[tuple[str, CaseScore]] = []
+    for rkey, (case, sample) in plan.targets.items():
+        verdicts: dict[str, Verdict] = {}
+        for criterion in case.rubric.criteria:
+            raw = plan.store.get_raw(stages.EVAL_VERDICT, verdict_key(grader, rkey, criterion.id))
+            if raw is not None:
+                verdicts[criterion.id] = Verdict.model_validate(raw)
+        score = score_case(
+            instance_id=case.instance.id,
+            model=plan.model,
+            images=plan.images,
+            sample=sample,
+            criteria=case.rubric.criteria,
+            verdicts=verdicts,
+            rubric_approved=case.approved,
+        )
+        scores.append((score_key(grader, rkey), score))
+    plan.store.put_many(stages.EVAL_SCORE, scores)
+    return [score for _, score in scores]
+
+
+async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
+    cases, missing = load_cases(store)
+    if settings.limit is not None:
+        cases = cases[: settings.limit]
+    plan = _plan(store, settings, cases)
+    responses = await _respond(plan)
+    verdicts = await _grade(plan)
+    return EvalOutcome(
+        model=plan.model,
+        grader=plan.judge.name,
+        images=plan.images,
+        cases=len(cases),
+        no_rubric=missing,
+        responses=responses,
+        verdicts=verdicts,
+        scores=_score(plan),
+    )
+
+
+def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:
+    return asyncio.run(run_eval(store, settings))

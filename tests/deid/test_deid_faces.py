@@ -1,0 +1,64 @@
+"""Faces are found by the Haar cascade OpenCV 4 ships, and covered in solid black."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter
+
+from medrealmm.deid.image import box_coverage, face_backend, mask_image
+
+
+def _drawn_face(size: int = 200) -> np.ndarray:
+    """A blurred frontal face: dark eyes and brows over lighter cheeks, as Haar features expect."""
+    img = Image.new("RGB", (size * 2, size * 2), (90, 110, 140))
+    draw = ImageDraw.Draw(img)
+    cx = cy = size
+    w, h = int(size * 0.45), int(size * 0.6)
+    draw.ellipse((cx - w, cy - h, cx + w, cy + h), fill=(225, 190, 160))
+    ey = cy - int(h * 0.2)
+    for side in (-1, 1):
+        ex = cx + side * int(w * 0.4)
+        draw.ellipse(
+            (ex - int(w * 0.22), ey - int(h * 0.07), ex + int(w * 0.22), ey + int(h * 0.07)),
+            fill=(60, 40, 30),
+        )
+        draw.rectangle(
+            (ex - int(w * 0.28), ey - int(h * 0.2), ex + int(w * 0.28), ey - int(h * 0.14)),
+            fill=(70, 50, 40),
+        )
+    nose = [
+        (cx, ey + 10),
+        (cx - int(w * 0.12), cy + int(h * 0.2)),
+        (cx + int(w * 0.12), cy + int(h * 0.2)),
+    ]
+    draw.polygon(nose, fill=(200, 160, 130))
+    mouth = (cx - int(w * 0.35), cy + int(h * 0.38), cx + int(w * 0.35), cy + int(h * 0.5))
+    draw.ellipse(mouth, fill=(150, 70, 70))
+    return np.asarray(img.filter(ImageFilter.GaussianBlur(6)))
+
+
+def test_a_face_detector_ships_with_the_install() -> None:
+    assert face_backend()[0] == "opencv-haar"
+
+
+def test_faces_are_blacked_out_and_flagged_for_stage_4a() -> None:
+    rgb = _drawn_face()
+    result = mask_image(rgb)
+    faces = [b for b in result.boxes if b.kind == "face"]
+    assert result.face_detector == "opencv-haar"
+    assert len(faces) == 1
+    eyes = (150, 160, 250, 200)  # the eye band of the drawn face
+    assert box_coverage(result.image, eyes) == 1.0
+    assert any("4a" in note for note in result.needs_review)
+
+
+def test_skin_photos_keep_their_clinical_signal(demo_dir) -> None:  # type: ignore[no-untyped-def]
+    """Bright skin is not paper: no 'logo' box may swallow a clinical photo."""
+    from medrealmm.deid.image import load_without_metadata
+
+    photos = sorted(demo_dir.glob("images/*/*_skin.jpg"))[:6]
+    assert photos
+    for path in photos:
+        result = mask_image(load_without_metadata(path))
+        blacked = float(np.mean((result.image == 0).all(axis=2)))
+        assert blacked < 0.05, f"{path.name}: {blacked:.0%} of a skin photo blacked out"
