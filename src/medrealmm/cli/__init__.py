@@ -9,6 +9,7 @@ from medrealmm.cli import (
     evaluate,  # noqa: F401
     mccp,  # noqa: F401
     release,  # noqa: F401
+    review,  # noqa: F401
     rubric,  # noqa: F401
 )
 from medrealmm.cli.app import app

@@ -313,7 +313,9 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     if kind == "document":
         boxes += barcode_like_boxes(gray, lines)
         boxes += colour_mark_boxes(rgb, lines)
-    detector, faces = face_boxes(rgb)
+    # Faces are looked for in photos only: on printed pages and films the cascade's false
+    # positives are page-sized and would black out the clinical content.
+    detector, faces = face_boxes(rgb) if kind == "photo" else (face_backend()[0], [])
     boxes += faces
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":

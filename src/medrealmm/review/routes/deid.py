@@ -1,0 +1,118 @@
+"""De-identification verification (Φ_rev): residual-PII and clinical-utility passes, and the
+second annotator's audit, decided per task and stored through ``medrealmm.corpus.review``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from medrealmm.corpus import ReviewConfig, load_config
+from medrealmm.corpus.review import (
+    ReviewDecision,
+    ReviewError,
+    ReviewPass,
+    ReviewTask,
+    ReviewVerdict,
+    advance,
+    decisions,
+    status,
+)
+from medrealmm.corpus.review import record as record_decision
+from medrealmm.review import audit, cases
+from medrealmm.review.context import ReviewContext, context_of
+from medrealmm.review.deid_queue import primary_reviewer, queue_for
+from medrealmm.review.guards import Reviewer
+from medrealmm.review.routes.common import back_to, form_text, page
+from medrealmm.store import stages
+
+router = APIRouter(prefix="/deid")
+
+PASS_GUIDE = {
+    ReviewPass.PII: (
+        "残留隐私检查：脱敏后的文本与图片中是否仍有可识别信息（姓名、证件号、电话、医院、"
+        "病历号/医保号、区县以下地址、完整日期、网址、订单号；图片中的人脸、姓名、条码、"
+        "二维码、签名、DICOM 叠加信息、可识别背景）。有任何残留即“不通过”。"
+    ),
+    ReviewPass.UTILITY: (
+        "临床可用性检查：脱敏是否保留了临床信息（症状、病史、检查数值、图像中的病灶仍可判读）。"
+        "遮挡破坏了诊断所需信息即“不通过”。"
+    ),
+}
+
+
+def review_config(ctx: ReviewContext) -> ReviewConfig:
+    return load_config(ctx.settings.corpus_config).review
+
+
+@router.get("", name="deid_queue")
+async def deid_queue(request: Request, user: Reviewer) -> HTMLResponse:
+    ctx = context_of(request)
+    return page(
+        request,
+        "deid_queue.html",
+        rows=queue_for(ctx.store, user.username, include_decided=True),
+        summary=status(ctx.store),
+    )
+
+
+def _task(request: Request, key: str) -> ReviewTask:
+    found = context_of(request).store.get(stages.CORPUS_REVIEW_TASK, key, ReviewTask)
+    if found is None:
+        raise HTTPException(404, f"no review task {key!r}")
+    return found
+
+
+def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> HTMLResponse:
+    ctx = context_of(request)
+    task = _task(request, key)
+    decided = decisions(ctx.store)
+    try:
+        case = cases.load_consultation(ctx.store, task.source_stage, task.consultation_id)
+    except cases.CaseNotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    return page(
+        request,
+        "deid_task.html",
+        status_code=400 if error else 200,
+        task=task,
+        case=case,
+        guide=PASS_GUIDE[task.review_pass],
+        decision=decided.get(task.key),
+        own_primary=primary_reviewer(task, decided) == user.username,
+        error=error,
+    )
+
+
+@router.get("/{key}", name="deid_task")
+async def deid_task(request: Request, key: str, user: Reviewer) -> HTMLResponse:
+    return _task_page(request, key, user)
+
+
+@router.post("/{key}", name="deid_decide")
+async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
+    ctx = context_of(request)
+    task = _task(request, key)
+    form = await request.form()
+    try:
+        verdict = ReviewVerdict(form_text(form, "verdict"))
+    except ValueError:
+        return _task_page(request, key, user, "请选择“通过”或“不通过”。")
+    note = form_text(form, "note")
+    if verdict is ReviewVerdict.REJECT and not note:
+        return _task_page(request, key, user, "“不通过”需要写明原因。")
+    try:
+        decision = ReviewDecision(
+            task_key=task.key, reviewer=user.username, verdict=verdict, note=note
+        )
+        record_decision(ctx.store, decision)
+    except ReviewError as exc:
+        return _task_page(request, key, user, str(exc))
+    advance(ctx.store, review_config(ctx))
+    audit.record(
+        ctx.db,
+        user.username,
+        "deid_decision",
+        task.key,
+        {"pass": task.review_pass.value, "round": task.round.value, "verdict": verdict.value},
+    )
+    return back_to(str(request.url_for("deid_queue")), "saved")

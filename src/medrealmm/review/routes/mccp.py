@@ -1,0 +1,95 @@
+"""MCCP validation (paper 6.3): physicians accept or reject sampled MCCPs; decisions and the
+sample live in ``medrealmm.mccp.validation``, which also reports the acceptance rate."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from medrealmm.mccp.validation import (
+    ValidationDecision,
+    decision_key,
+    draw_validation_sample,
+    record_decision,
+    summarize,
+    validation_sample,
+)
+from medrealmm.review import audit, cases
+from medrealmm.review.context import context_of
+from medrealmm.review.guards import Physician
+from medrealmm.review.routes.common import back_to, form_text, page
+from medrealmm.store import stages
+
+router = APIRouter(prefix="/mccp")
+DEFAULT_SAMPLE = 200  # the paper validates 200 MCCPs
+
+
+def _mine(request: Request, reviewer: str, instance_id: str) -> ValidationDecision | None:
+    return context_of(request).store.get(
+        stages.MCCP_VALIDATION, decision_key(reviewer, instance_id), ValidationDecision
+    )
+
+
+@router.get("", name="mccp_queue")
+async def mccp_queue(request: Request, user: Physician) -> HTMLResponse:
+    ctx = context_of(request)
+    sample = validation_sample(ctx.store)
+    rows = [(iid, _mine(request, user.username, iid)) for iid in sample]
+    return page(
+        request,
+        "mccp_queue.html",
+        rows=rows,
+        summary=summarize(ctx.store),
+        instances=ctx.store.count(stages.MCCP_INSTANCE),
+        default_n=DEFAULT_SAMPLE,
+    )
+
+
+@router.post("", name="mccp_draw")
+async def mccp_draw(request: Request, user: Physician) -> Response:
+    """Draw the seeded validation sample (only while none is drawn: every reviewer sees one N)."""
+    ctx = context_of(request)
+    if validation_sample(ctx.store):
+        raise HTTPException(409, "a validation sample is already drawn")
+    form = await request.form()
+    try:
+        n = int(form_text(form, "n") or DEFAULT_SAMPLE)
+        seed = int(form_text(form, "seed") or 0)
+        drawn = draw_validation_sample(ctx.store, n, seed)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    audit.record(ctx.db, user.username, "mccp_sample_drawn", "", {"n": n, "seed": seed})
+    return back_to(str(request.url_for("mccp_queue")), "saved" if drawn else "")
+
+
+@router.get("/{instance_id}", name="mccp_review")
+async def mccp_review(request: Request, instance_id: str, user: Physician) -> HTMLResponse:
+    ctx = context_of(request)
+    try:
+        instance = cases.load_instance(ctx.store, instance_id)
+    except cases.CaseNotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    return page(
+        request,
+        "mccp_review.html",
+        instance=instance,
+        case=cases.instance_view(instance),
+        decision=_mine(request, user.username, instance_id),
+    )
+
+
+@router.post("/{instance_id}", name="mccp_decide")
+async def mccp_decide(request: Request, instance_id: str, user: Physician) -> Response:
+    ctx = context_of(request)
+    form = await request.form()
+    choice = form_text(form, "decision")
+    if choice not in ("accept", "reject"):
+        raise HTTPException(400, "decision must be accept or reject")
+    try:
+        record_decision(
+            ctx.store, instance_id, user.username, choice == "accept", form_text(form, "note")
+        )
+    except KeyError as exc:
+        raise HTTPException(404, str(exc)) from None
+    audit.record(ctx.db, user.username, "mccp_validation", instance_id, {"decision": choice})
+    return back_to(str(request.url_for("mccp_queue")), "saved")

@@ -1,0 +1,92 @@
+"""Panel grading in a real browser: log in, give a verdict per criterion, see it stored."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import uvicorn
+
+from medrealmm.review import create_app
+from medrealmm.schema import Verdict
+from medrealmm.store import RunStore, stages
+
+from .conftest import PASSWORD, RESPONSE_KEY, seed
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture()
+def base_url(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    run = tmp_path / "run"
+    with RunStore(run) as store:
+        seed(store)
+    store = RunStore(run)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", run
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        store.close()
+
+
+def test_physician_grades_a_response_in_the_browser(base_url: tuple[str, Path]) -> None:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed (CI installs it)")
+    from playwright.sync_api import expect, sync_playwright
+
+    base, run = base_url
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{base}/panel")
+            page.fill('input[name="username"]', "doc1")
+            page.fill('input[name="password"]', PASSWORD)
+            page.click('form button[type="submit"]')
+            expect(page).to_have_url(f"{base}/panel")
+            page.click("table a")  # the one response in the queue
+            expect(page).to_have_url(f"{base}/panel/{quote(RESPONSE_KEY)}")
+            page.check('input[name="verdict:c1"][value="yes"]')
+            page.fill('input[name="rationale:c1"]', "明确提出足癣")
+            page.check('input[name="verdict:c3"][value="no"]')
+            page.click('form button[type="submit"]:has-text("保存判定")')
+            expect(page.locator("p.notice")).to_contain_text("已保存")
+            expect(page.locator('input[name="verdict:c1"][value="yes"]')).to_be_checked()
+        finally:
+            browser.close()
+
+    with RunStore(run) as store:
+        c1 = store.get(stages.PANEL_VERDICT, f"doc1|{RESPONSE_KEY}|c1", Verdict)
+        c3 = store.get(stages.PANEL_VERDICT, f"doc1|{RESPONSE_KEY}|c3", Verdict)
+        assert c1 is not None and c1.value is True and c1.rationale == "明确提出足癣"
+        assert c3 is not None and c3.value is False
+        assert store.get(stages.PANEL_VERDICT, f"doc1|{RESPONSE_KEY}|c2", Verdict) is None
