@@ -18,6 +18,7 @@ from medrealmm.io import iter_jsonl
 from medrealmm.mccp import run_demo_stage as mccp_demo_stage
 from medrealmm.release.demo import release_demo
 from medrealmm.report import write_report
+from medrealmm.rubric.stage import run_demo_stage as rubric_demo_stage
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -85,6 +86,7 @@ def run_demo(out: Path | str) -> list[str]:
         summary.append(_deid_stage(store, out))
         summary.append(run_review_queue_stage(store))  # belongs right after de-identification
         summary.extend(mccp_demo_stage(store, out))
+        summary.extend(rubric_demo_stage(store, out))
         summary.extend(evaluate_demo(store))
         summary.append(release_demo(store, out))  # releases what the chain produced
         report = write_report(store, out / "report")  # the demo ends with the report

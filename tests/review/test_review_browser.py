@@ -14,6 +14,9 @@ import pytest
 
 pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
 import uvicorn
+
+from medrealmm.llm import OFFLINE_NAME, build_client, resolve_spec
+from medrealmm.review import create_app
 from medrealmm.rubric import (
     FeedbackType,
     RubricSettings,
@@ -23,9 +26,6 @@ from medrealmm.rubric import (
     load_feedback,
 )
 from medrealmm.rubric.stage import generate_all
-
-from medrealmm.llm import OFFLINE_NAME, build_client, resolve_spec
-from medrealmm.review import create_app
 from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, PASSWORD, seed

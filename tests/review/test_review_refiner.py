@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
 from fastapi.testclient import TestClient
-from medrealmm.rubric import RubricSettings, RubricState, history, state_of
 
 from medrealmm.review import ReviewSettings, create_app, refining
+from medrealmm.rubric import RubricSettings, RubricState, history, state_of
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore
 from medrealmm.testing import FakeOpenAIServer, FakeReply

@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
 from fastapi.testclient import TestClient
-from medrealmm.rubric import FeedbackType, final_rubric, history, load_feedback
 
 from medrealmm.review import audit
 from medrealmm.review.rubric_form import FormError, parse_feedback_form
+from medrealmm.rubric import FeedbackType, final_rubric, history, load_feedback
 from medrealmm.store import RunStore
 
 from .conftest import CASE_ID, demo_rubric, login

@@ -11,6 +11,7 @@ from medrealmm.cli import (
     release,  # noqa: F401
     report,  # noqa: F401
     review,  # noqa: F401
+    rubric,  # noqa: F401
 )
 from medrealmm.cli.app import app
 

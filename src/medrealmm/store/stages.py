@@ -24,6 +24,7 @@ MCCP_DISCARDED = "mccp.discarded"  # discard record, key = consultation id
 MCCP_VALIDATION = "mccp.validation"  # physician accept/reject, key = f"{reviewer}|{instance id}"
 RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
 RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
+RUBRIC_FEEDBACK = "rubric.feedback"  # rubric.RoundFeedback, key = f"{instance_id}#{round:02d}"
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"

@@ -1,0 +1,154 @@
+"""The two agents: Generator phi_R(x, y_orig) and Refiner phi'_R(x, R^(k), F^(k)).
+
+Only the Generator sees y_orig; the Refiner works from the dialogue, the current round and
+the physicians' feedback. Both go through ``complete_structured``, so an out-of-bounds or
+feedback-ignoring reply is shown back to the model and retried, and a final failure is
+returned as data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from medrealmm.io.images import image_data_url, resolve_image
+from medrealmm.llm import (
+    ChatRequest,
+    Completion,
+    ImagePart,
+    LLMClient,
+    Message,
+    TextPart,
+    complete_structured,
+    dialogue_text,
+    render_messages,
+)
+from medrealmm.llm.structured import schema_for
+from medrealmm.mccp.taxonomy import builtin_taxonomy
+from medrealmm.rubric import baseline  # noqa: F401  (registers the offline rules)
+from medrealmm.rubric.assemble import refiner_schema, rubric_from_generator, rubric_from_refiner
+from medrealmm.rubric.baseline import GENERATOR_TASK, REFINER_TASK
+from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput, RefinerOutput
+from medrealmm.rubric.feedback import RoundFeedback
+from medrealmm.rubric.overlap import flag_reference_overlap
+from medrealmm.rubric.settings import MAX_CRITERIA, MIN_CRITERIA, RubricSettings
+from medrealmm.schema import MAX_WEIGHT, MIN_WEIGHT, Event, ImageKind, Instance, Rubric
+
+PROMPTS = "medrealmm.rubric"
+BOUNDS = {"min_weight": MIN_WEIGHT, "max_weight": MAX_WEIGHT}
+
+
+@dataclass
+class AgentResult:
+    rubric: Rubric | None
+    error: str | None
+    attempts: int
+    completions: list[Completion]
+
+
+def _with_images(
+    messages: list[Message], events: list[Event], image_root: Path | str | None
+) -> list[Message]:
+    """Append the dialogue's medical images to the user message, numbered as in the transcript."""
+    refs = [ref for e in events for ref in e.images if ref.kind is ImageKind.MEDICAL]
+    if image_root is None or not refs:
+        return messages
+    parts: list[TextPart | ImagePart] = list(messages[-1].content)
+    for number, ref in enumerate(refs, start=1):
+        parts.append(TextPart(text=f"[图片{number}]"))
+        parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
+    return [*messages[:-1], Message(role="user", content=parts)]
+
+
+def label_name(taxonomy: str, label: str | None) -> str | None:
+    """The Chinese name of an MCCP intent/stage label; the id itself for custom taxonomies."""
+    if label is None:
+        return None
+    names = {item.id: item.name for item in builtin_taxonomy(taxonomy).labels}
+    return names.get(label, label)
+
+
+def _header(instance: Instance) -> dict[str, object]:
+    return {
+        "department": instance.department,
+        "subspecialty": instance.subspecialty,
+        "intent": label_name("intent", instance.intent),
+        "stage": label_name("stage", instance.stage),
+        "dialogue": dialogue_text(instance.context),
+        **BOUNDS,
+    }
+
+
+async def generate_rubric(
+    client: LLMClient,
+    instance: Instance,
+    settings: RubricSettings,
+    *,
+    image_root: Path | str | None = None,
+) -> AgentResult:
+    """R^(0) for one instance, overlap-flagged; ``rubric`` is None when every attempt failed."""
+    with_images = settings.with_images and image_root is not None
+    messages = render_messages(
+        PROMPTS,
+        "generator",
+        **_header(instance),
+        image_count=instance.image_count,
+        with_images=with_images,
+        reference_reply=instance.target_reply,
+        min_criteria=GENERATOR_MIN,
+        max_criteria=GENERATOR_MAX,
+    )
+    if with_images:
+        messages = _with_images(messages, instance.context, image_root)
+    request = ChatRequest(
+        task=GENERATOR_TASK,
+        messages=messages,
+        inputs={"reference_reply": instance.target_reply, "image_count": instance.image_count},
+    )
+    result = await complete_structured(client, request, GeneratorOutput)
+    rubric = None
+    if result.value is not None:
+        rubric = rubric_from_generator(instance, result.value, settings)
+        rubric = flag_reference_overlap(rubric, instance.target_reply, settings)
+    return AgentResult(rubric, result.error, result.attempts, result.completions)
+
+
+async def refine_rubric(
+    client: LLMClient,
+    instance: Instance,
+    current: Rubric,
+    feedback: RoundFeedback,
+    settings: RubricSettings,
+    *,
+    used_ids: set[str] | None = None,
+    image_root: Path | str | None = None,
+) -> AgentResult:
+    """R^(k+1) from R^(k) and F^(k). The model never sees y_orig; code re-flags overlap with it."""
+    criteria = [c.model_dump(mode="json") for c in current.criteria]
+    items = [i.model_dump(mode="json") for i in feedback.items]
+    messages = render_messages(
+        PROMPTS,
+        "refiner",
+        **_header(instance),
+        round=current.round,
+        criteria=criteria,
+        feedback=items,
+        min_criteria=MIN_CRITERIA,
+        max_criteria=MAX_CRITERIA,
+    )
+    if settings.with_images and image_root is not None:
+        messages = _with_images(messages, instance.context, image_root)
+    request = ChatRequest(
+        task=REFINER_TASK,
+        messages=messages,
+        # The per-round checked schema validates; the wire schema is the shared base one
+        # (same JSON), so the schema cache does not grow a class per call.
+        json_schema=schema_for(RefinerOutput),
+        inputs={"criteria": criteria, "feedback": items},
+    )
+    result = await complete_structured(client, request, refiner_schema(current, feedback))
+    rubric = None
+    if result.value is not None:
+        rubric = rubric_from_refiner(current, result.value, used_ids or set())
+        rubric = flag_reference_overlap(rubric, instance.target_reply, settings)
+    return AgentResult(rubric, result.error, result.attempts, result.completions)

@@ -1,0 +1,188 @@
+"""The rubric loop's state in the run store: the API the CLI and the review app share.
+
+Rounds are kept forever (``RUBRIC_ROUND``, key ``f"{instance_id}#{round:02d}"``); feedback
+F^(k) sits beside its round (``RUBRIC_FEEDBACK``, same key). Saving an empty feedback
+approves the round: it is copied to ``RUBRIC_FINAL`` (key = instance id) as R*.
+
+    save_feedback(store, RoundFeedback(instance_id=..., round=k, reviewer="dr_li", items=[...]))
+    approve(store, instance_id, reviewer="dr_li")          # empty feedback on the latest round
+    pending_review(store)                                   # latest rounds awaiting a physician
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from medrealmm.rubric.feedback import FeedbackError, RoundFeedback, check_feedback
+from medrealmm.rubric.settings import RubricSettings
+from medrealmm.schema import Rubric
+from medrealmm.store import DONE, FAILED, RunStore, stages
+
+
+class RubricState(StrEnum):
+    NOT_GENERATED = "not_generated"
+    FAILED = "failed"  # the agent's last attempt at the next round failed; rerun to retry
+    AWAITING_REVIEW = "awaiting_review"
+    AWAITING_REFINEMENT = "awaiting_refinement"
+    MAX_ROUNDS = "max_rounds"  # feedback on the last allowed round: unapproved for good
+    APPROVED = "approved"
+
+
+def round_key(instance_id: str, round_: int) -> str:
+    return f"{instance_id}#{round_:02d}"
+
+
+def split_key(key: str) -> tuple[str, int]:
+    instance_id, _, number = key.rpartition("#")
+    return instance_id, int(number)
+
+
+def _rounds_by_instance(store: RunStore, status: str = DONE) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for key in store.keys(stages.RUBRIC_ROUND, status):
+        instance_id, number = split_key(key)
+        found.setdefault(instance_id, []).append(number)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def save_round(store: RunStore, rubric: Rubric) -> None:
+    store.put(stages.RUBRIC_ROUND, round_key(rubric.instance_id, rubric.round), rubric)
+
+
+def history(store: RunStore, instance_id: str) -> list[Rubric]:
+    """Every finished round of one instance, oldest first. Rounds are contiguous (k+1 is
+    only ever written from k), so this is a few key lookups, not a scan."""
+    rounds: list[Rubric] = []
+    while rubric := store.get(stages.RUBRIC_ROUND, round_key(instance_id, len(rounds)), Rubric):
+        rounds.append(rubric)
+    return rounds
+
+
+def latest_round(store: RunStore, instance_id: str) -> Rubric | None:
+    rounds = history(store, instance_id)
+    return rounds[-1] if rounds else None
+
+
+def final_rubric(store: RunStore, instance_id: str) -> Rubric | None:
+    return store.get(stages.RUBRIC_FINAL, instance_id, Rubric)
+
+
+def rubric_for_evaluation(store: RunStore, instance_id: str) -> Rubric | None:
+    """R* when approved, else the latest round (``approved`` False tells evaluation so)."""
+    return final_rubric(store, instance_id) or latest_round(store, instance_id)
+
+
+def evaluation_rubrics(store: RunStore) -> dict[str, Rubric]:
+    """``rubric_for_evaluation`` for every instance in one pass: R* where approved, else the
+    latest round (``approved`` False), keyed by instance id."""
+    chosen: dict[str, Rubric] = {}
+    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
+        kept = chosen.get(rubric.instance_id)
+        if kept is None or rubric.round > kept.round:
+            chosen[rubric.instance_id] = rubric
+    for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
+        chosen[rubric.instance_id] = rubric
+    return dict(sorted(chosen.items()))
+
+
+def load_feedback(store: RunStore, instance_id: str, round_: int) -> RoundFeedback | None:
+    return store.get(stages.RUBRIC_FEEDBACK, round_key(instance_id, round_), RoundFeedback)
+
+
+def validate_feedback(store: RunStore, feedback: RoundFeedback) -> Rubric:
+    """The round the feedback is about, or ``FeedbackError`` naming the offending field: the
+    round must be the instance's latest, not yet approved, and the items must fit it."""
+    current = latest_round(store, feedback.instance_id)
+    if current is None:
+        raise FeedbackError(None, "instance_id", f"no rubric for {feedback.instance_id!r} yet")
+    check_feedback(current, feedback)
+    final = final_rubric(store, feedback.instance_id)
+    if final is not None and not (feedback.approves and final.round == feedback.round):
+        raise FeedbackError(None, "round", f"the rubric was approved in round {final.round}")
+    return current
+
+
+def save_feedback(store: RunStore, feedback: RoundFeedback) -> None:
+    """Record F^(k) for the latest round, replacing an earlier submission for that round;
+    empty feedback approves it (R* = R^(k)). Raises ``FeedbackError`` (a ValueError)."""
+    current = validate_feedback(store, feedback)
+    store.put(stages.RUBRIC_FEEDBACK, round_key(feedback.instance_id, feedback.round), feedback)
+    if feedback.approves:
+        store.put(
+            stages.RUBRIC_FINAL, feedback.instance_id, current.model_copy(update={"approved": True})
+        )
+
+
+def approve(
+    store: RunStore, instance_id: str, reviewer: str, *, round_: int | None = None, note: str = ""
+) -> Rubric:
+    """Empty feedback on the latest round (or ``round_``, which must be the latest): R* = R^(k)."""
+    current = latest_round(store, instance_id)
+    if current is None:
+        raise FeedbackError(None, "instance_id", f"no rubric for {instance_id!r} yet")
+    number = current.round if round_ is None else round_
+    save_feedback(
+        store, RoundFeedback(instance_id=instance_id, round=number, reviewer=reviewer, note=note)
+    )
+    return current.model_copy(update={"approved": True})
+
+
+def _state(
+    store: RunStore,
+    instance_id: str,
+    rounds: list[int],
+    failed: set[str],
+    approved: set[str],
+    settings: RubricSettings,
+) -> RubricState:
+    if instance_id in approved:
+        return RubricState.APPROVED
+    next_round = rounds[-1] + 1 if rounds else 0
+    if round_key(instance_id, next_round) in failed:
+        return RubricState.FAILED
+    if not rounds:
+        return RubricState.NOT_GENERATED
+    if load_feedback(store, instance_id, rounds[-1]) is None:
+        return RubricState.AWAITING_REVIEW
+    if rounds[-1] >= settings.max_rounds:
+        return RubricState.MAX_ROUNDS
+    return RubricState.AWAITING_REFINEMENT
+
+
+def states(store: RunStore, settings: RubricSettings) -> dict[str, RubricState]:
+    """Every instance's place in the loop, keyed by instance id (one pass over the store)."""
+    by_instance = _rounds_by_instance(store)
+    failed = store.keys(stages.RUBRIC_ROUND, FAILED)
+    approved = store.keys(stages.RUBRIC_FINAL)
+    ids = sorted(
+        store.keys(stages.MCCP_INSTANCE) | set(by_instance) | {split_key(k)[0] for k in failed}
+    )
+    return {
+        iid: _state(store, iid, by_instance.get(iid, []), failed, approved, settings) for iid in ids
+    }
+
+
+def state_of(store: RunStore, instance_id: str, settings: RubricSettings) -> RubricState:
+    return _state(
+        store,
+        instance_id,
+        [r.round for r in history(store, instance_id)],
+        store.keys(stages.RUBRIC_ROUND, FAILED),
+        store.keys(stages.RUBRIC_FINAL),
+        settings,
+    )
+
+
+def pending_review(store: RunStore) -> list[Rubric]:
+    """Latest unapproved rounds with no feedback yet: the physicians' queue, by instance id."""
+    approved = store.keys(stages.RUBRIC_FINAL)
+    feedback = store.keys(stages.RUBRIC_FEEDBACK)
+    pending = []
+    for instance_id, rounds in sorted(_rounds_by_instance(store).items()):
+        key = round_key(instance_id, rounds[-1])
+        if instance_id in approved or key in feedback:
+            continue
+        rubric = store.get(stages.RUBRIC_ROUND, key, Rubric)
+        if rubric is not None:
+            pending.append(rubric)
+    return pending

@@ -1,0 +1,124 @@
+"""The rubric stages over a run store: generate R^(0) for every instance, refine every round
+that has feedback. Each instance's round is one unit, committed as it finishes, so a killed
+run resumes where it stopped and the LLM cache repeats no finished call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+from pathlib import Path
+
+from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec
+from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
+from medrealmm.rubric.exchange import export_round
+from medrealmm.rubric.rounds import (
+    RubricState,
+    history,
+    latest_round,
+    load_feedback,
+    round_key,
+    save_round,
+    states,
+)
+from medrealmm.rubric.settings import RubricSettings
+from medrealmm.runner import RunStats, run_units
+from medrealmm.schema import Instance
+from medrealmm.store import FAILED, RunStore, stages
+
+USAGE_STAGE = "rubric"
+
+
+def instance_image_root(store: RunStore, client: LLMClient) -> Path | None:
+    """Where the instances' images live; None for the offline baseline, which reads no pixels."""
+    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
+    return Path(root) if root and not client.is_baseline else None
+
+
+def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:
+    for completion in result.completions:
+        store.record_usage(USAGE_STAGE, client.name, completion)
+    if result.rubric is None:
+        store.put(stages.RUBRIC_ROUND, key, None, status=FAILED, error=result.error)
+    else:
+        save_round(store, result.rubric)
+
+
+async def generate_all(
+    store: RunStore,
+    client: LLMClient,
+    settings: RubricSettings,
+    *,
+    concurrency: int = 8,
+) -> RunStats:
+    """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
+    done = {key for key in store.keys(stages.RUBRIC_ROUND) if key.endswith("#00")}
+    todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
+    image_root = instance_image_root(store, client)
+
+    async def work(instance_id: str) -> None:
+        instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
+        if instance is None:
+            raise ValueError(f"instance {instance_id!r} vanished from the store")
+        result = await generate_rubric(client, instance, settings, image_root=image_root)
+        _record(store, client, round_key(instance_id, 0), result)
+
+    return await run_units(
+        todo,
+        work,
+        description="rubric: generate",
+        concurrency=concurrency,
+        already_done=len(done),
+    )
+
+
+async def refine_all(
+    store: RunStore,
+    client: LLMClient,
+    settings: RubricSettings,
+    *,
+    concurrency: int = 8,
+    instance_ids: Collection[str] | None = None,
+) -> RunStats:
+    """R^(k+1) for every instance (or just ``instance_ids``, e.g. the one a physician has
+    just reviewed) whose latest round has non-empty feedback and k < max_rounds."""
+    ready = [
+        iid
+        for iid, state in states(store, settings).items()
+        if state in (RubricState.AWAITING_REFINEMENT, RubricState.FAILED)
+        and (instance_ids is None or iid in instance_ids)
+        and latest_round(store, iid) is not None
+    ]
+    image_root = instance_image_root(store, client)
+
+    async def work(instance_id: str) -> None:
+        instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
+        rounds = history(store, instance_id)
+        current = rounds[-1]
+        feedback = load_feedback(store, instance_id, current.round)
+        if instance is None or feedback is None:
+            raise ValueError(f"instance {instance_id!r} lacks its instance or feedback row")
+        used = {c.id for r in rounds for c in r.criteria}
+        result = await refine_rubric(
+            client, instance, current, feedback, settings, used_ids=used, image_root=image_root
+        )
+        _record(store, client, round_key(instance_id, current.round + 1), result)
+
+    return await run_units(ready, work, description="rubric: refine", concurrency=concurrency)
+
+
+def run_demo_stage(store: RunStore, out: Path) -> list[str]:
+    """The demo's rubric step: round 0 on the offline baseline, exported for physicians.
+
+    No approvals are faked: the demo has no physicians, so every rubric stays at round 0,
+    unapproved, until feedback is imported (or given in the review app).
+    """
+    settings = RubricSettings()
+    client = build_client(resolve_spec(OFFLINE_NAME), cache=store.cache)
+    stats = asyncio.run(generate_all(store, client, settings))
+    folder = out / "rubric"
+    pending = export_round(store, folder / "review.jsonl", folder / "feedback.jsonl", settings)
+    rounds = store.count(stages.RUBRIC_ROUND)
+    return [
+        f"rubrics (offline baseline): {rounds} rounds, {stats.failed} failed, "
+        f"{pending} exported for physician review to {folder / 'review.jsonl'}"
+    ]

@@ -1,0 +1,91 @@
+"""The Generator's bounds: 3-19 criteria, integer weights in [-20, 20] minus {0}."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from medrealmm.llm import OpenAICompatibleClient
+from medrealmm.rubric import MAX_CRITERIA, MIN_CRITERIA, RubricSettings, generate_rubric
+from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput
+from medrealmm.schema import CriterionKind, Instance
+from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+
+def _reply(weights: list[object]) -> str:
+    return json.dumps(
+        {"criteria": [{"text": f"第{i}条临床要求", "weight": w} for i, w in enumerate(weights)]},
+        ensure_ascii=False,
+    )
+
+
+def _client(server: FakeOpenAIServer) -> OpenAICompatibleClient:
+    return OpenAICompatibleClient("judge", base_url=server.base_url, max_attempts=1)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        [8, 0, -5],  # zero weight
+        [8, 21, -5],  # above 20
+        [8, -21],  # below -20
+        [8, 4.5],  # not an integer
+        [-8, -4, -2],  # no positive criterion: the score would divide by zero
+        [8],  # too few
+        [3] * (GENERATOR_MAX + 1),  # too many
+    ],
+)
+def test_generator_output_rejects_out_of_bounds(weights: list[object]) -> None:
+    with pytest.raises(ValidationError):
+        GeneratorOutput.model_validate_json(_reply(weights))
+
+
+def test_generator_share_leaves_room_for_the_length_rule() -> None:
+    assert (GENERATOR_MIN + 1, GENERATOR_MAX + 1) == (MIN_CRITERIA, MAX_CRITERIA) == (3, 19)
+    assert len(GeneratorOutput.model_validate_json(_reply([20, -20])).criteria) == 2
+
+
+async def test_out_of_bounds_reply_is_retried_with_the_error_shown(
+    tinea_instance: Instance,
+) -> None:
+    with FakeOpenAIServer() as server:
+        server.script(
+            FakeReply(content=_reply([8, 25, -3])),
+            FakeReply(content=_reply([8, 5, -3])),
+        )
+        result = await generate_rubric(_client(server), tinea_instance, RubricSettings())
+    assert result.rubric is not None and result.attempts == 2
+    retry = server.requests[1]["messages"]
+    assert retry[-2]["content"] == _reply([8, 25, -3])
+    assert "weight" in retry[-1]["content"] and "20" in retry[-1]["content"]
+    weights = [c.weight for c in result.rubric.criteria]
+    assert weights[:3] == [8, 5, -3]
+    rule = result.rubric.criteria[-1]
+    assert rule.kind is CriterionKind.RULE and rule.id == "c04"
+
+
+async def test_persistent_violation_is_a_recorded_failure_not_a_crash(
+    tinea_instance: Instance,
+) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content=_reply([0, 0]))) as server:
+        result = await generate_rubric(_client(server), tinea_instance, RubricSettings())
+    assert result.rubric is None
+    assert result.attempts == 3 and len(server.requests) == 3
+    assert result.error and "weight" in result.error
+
+
+async def test_generator_prompt_carries_context_and_reference(tinea_instance: Instance) -> None:
+    labelled = tinea_instance.model_copy(
+        update={"intent": "medication_guidance", "stage": "my_custom_stage"}
+    )
+    with FakeOpenAIServer(lambda body: FakeReply(content=_reply([8, -4]))) as server:
+        await generate_rubric(_client(server), labelled, RubricSettings())
+    messages = server.requests[0]["messages"]
+    system, user = messages[0]["content"], messages[1]["content"]
+    assert "-20" in system and "20" in system and "不是标准答案" in system
+    assert tinea_instance.target_reply in user
+    assert "我脚趾缝又痒又脱皮" in user and "皮肤科" in user
+    assert "患者意图：用药指导" in user and "问诊阶段：my_custom_stage" in user
+    assert server.requests[0]["response_format"]["type"] == "json_schema"
