@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from medrealmm.evaluate import grade_rule, reply_length
 from medrealmm.evaluate.lexical import judge
+from medrealmm.rubric.rules import grade_rule, reply_length
 from medrealmm.schema import Criterion, CriterionKind, MaxCharsRule, MinCharsRule
 
 

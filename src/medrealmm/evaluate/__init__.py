@@ -11,7 +11,6 @@ from medrealmm.evaluate.results import (
     score_key,
     verdict_key,
 )
-from medrealmm.evaluate.rules import grade_rule, reply_length
 from medrealmm.evaluate.run import ONLINE, EvalOutcome, EvalSettings, run_eval, run_evaluation
 from medrealmm.evaluate.scoring import ModelSummary, rubric_score, score_case, summarize
 
@@ -28,12 +27,10 @@ __all__ = [
     "baseline_reply",
     "evaluate_demo",
     "grade",
-    "grade_rule",
     "grader_request",
     "graders",
     "load_cases",
     "load_scores",
-    "reply_length",
     "respond_request",
     "rubric_score",
     "run_eval",

@@ -17,11 +17,11 @@ from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
 from medrealmm.evaluate.grader import grade, grader_request
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.evaluate.results import score_key, verdict_key
-from medrealmm.evaluate.rules import grade_rule
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
 from medrealmm.llm.types import Part
+from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
 from medrealmm.store import DONE, FAILED, RunStore, stages

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Consultation, Instance, Rubric
 from medrealmm.store import RunStore, stages
 
@@ -68,17 +69,15 @@ def image_root(store: RunStore, corpus_stage: str) -> Path:
 
 
 def latest_rubrics(store: RunStore) -> tuple[str | None, list[Rubric]]:
-    """Approved rubrics, else each instance's latest refinement round (flagged by the caller)."""
-    if store.count(stages.RUBRIC_FINAL):
-        return stages.RUBRIC_FINAL, list(store.iter(stages.RUBRIC_FINAL, Rubric))
-    latest: dict[str, Rubric] = {}
-    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
-        kept = latest.get(rubric.instance_id)
-        if kept is None or rubric.round > kept.round:
-            latest[rubric.instance_id] = rubric
-    if not latest:
+    """Each instance's approved rubric, else its latest refinement round (the rule evaluation
+    applies). The stage is RUBRIC_FINAL only when every shipped rubric is approved; each
+    rubric's own ``approved`` field says which are."""
+    chosen = evaluation_rubrics(store)
+    if not chosen:
         return None, []
-    return stages.RUBRIC_ROUND, [latest[key] for key in sorted(latest)]
+    rubrics = list(chosen.values())
+    stage = stages.RUBRIC_FINAL if all(r.approved for r in rubrics) else stages.RUBRIC_ROUND
+    return stage, rubrics
 
 
 def check_cut_from(instance: Instance, consultation: Consultation) -> None:

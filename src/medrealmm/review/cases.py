@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from medrealmm.io.images import MissingImageError, resolve_image
+from medrealmm.rubric.rounds import rubric_for_evaluation
 from medrealmm.schema import Consultation, Event, Instance, Rubric
 from medrealmm.store import RunStore, stages
 
@@ -80,9 +81,4 @@ def image_path(store: RunStore, stage: str, key: str, event: int, image: int) ->
 
 def rubric_for(store: RunStore, instance_id: str) -> Rubric | None:
     """The approved rubric, else the latest round (the caller shows it as unapproved)."""
-    final = store.get(stages.RUBRIC_FINAL, instance_id, Rubric)
-    if final is not None:
-        return final
-    prefix = f"{instance_id}#"
-    rounds = sorted(k for k in store.keys(stages.RUBRIC_ROUND) if k.startswith(prefix))
-    return store.get(stages.RUBRIC_ROUND, rounds[-1], Rubric) if rounds else None
+    return rubric_for_evaluation(store, instance_id)

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from medrealmm.schema import Rubric, Verdict
+from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.schema import Verdict
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.keys import parse_response_key, split_verdict_key
 from medrealmm.stats.scoring import rubric_score
@@ -74,12 +75,7 @@ def load_raters(store: RunStore) -> RaterData:
 def scored_rubric_weights(store: RunStore) -> dict[str, dict[str, int]]:
     """Criterion weights of the rubric each instance was graded against: the approved
     RUBRIC_FINAL, else its latest refinement round (the rule evaluation applies)."""
-    latest: dict[str, Rubric] = {}
-    for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
-        if rubric.instance_id not in latest or rubric.round > latest[rubric.instance_id].round:
-            latest[rubric.instance_id] = rubric
-    for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
-        latest[rubric.instance_id] = rubric
+    latest = evaluation_rubrics(store)
     return {i: {c.id: c.weight for c in rubric.criteria} for i, rubric in latest.items()}
 
 
