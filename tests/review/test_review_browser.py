@@ -4,16 +4,12 @@ Refiner consumes the feedback given there (headless Debian Chromium, uvicorn on 
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separately")
-import uvicorn
 
 from medrealmm.llm import OFFLINE_NAME, build_client, resolve_spec
 from medrealmm.review import create_app
@@ -27,6 +23,7 @@ from medrealmm.rubric import (
 )
 from medrealmm.rubric.stage import generate_all
 from medrealmm.store import RunStore, stages
+from medrealmm.testing.asgi import serve_in_thread
 
 from .conftest import CASE_ID, PASSWORD, seed
 
@@ -45,12 +42,6 @@ CHROMIUM_ARGS = [
 INSTANCE_ID = f"{CASE_ID}-t4"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture()
 def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The app over a store whose round 0 comes from the offline Generator baseline."""
@@ -61,21 +52,10 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         client = build_client(resolve_spec(OFFLINE_NAME), cache=store.cache)
         asyncio.run(generate_all(store, client, RubricSettings()))
     store = RunStore(run)
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", run
+        with serve_in_thread(create_app(store)) as base_url:
+            yield base_url, run
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         store.close()
 
 

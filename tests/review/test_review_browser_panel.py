@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-import uvicorn
 
 from medrealmm.review import create_app
 from medrealmm.schema import Verdict
 from medrealmm.store import RunStore, stages
+from medrealmm.testing.asgi import serve_in_thread
 
 from .conftest import PASSWORD, RESPONSE_KEY, seed
 
@@ -38,23 +35,10 @@ def base_url(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     with RunStore(run) as store:
         seed(store)
     store = RunStore(run)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", run
+        with serve_in_thread(create_app(store)) as base_url:
+            yield base_url, run
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         store.close()
 
 
