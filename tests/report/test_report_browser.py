@@ -1,21 +1,9 @@
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from medrealmm.report import ReportResult
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from medrealmm.testing.browser import CHROMIUM, CHROMIUM_ARGS
 
 
 @pytest.mark.browser
@@ -24,7 +12,7 @@ def test_report_opens_in_headless_chromium(built_report: ReportResult) -> None:
     errors: list[str] = []
     requests: list[str] = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -24,21 +24,12 @@ from medrealmm.rubric import (
 from medrealmm.rubric.stage import generate_all
 from medrealmm.store import RunStore, stages
 from medrealmm.testing.asgi import serve_in_thread
+from medrealmm.testing.browser import CHROMIUM, CHROMIUM_ARGS
 
 from .conftest import CASE_ID, PASSWORD, seed
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 INSTANCE_ID = f"{CASE_ID}-t4"
 
 

@@ -12,21 +12,11 @@ from medrealmm.review import create_app
 from medrealmm.schema import Verdict
 from medrealmm.store import RunStore, stages
 from medrealmm.testing.asgi import serve_in_thread
+from medrealmm.testing.browser import CHROMIUM, CHROMIUM_ARGS
 
 from .conftest import PASSWORD, RESPONSE_KEY, seed
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 
 
 @pytest.fixture()
