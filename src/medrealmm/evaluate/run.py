@@ -19,7 +19,14 @@ from medrealmm.evaluate.respond import respond_request
 from medrealmm.evaluate.results import score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
-from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm import (
+    LLMError,
+    ModelSpec,
+    build_client,
+    dialogue_parts,
+    resolve_spec,
+    send_pixels,
+)
 from medrealmm.llm.types import Part
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
@@ -70,9 +77,8 @@ class _Dialogues:
     def parts(self, instance: Instance, with_images: bool) -> list[Part]:
         key = (instance.id, with_images)
         if key not in self._memo:
-            self._memo[key] = dialogue_parts(
-                instance.context, image_root=self.root, with_images=with_images
-            )
+            root = self.root if with_images else None
+            self._memo[key] = dialogue_parts(instance.context, image_root=root)
         return self._memo[key]
 
 
@@ -98,9 +104,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     respondent = None if online else resolve_spec(settings.model, settings.models_config)
     judge = resolve_spec(settings.grader, settings.models_config)
     images = online or settings.images  # the physician saw the images
-    if respondent is not None and images and not respondent.vision:
+    if respondent is not None and images and not send_pixels(respondent, images):
+        # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
-    grader_images = settings.grader_images and judge.vision
+    grader_images = send_pixels(judge, settings.grader_images)
     root = image_root(store)
     sends_pixels = (images and not online) or grader_images
     if root is None and sends_pixels and any(case.instance.image_count for case in cases):
@@ -131,13 +138,6 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
         for key in done
         if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK) == VerdictStatus.OK
     }
-
-
-async def _close(client: LLMClient) -> None:
-    inner = getattr(client, "inner", client)
-    closer = getattr(inner, "aclose", None)
-    if closer is not None:
-        await closer()
 
 
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
@@ -182,9 +182,8 @@ async def _respond(plan: _Plan) -> RunStats:
             raise
         store.record_usage(stages.EVAL_RESPONSE, client.name, completion)
         text = completion.text.strip() or None
-        forget = getattr(client, "forget", None)
-        if text is None and forget is not None:
-            forget(request)  # an empty reply is kept as a failure, not as a cached answer
+        if text is None:
+            client.forget(request)  # an empty reply is kept as a failure, not a cached answer
         response = base.model_copy(
             update={
                 "text": text,
@@ -204,7 +203,7 @@ async def _respond(plan: _Plan) -> RunStats:
             already_done=len(plan.targets) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 async def _grade(plan: _Plan) -> RunStats:
@@ -252,7 +251,7 @@ async def _grade(plan: _Plan) -> RunStats:
             already_done=len(units) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _score(plan: _Plan) -> list[CaseScore]:
