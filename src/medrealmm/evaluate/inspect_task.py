@@ -34,7 +34,15 @@ from medrealmm.evaluate.grader import grade, grader_request
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.evaluate.source import read_release
-from medrealmm.llm import ImagePart, LLMClient, Message, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm import (
+    ImagePart,
+    LLMClient,
+    Message,
+    build_client,
+    dialogue_parts,
+    resolve_spec,
+    send_pixels,
+)
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.schema import CriterionKind, Instance, Rubric, Verdict
 
@@ -57,7 +65,7 @@ def _inspect_messages(messages: list[Message]) -> list[ChatMessage]:
 
 def to_sample(instance: Instance, rubric: Rubric, image_root: Path | None, images: bool) -> Sample:
     """The instance as ``medrealmm eval`` would send it; the rubric rides in the metadata."""
-    parts = dialogue_parts(instance.context, image_root=image_root, with_images=images)
+    parts = dialogue_parts(instance.context, image_root=image_root if images else None)
     request = respond_request(
         department=instance.department, context=instance.context, parts=parts, with_images=images
     )
@@ -122,7 +130,7 @@ def rubric_score(
     """S = clip(sum w v / sum max(w, 0), 0, 1) from the per-criterion grader (paper 3.4)."""
     spec = resolve_spec(grader, models_config)
     client = build_client(spec)
-    with_pixels = grader_images and spec.vision
+    with_pixels = send_pixels(spec, grader_images)
     root = Path(image_root) if image_root else None
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -131,7 +139,7 @@ def rubric_score(
         reply = state.output.completion.strip()
         if not reply:
             raise RuntimeError(f"{instance.id}: the model returned an empty reply")
-        parts = dialogue_parts(instance.context, image_root=root, with_images=with_pixels)
+        parts = dialogue_parts(instance.context, image_root=root if with_pixels else None)
         case = await grade_reply(
             client,
             instance,

@@ -40,6 +40,7 @@ from medrealmm.llm import (
     build_client,
     dialogue_parts,
     resolve_spec,
+    send_pixels,
 )
 from medrealmm.llm.types import Part
 from medrealmm.rubric.rules import grade_rule
@@ -112,7 +113,8 @@ class _Dialogues:
         if key in self._memo:
             self._memo.move_to_end(key)
             return self._memo[key]
-        parts = dialogue_parts(instance.context, image_root=self.root, with_images=with_images)
+        root = self.root if with_images else None
+        parts = dialogue_parts(instance.context, image_root=root)
         self._memo[key] = parts
         if len(self._memo) > self.keep:
             self._memo.popitem(last=False)
@@ -149,9 +151,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     )
     judge = resolve_spec(settings.grader, settings.models_config)
     images = online or settings.images  # the physician saw the images
-    if respondent is not None and images and not respondent.vision:
+    if respondent is not None and images and not send_pixels(respondent, images):
+        # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
-    grader_images = settings.grader_images and judge.vision
+    grader_images = send_pixels(judge, settings.grader_images)
     root = image_root(store)
     sends_pixels = (images and not online) or grader_images
     if root is None and sends_pixels and any(case.instance.image_count for case in cases):
@@ -206,13 +209,6 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
         for key in done
         if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK) == VerdictStatus.OK
     }
-
-
-async def _close(client: LLMClient) -> None:
-    inner = getattr(client, "inner", client)
-    closer = getattr(inner, "aclose", None)
-    if closer is not None:
-        await closer()
 
 
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
@@ -296,9 +292,8 @@ async def _respond(plan: _Plan) -> RunStats:
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
         text = completion.text.strip() or None
-        forget = getattr(client, "forget", None)
-        if text is None and forget is not None:
-            forget(request)  # an empty reply is kept as a failure, not as a cached answer
+        if text is None:
+            client.forget(request)  # an empty reply is kept as a failure, not a cached answer
         response = base.model_copy(
             update={
                 "text": text,
@@ -318,7 +313,7 @@ async def _respond(plan: _Plan) -> RunStats:
             already_done=len(plan.targets) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:
@@ -398,7 +393,7 @@ async def _grade(plan: _Plan) -> RunStats:
             already_done=len(units) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _score(plan: _Plan) -> list[CaseScore]:
