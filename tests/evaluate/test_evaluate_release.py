@@ -112,3 +112,16 @@ def test_demo_release_scores_as_the_demo_did(
     assert result.exit_code == 0, result.output
     assert tree(release) == before
     assert score_of(tmp_path / "consumer", OFFLINE_NAME) == score_of(out, OFFLINE_NAME)
+
+
+def test_a_builders_run_can_be_evaluated_into_a_separate_folder(
+    builder: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    for source, out in ((builder, []), (builder, ["--out", str(tmp_path / "copy")])):
+        result = runner.invoke(app, ["eval", "run", str(source), *out, "--model", "offline"])
+        assert result.exit_code == 0, result.output
+    assert score_of(tmp_path / "copy", OFFLINE_NAME) == score_of(builder, OFFLINE_NAME)
+    with RunStore(tmp_path / "copy") as store:
+        (spec,) = load_results(store).specs.values()
+    assert spec.benchmark.kind == "run" and spec.benchmark.location == str(builder.resolve())
