@@ -10,7 +10,6 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, user_errors
-from medrealmm.fonts import MissingFontError
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -51,17 +50,13 @@ def report(
     from medrealmm.report import existing_store, write_report
     from medrealmm.store import RunStore
 
-    with user_errors():
-        try:
-            with ExitStack() as stack:
-                store = stack.enter_context(RunStore(existing_store(runstore)))
-                others = [stack.enter_context(RunStore(existing_store(p))) for p in add or []]
-                stack.enter_context(console.status("computing tables and drawing figures"))
-                result = write_report(
-                    store, out, grader=grader, seed=seed, resamples=resamples, others=others
-                )
-        except MissingFontError as exc:
-            raise ValueError(str(exc)) from None
+    with user_errors(), ExitStack() as stack:
+        store = stack.enter_context(RunStore(existing_store(runstore)))
+        others = [stack.enter_context(RunStore(existing_store(p))) for p in add or []]
+        stack.enter_context(console.status("computing tables and drawing figures"))
+        result = write_report(
+            store, out, grader=grader, seed=seed, resamples=resamples, others=others
+        )
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(
         f"  grader {result.primary_grader or '—'}; {result.scored} scored responses "
