@@ -26,11 +26,12 @@ from medrealmm.llm import LLMClient, build_client, resolve_spec
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
 SAMPLED_FILE = "corpus.sampled.jsonl"
 DROPPED_FILE = "corpus.dropped.jsonl"
 MANIFEST_FILE = "manifest.json"
-MANIFEST_META = "corpus.manifest"
+MANIFEST_META = stages.CORPUS_MANIFEST_META
 
 
 @dataclass
@@ -89,7 +90,7 @@ async def screen_with_agent(
     async def work(key: str) -> None:
         result = await screen_privacy(client, sources[key], image_root)
         for completion in result.completions:
-            store.record_usage(stages.CORPUS_PRIVACY, client.name, completion)
+            store.record_usage(usage_label(stages.CORPUS_PRIVACY), client.name, completion)
         if result.value is None:
             store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=result.error)
         else:

@@ -18,8 +18,9 @@ from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Consultation, ImageRef
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
-USAGE_STAGE = "deid"
+USAGE_STAGE = usage_label(stages.DEID_RECORD)
 OUTPUT_FOLDER = "deid"
 
 

@@ -25,6 +25,7 @@ from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
 from medrealmm.store import DONE, FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
 ONLINE = "online"
 
@@ -180,7 +181,7 @@ async def _respond(plan: _Plan) -> RunStats:
             failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
             store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
             raise
-        store.record_usage(stages.EVAL_RESPONSE, client.name, completion)
+        store.record_usage(usage_label(stages.EVAL_RESPONSE), client.name, completion)
         text = completion.text.strip() or None
         forget = getattr(client, "forget", None)
         if text is None and forget is not None:
@@ -237,7 +238,7 @@ async def _grade(plan: _Plan) -> RunStats:
             client, request, criterion, attempts=plan.settings.attempts
         )
         for completion in completions:
-            store.record_usage(stages.EVAL_VERDICT, client.name, completion)
+            store.record_usage(usage_label(stages.EVAL_VERDICT), client.name, completion)
         status = FAILED if retryable else DONE
         store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
         if verdict.status is VerdictStatus.FAILED:

@@ -18,8 +18,9 @@ from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import InstanceKey, usage_label
 
-USAGE_STAGE = "mccp"
+USAGE_STAGE = usage_label(stages.MCCP_INSTANCE)
 
 
 class DiscardRecord(BaseModel):
@@ -34,7 +35,7 @@ class DiscardRecord(BaseModel):
 
 
 def instance_id(consultation_id: str, t_star: int) -> str:
-    return f"{consultation_id}-t{t_star}"
+    return InstanceKey(consultation_id, t_star).format()
 
 
 async def extract_consultation(

@@ -24,8 +24,9 @@ from medrealmm.rubric.settings import RubricSettings
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Instance
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import RoundKey, usage_label
 
-USAGE_STAGE = "rubric"
+USAGE_STAGE = usage_label(stages.RUBRIC_ROUND)
 
 
 def instance_image_root(store: RunStore, client: LLMClient) -> Path | None:
@@ -51,7 +52,7 @@ async def generate_all(
     concurrency: int = 8,
 ) -> RunStats:
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
-    done = {key for key in store.keys(stages.RUBRIC_ROUND) if key.endswith("#00")}
+    done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
     image_root = instance_image_root(store, client)
 
