@@ -4,6 +4,10 @@ A rerun skips finished rows (``store.keys``) and answers finished calls from the
 cache, so ``kill -9`` and rerun completes with no finished call repeated. Calls that never came
 back are stored as failed and retried on the next run; grader output that stays malformed
 after its retries is a finished, failed verdict that leaves its case incomplete.
+
+A verdict given to a criterion whose text, weight or rule has since changed is not finished:
+after a rubric is refined, a rerun grades only the changed criteria and rescores every case
+against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenance.py).
 """
 
 from __future__ import annotations
@@ -15,15 +19,40 @@ from pathlib import Path
 
 from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
 from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.provenance import (
+    EvalSpec,
+    ModelRef,
+    benchmark_of,
+    open_spec,
+    prompt_hashes,
+    save_spec,
+)
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.evaluate.results import score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
-from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm import (
+    Completion,
+    LLMClient,
+    LLMError,
+    ModelSpec,
+    build_client,
+    dialogue_parts,
+    resolve_spec,
+)
 from medrealmm.llm.types import Part
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
-from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
+from medrealmm.schema import (
+    CaseScore,
+    Criterion,
+    CriterionKind,
+    Instance,
+    Response,
+    Verdict,
+    VerdictStatus,
+)
+from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
 from medrealmm.store.keys import usage_label
 
@@ -55,6 +84,7 @@ class EvalOutcome:
     responses: RunStats
     verdicts: RunStats
     scores: list[CaseScore] = field(default_factory=list)
+    eval_id: str = ""
 
     @property
     def incomplete(self) -> int:
@@ -90,6 +120,11 @@ class _Plan:
     grader_images: bool
     dialogues: _Dialogues
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
+    spec: EvalSpec
+
+    def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
+        self.store.record_usage(usage_label(stage), client.name, completion)
+        self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
 def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
@@ -117,8 +152,29 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         for case in cases
         for sample in range(k)
     }
+    spec = open_spec(
+        store,
+        kind="online" if online else "generated",
+        label=model,
+        model=None if respondent is None else ModelRef.from_spec(respondent),
+        grader=ModelRef.from_spec(judge),
+        images=images,
+        grader_images=grader_images,
+        k=k,
+        prompts=prompt_hashes(),
+        benchmark=benchmark_of(store),
+    )
     return _Plan(
-        store, settings, respondent, judge, model, images, grader_images, _Dialogues(root), targets
+        store,
+        settings,
+        respondent,
+        judge,
+        model,
+        images,
+        grader_images,
+        _Dialogues(root),
+        targets,
+        spec,
     )
 
 
@@ -145,7 +201,12 @@ def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
     replies = []
     for key in pending:
         instance = plan.targets[key][0].instance
-        reply = Response(instance_id=instance.id, model=ONLINE, text=instance.target_reply)
+        reply = Response(
+            instance_id=instance.id,
+            model=ONLINE,
+            text=instance.target_reply,
+            eval_id=plan.spec.eval_id,
+        )
         replies.append((key, reply))
     plan.store.put_many(stages.EVAL_RESPONSE, replies)
     return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
@@ -165,7 +226,11 @@ async def _respond(plan: _Plan) -> RunStats:
         case, sample = plan.targets[key]
         instance = case.instance
         base = Response(
-            instance_id=instance.id, model=plan.model, images=plan.images, sample=sample
+            instance_id=instance.id,
+            model=plan.model,
+            images=plan.images,
+            sample=sample,
+            eval_id=plan.spec.eval_id,
         )
         try:
             request = respond_request(
@@ -181,7 +246,7 @@ async def _respond(plan: _Plan) -> RunStats:
             failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
             store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
             raise
-        store.record_usage(usage_label(stages.EVAL_RESPONSE), client.name, completion)
+        plan.record(stages.EVAL_RESPONSE, client, completion)
         text = completion.text.strip() or None
         forget = getattr(client, "forget", None)
         if text is None and forget is not None:
@@ -208,6 +273,34 @@ async def _respond(plan: _Plan) -> RunStats:
         await _close(client)
 
 
+def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:
+    return verdict.model_copy(
+        update={
+            "eval_id": plan.spec.eval_id,
+            "rubric_version": case.rubric.version,
+            "criterion_version": criterion.version,
+        }
+    )
+
+
+def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> set[str]:
+    """Verdict keys already finished for the criterion as it stands now. A verdict of the
+    same criterion under an older rubric version keeps its value and gets the new version."""
+    store = plan.store
+    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
+    fresh = set()
+    for key in done:
+        case, _, criterion = units[key]
+        raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
+        if raw.get("criterion_version") != criterion.version:
+            continue
+        if raw.get("rubric_version") != case.rubric.version:
+            verdict = Verdict.model_validate(raw)
+            store.put(stages.EVAL_VERDICT, key, _stamped(plan, case, criterion, verdict))
+        fresh.add(key)
+    return fresh
+
+
 async def _grade(plan: _Plan) -> RunStats:
     """Step 2: one verdict per criterion of every reply (rule criteria in code)."""
     store, grader = plan.store, plan.judge.name
@@ -218,14 +311,15 @@ async def _grade(plan: _Plan) -> RunStats:
             continue
         for criterion in case.rubric.criteria:
             units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
-    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
+    done = _graded(plan, units)
     pending = [key for key in units if key not in done]
     client = build_client(plan.judge, cache=store.cache)
 
     async def assess(key: str) -> None:
         case, reply, criterion = units[key]
         if criterion.kind is CriterionKind.RULE:
-            store.put(stages.EVAL_VERDICT, key, grade_rule(criterion, reply))
+            verdict = _stamped(plan, case, criterion, grade_rule(criterion, reply))
+            store.put(stages.EVAL_VERDICT, key, verdict)
             return
         request = grader_request(
             department=case.instance.department,
@@ -238,8 +332,9 @@ async def _grade(plan: _Plan) -> RunStats:
             client, request, criterion, attempts=plan.settings.attempts
         )
         for completion in completions:
-            store.record_usage(usage_label(stages.EVAL_VERDICT), client.name, completion)
+            plan.record(stages.EVAL_VERDICT, client, completion)
         status = FAILED if retryable else DONE
+        verdict = _stamped(plan, case, criterion, verdict)
         store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
         if verdict.status is VerdictStatus.FAILED:
             raise RuntimeError(f"criterion {criterion.id} not graded: {verdict.error}")
@@ -274,6 +369,8 @@ def _score(plan: _Plan) -> list[CaseScore]:
             criteria=case.rubric.criteria,
             verdicts=verdicts,
             rubric_approved=case.approved,
+            eval_id=plan.spec.eval_id,
+            rubric_version=case.rubric.version,
         )
         scores.append((score_key(grader, rkey), score))
     plan.store.put_many(stages.EVAL_SCORE, scores)
@@ -285,8 +382,15 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     if settings.limit is not None:
         cases = cases[: settings.limit]
     plan = _plan(store, settings, cases)
-    responses = await _respond(plan)
-    verdicts = await _grade(plan)
+    save_spec(store, plan.spec)
+    try:
+        responses = await _respond(plan)
+        verdicts = await _grade(plan)
+    finally:
+        save_spec(store, plan.spec)  # usage so far, even when interrupted
+    scores = _score(plan)
+    save_spec(store, plan.spec, finished=True)
+    _elect_primary_grader(store, plan.judge)
     return EvalOutcome(
         model=plan.model,
         grader=plan.judge.name,
@@ -295,8 +399,18 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
         no_rubric=missing,
         responses=responses,
         verdicts=verdicts,
-        scores=_score(plan),
+        scores=scores,
+        eval_id=plan.spec.eval_id,
     )
+
+
+def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:
+    """The first grader to score a run is its primary, until a real model grades it: the
+    offline baseline never outranks a model grader. ``--grader`` picks another for a view."""
+    current = store.get_meta(PRIMARY_GRADER_META)
+    baseline = judge.backend == "offline"
+    if current is None or (not baseline and current == resolve_spec("offline").name):
+        store.set_meta(PRIMARY_GRADER_META, judge.name)
 
 
 def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:

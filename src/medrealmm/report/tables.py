@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
 from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means
 from medrealmm.stats.raters import RaterData, pairwise_agreement, rater_scores
@@ -56,11 +57,21 @@ def headline_conditions(records: Sequence[CaseRecord]) -> list[Condition]:
     return sorted((model, True in m) for model, m in modes.items())
 
 
-def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -> Table:
+def overall_table(
+    records: Sequence[CaseRecord],
+    *,
+    seed: int,
+    resamples: int,
+    summaries: Sequence[ModelSummary] = (),
+) -> Table:
+    """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
+    layer's rows, over every sample) where given."""
+    at_k = {(s.model, s.images): s for s in summaries}
     rows = []
     for (model, images), group in _by_condition(records).items():
         means = list(case_means(group).values())
         interval = bootstrap_mean_ci(means, seed=seed, resamples=resamples) if means else None
+        summary = at_k.get((model, images))
         rows.append(
             {
                 "model": model,
@@ -73,6 +84,10 @@ def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
+                "k": summary.k if summary else None,
+                "mean_at_k": _scaled(summary.mean_of_k) if summary else None,
+                "worst_at_k": _scaled(summary.worst_of_k) if summary else None,
+                "cases_at_k": summary.k_instances if summary else None,
             }
         )
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0), r["label"]))
@@ -82,6 +97,7 @@ def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -
         (
             *("label", "model", "images", "baseline", "online"),
             *("cases", "incomplete", "mean", "ci_low", "ci_high"),
+            *("k", "mean_at_k", "worst_at_k", "cases_at_k"),
         ),
         rows,
     )
@@ -250,9 +266,11 @@ def build_tables(
     *,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    summaries: Sequence[ModelSummary] = (),
 ) -> dict[str, Table]:
-    """``records`` are the primary grader's; ``raters`` hold every judge and the panel."""
-    overall = overall_table(records, seed=seed, resamples=resamples)
+    """``records`` are the primary grader's sample-0 records, ``summaries`` the results
+    layer's rows for mean@k / worst@k; ``raters`` hold every judge and the panel."""
+    overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
     tables = [
         overall,
         decomposition_table(records, overall),
