@@ -56,10 +56,9 @@ def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
     for key, verdict in store.items(stage, Verdict):
         if verdict.value is None:
             continue  # a failed verdict is no judgement, not a "no"
-        verdict = VerdictKey.parse(key)
-        rater, response, criterion = verdict.rater, verdict.response, verdict.criterion_id
-        ResponseKey.parse(response)
-        out[rater][(response, criterion)] = verdict.value
+        parsed = VerdictKey.parse(key)
+        ResponseKey.parse(parsed.response)
+        out[parsed.rater][(parsed.response, parsed.criterion_id)] = verdict.value
     return dict(out)
 
 
