@@ -220,11 +220,14 @@ def _persist(
     drops: list[Drop],
     manifest: Manifest,
 ) -> None:
-    """Replace the corpus rows wholesale so a rebuild with a new config leaves none stale."""
-    store.delete(stages.CORPUS_SAMPLED)
-    store.delete(stages.CORPUS_DROPPED)
-    store.put_many(stages.CORPUS_SAMPLED, ((c.id, c) for c in survivors))
-    store.put_many(stages.CORPUS_DROPPED, ((d.consultation_id, d) for d in drops))
+    """Replace the corpus rows wholesale, in one transaction, so a rebuild with a new config
+    leaves none stale and a killed rebuild leaves the old corpus whole."""
+    store.replace(
+        {
+            stages.CORPUS_SAMPLED: ((c.id, c) for c in survivors),
+            stages.CORPUS_DROPPED: ((d.consultation_id, d) for d in drops),
+        }
+    )
     store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(input_path.parent.resolve()))
     store.set_meta(MANIFEST_META, manifest.model_dump(mode="json"))
     write_jsonl(out / SAMPLED_FILE, sorted(survivors, key=lambda c: c.id))

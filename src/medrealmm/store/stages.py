@@ -37,6 +37,7 @@ PANEL_VERDICT = (
 RELEASE_WITHDRAWN = "release.withdrawn"  # release Withdrawal, key = consultation id
 
 # -- meta names (store.set_meta / get_meta) ----------------------------------------------
+INPUT_META = "input"  # {"path", "sha256"} of the file the raw stage was ingested from
 CORPUS_MANIFEST_META = "corpus.manifest"  # corpus Manifest of the last `corpus build`
 MCCP_SAMPLE_META = "mccp.validation.sample"  # {"n", "seed", "ids"} drawn for physicians
 PRIMARY_GRADER_META = "eval.primary_grader"  # the grader whose scores the report leads with
@@ -45,6 +46,11 @@ REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
 
 def image_root_key(stage: str) -> str:
     return f"image_root:{stage}"
+
+
+def built_key(stage: str) -> str:
+    """Meta marking that the stage that writes ``stage`` has run (it may hold no rows)."""
+    return f"built:{stage}"
 
 
 def response_key(model: str, images: bool, instance_id: str, sample: int) -> str:
