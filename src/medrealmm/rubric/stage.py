@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from medrealmm.llm import LLMClient
+from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
 from medrealmm.rubric.rounds import (
     RubricState,
@@ -27,10 +27,20 @@ from medrealmm.store.keys import RoundKey, usage_label
 USAGE_STAGE = usage_label(stages.RUBRIC_ROUND)
 
 
-def instance_image_root(store: RunStore, client: LLMClient) -> Path | None:
-    """Where the instances' images live; None for the offline baseline, which reads no pixels."""
-    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
-    return Path(root) if root and not client.is_baseline else None
+def instance_image_root(
+    store: RunStore, client: LLMClient, settings: RubricSettings
+) -> Path | None:
+    """Where the instances' images come from when pixels go (``send_pixels``), else None."""
+    if not send_pixels(client, settings.with_images):
+        return None
+    key = stages.image_root_key(stages.MCCP_INSTANCE)
+    root = store.get_meta(key)
+    if root is None:
+        raise ValueError(
+            f"the run store has no image root for {stages.MCCP_INSTANCE} (meta {key!r}); "
+            "run with images off or record where the instance images live"
+        )
+    return Path(root)
 
 
 def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:
@@ -52,7 +62,7 @@ async def generate_all(
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
-    image_root = instance_image_root(store, client)
+    image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
@@ -87,7 +97,7 @@ async def refine_all(
         and (instance_ids is None or iid in instance_ids)
         and latest_round(store, iid) is not None
     ]
-    image_root = instance_image_root(store, client)
+    image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
