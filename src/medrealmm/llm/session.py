@@ -23,14 +23,6 @@ def open_client(
     return build_client(spec, cache=cache)
 
 
-async def close_client(client: LLMClient) -> None:
-    """Release the HTTP pool of an OpenAI-compatible client (wrapped or not)."""
-    inner = getattr(client, "inner", client)
-    closer = getattr(inner, "aclose", None)
-    if closer is not None:
-        await closer()
-
-
 def run_with_client(
     client: LLMClient | None, work: Callable[[LLMClient | None], Awaitable[T]]
 ) -> T:
@@ -41,6 +33,6 @@ def run_with_client(
             return await work(client)
         finally:
             if client is not None:
-                await close_client(client)
+                await client.aclose()
 
     return asyncio.run(main())
