@@ -167,11 +167,11 @@ def load_config(path: Path | str | None) -> CorpusConfig:
         return CorpusConfig.model_validate(data)
     except ValidationError as exc:
         loc = exc.errors()[0]["loc"]
-        error = DataError.from_validation(path, _yaml_line(path, loc), exc)
+        error = DataError.from_validation(path, yaml_line(path, loc), exc)
         raise error from None
 
 
-def _yaml_line(path: Path, loc: tuple[int | str, ...]) -> int:
+def yaml_line(path: Path, loc: tuple[int | str, ...]) -> int:
     """1-based line of the deepest YAML node on ``loc`` (where the user must look)."""
     node = yaml.compose(path.read_text(encoding="utf-8"))
     line = 1

@@ -23,8 +23,9 @@ from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import InstanceKey, usage_label
 
-USAGE_STAGE = "mccp"
+USAGE_STAGE = usage_label(stages.MCCP_INSTANCE)
 
 
 class DiscardRecord(BaseModel):
@@ -39,7 +40,7 @@ class DiscardRecord(BaseModel):
 
 
 def instance_id(consultation_id: str, t_star: int) -> str:
-    return f"{consultation_id}-t{t_star}"
+    return InstanceKey(consultation_id, t_star).format()
 
 
 async def extract_consultation(
@@ -116,22 +117,20 @@ async def run_mccp(
     store: RunStore,
     client: LLMClient,
     *,
-    source_stage: str | None = None,
+    source_stage: str,
     intent_taxonomy: Taxonomy | None = None,
     stage_taxonomy: Taxonomy | None = None,
     verifier_images: bool = True,
     concurrency: int = 16,
 ) -> MccpSummary:
-    """Extract MCCPs for every consultation of the latest corpus stage not yet done.
+    """Extract MCCPs for every consultation of ``source_stage`` not yet done.
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
     Pixels go to the Verifier when asked for and the client reads images (``send_pixels``).
     """
-    if source_stage is None:
-        from medrealmm.pipeline import latest_corpus_stage
-
-        source_stage = latest_corpus_stage(store)
+    if not store.is_built(source_stage):
+        raise ValueError(f"{store.path} holds no {source_stage!r} stage to extract MCCPs from")
     image_root = store.get_meta(stages.image_root_key(source_stage))
     if send_pixels(client, verifier_images) and image_root is None:
         raise ValueError(
@@ -197,13 +196,3 @@ def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
     write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
     write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
     return instances, discarded
-
-
-def run_demo_stage(store: RunStore, out: Path | str) -> list[str]:
-    """The demo's Phase 2: the offline baseline over the latest corpus stage, into OUT/mccp."""
-    from medrealmm.llm import build_client, resolve_spec
-
-    client = build_client(resolve_spec("offline"), cache=store.cache)
-    summary = asyncio.run(run_mccp(store, client))
-    export_outputs(store, Path(out) / "mccp")
-    return summary.lines()
