@@ -113,11 +113,15 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
     result = runner.invoke(app, score)
     assert result.exit_code == 0, result.output
     assert "offline-baseline*" in result.output and "online" in result.output
+    assert "Evaluations" in result.output and "eval-" in result.output  # provenance shown
     payload = json.loads(out.read_text(encoding="utf-8"))
     rows = {(r["model"], r["images"]): r for r in payload["rows"]}
     assert rows[(OFFLINE_NAME, True)]["k"] == 2
     assert rows[(OFFLINE_NAME, True)]["worst_of_k"] is not None
     assert payload["usage"]
+    kinds = sorted(e["kind"] for e in payload["evaluations"])
+    assert kinds == ["generated", "generated", "online"]
+    assert "worst@k" in payload["definitions"]
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
