@@ -55,7 +55,7 @@ from medrealmm.schema import (
 )
 from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
-from medrealmm.store.keys import ScoreKey, VerdictKey, usage_label
+from medrealmm.store.keys import ResponseKey, VerdictKey, usage_label
 
 ONLINE = "online"
 
@@ -206,8 +206,10 @@ def _from_instances(replies: Sequence[tuple[str, Response]]) -> dict[str, list[t
 
 
 def _from_response(key: str) -> list[tuple[str, str]]:
-    """Lineage: a verdict is made from the reply it grades."""
-    return [(stages.EVAL_RESPONSE, VerdictKey.parse(key).response)]
+    """Lineage: a verdict goes with the instance of the reply it grades (not with the reply's
+    row, which a new evaluation restamps without changing what was graded)."""
+    response = ResponseKey.parse(VerdictKey.parse(key).response)
+    return [(stages.MCCP_INSTANCE, response.instance_id)]
 
 
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
@@ -427,7 +429,7 @@ def _score(plan: _Plan) -> list[CaseScore]:
             rubric_version=case.rubric.version,
         )
         scores.append((score_key(grader, rkey), score))
-    links = {key: [(stages.EVAL_RESPONSE, ScoreKey.parse(key).response)] for key, _ in scores}
+    links = {key: [(stages.MCCP_INSTANCE, score.instance_id)] for key, score in scores}
     plan.store.put_many(stages.EVAL_SCORE, scores, sources=links)
     return [score for _, score in scores]
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
+from medrealmm.store import lock
 from medrealmm.store.stages import built_key
 
 M = TypeVar("M", bound=BaseModel)
@@ -68,12 +69,15 @@ FAILED = "failed"
 
 
 class RunStore:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, writer: bool = False) -> None:
+        """Open (or create) a run's store. ``writer=True`` takes the single-writer lock: what
+        runs stages does, so a second such process is refused with the holder named."""
         path = Path(path)
         if path.is_dir() or path.suffix == "":
             path = path / STORE_FILENAME
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -393,6 +397,9 @@ class RunStore:
         self.cache.close()
         with self._lock:
             self._db.close()
+        if self._writer_lock is not None:
+            lock.release(self._writer_lock)
+            self._writer_lock = None
 
     def __enter__(self) -> RunStore:
         return self
