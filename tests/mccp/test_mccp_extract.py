@@ -12,7 +12,7 @@ import pytest
 from medrealmm.demo import TRUTH_FILE
 from medrealmm.llm import build_client, resolve_spec
 from medrealmm.mccp import DiscardRecord, export_outputs, run_mccp
-from medrealmm.mccp.selection import NO_ENGAGEMENT, NO_RELEVANCE
+from medrealmm.mccp.selection import NO_ENGAGEMENT, NO_PATIENT_IMAGE, NO_RELEVANCE
 from medrealmm.pipeline.steps.ingest import load_raw
 from medrealmm.schema import Consultation, Instance, Sender
 from medrealmm.store import RunStore, stages
@@ -58,7 +58,7 @@ async def test_offline_demo_yields_an_instance_for_every_valid_consultation(
     discarded = {
         d.consultation_id: d for d in demo_store.iter(stages.MCCP_DISCARDED, DiscardRecord)
     }
-    assert discarded["demo-bad-00-no-patient-image"].reason == NO_RELEVANCE
+    assert discarded["demo-bad-00-no-patient-image"].reason == NO_PATIENT_IMAGE
     assert discarded["demo-bad-02-refund-close"].reason == NO_ENGAGEMENT
     assert discarded["demo-bad-02-refund-close"].candidates  # evidence kept
     image_root = demo_store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
@@ -140,7 +140,8 @@ async def test_t_star_is_the_argmax_of_summed_scores_over_the_real_client(
         "diagnostic_reasoning",
     )
     agents = [wire.agent_of(body) for body in server.requests]
-    assert agents.count("cropper") == 6 and agents.count("verifier") == 6
+    # c1's t0 comes before any patient image, so its Verifier is never asked
+    assert agents.count("cropper") == 6 and agents.count("verifier") == 5
     assert store.usage()[0]["calls"] == len(server.requests)
 
 
@@ -162,6 +163,34 @@ async def test_consultation_without_admitted_turn_is_discarded_with_reason(
     assert record.candidates[1].verifier is None  # never verified: the Cropper said no
     _, discarded = export_outputs(store, tmp_path / "out")
     assert json.loads(discarded.read_text(encoding="utf-8"))["reason"] == NO_RELEVANCE
+
+
+async def test_a_permissive_verifier_cannot_admit_a_turn_before_any_patient_image(
+    tmp_path: Path, consultation: Any, wire: Any
+) -> None:
+    P, D = Sender.PATIENT, Sender.PHYSICIAN
+    late_image = consultation(
+        [(P, "起疹子了"), (D, "多久了"), (P, "一周，照片", ["images/a.png"]), (D, "湿疹")],
+        cid="late",
+    )
+    never = consultation(
+        [(P, "起疹子了"), (D, "多久了"), (P, "一周"), (D, "湿疹"), (P, "补照片", ["images/b.png"])],
+        cid="never",
+    )
+    store = _small_store(tmp_path, [late_image, never])
+    # the Cropper prefers t0 and the Verifier says yes to everything, images or not
+    respond = _scripted_scores(wire, {0: 1.0, 2: 0.1}, {0: 1.0, 2: 1.0})
+    with FakeOpenAIServer(respond) as server:
+        summary = await run_mccp(
+            store, wire.fake_client(server), source_stage=stages.RAW, verifier_images=False
+        )
+    assert summary.failed == 0, summary.errors
+    (instance,) = store.iter(stages.MCCP_INSTANCE, Instance)
+    assert instance.consultation_id == "late" and instance.t_star == 2
+    assert any(ref.is_patient_medical for e in instance.context for ref in e.images)
+    record = store.get(stages.MCCP_DISCARDED, "never", DiscardRecord)
+    assert record is not None and record.reason == NO_PATIENT_IMAGE
+    assert [c.patient_images for c in record.candidates] == [0, 0]
 
 
 async def test_agent_failure_is_recorded_and_retried_on_the_next_run(

@@ -12,7 +12,12 @@ from pydantic import BaseModel, ConfigDict
 from medrealmm.io import write_jsonl
 from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
-from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.candidates import (
+    candidate_turns,
+    history,
+    patient_images_before,
+    target_reply,
+)
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
@@ -41,12 +46,16 @@ def instance_id(consultation_id: str, t_star: int) -> str:
 async def extract_consultation(
     agents: MccpAgents, consultation: Consultation
 ) -> Instance | DiscardRecord:
-    """Cropper on every t in T, Verifier on the engaged ones, then t* and its labels."""
+    """Cropper on every t in T, Verifier on the engaged ones with an image, then t* and labels."""
     events = consultation.events
     turns = candidate_turns(events)
     croppings = await asyncio.gather(*(agents.crop(consultation, t) for t in turns))
-    judgements = [CandidateJudgement(t=t, cropper=j) for t, j in zip(turns, croppings, strict=True)]
-    engaged = [j for j in judgements if j.cropper.label]
+    judgements = [
+        CandidateJudgement(t=t, cropper=j, patient_images=patient_images_before(events, t))
+        for t, j in zip(turns, croppings, strict=True)
+    ]
+    # The Verifier is not asked where no patient image exists yet: such a t cannot be admitted.
+    engaged = [j for j in judgements if j.cropper.label and j.patient_images]
     verdicts = await asyncio.gather(*(agents.verify(consultation, j.t) for j in engaged))
     for judgement, verdict in zip(engaged, verdicts, strict=True):
         judgement.verifier = verdict
