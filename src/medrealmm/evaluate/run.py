@@ -13,6 +13,7 @@ against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenan
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,18 +97,29 @@ class EvalOutcome:
 
 
 class _Dialogues:
-    """Dialogue parts per (instance, images), encoded once and shared by all its calls."""
+    """Dialogue parts per (instance, images), base64-encoded once and shared by all its calls
+    (k replies, every criterion), so the cache key hashes each image once (llm.cache).
 
-    def __init__(self, root: Path | None) -> None:
+    Bounded: units run in case order, so the most recent cases are the ones still in use,
+    and a long run does not hold every case's images in memory.
+    """
+
+    def __init__(self, root: Path | None, keep: int = 64) -> None:
         self.root = root
-        self._memo: dict[tuple[str, bool], list[Part]] = {}
+        self.keep = keep
+        self._memo: OrderedDict[tuple[str, bool], list[Part]] = OrderedDict()
 
     def parts(self, instance: Instance, with_images: bool) -> list[Part]:
         key = (instance.id, with_images)
-        if key not in self._memo:
-            root = self.root if with_images else None
-            self._memo[key] = dialogue_parts(instance.context, image_root=root)
-        return self._memo[key]
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        root = self.root if with_images else None
+        parts = dialogue_parts(instance.context, image_root=root)
+        self._memo[key] = parts
+        if len(self._memo) > self.keep:
+            self._memo.popitem(last=False)
+        return parts
 
 
 @dataclass
