@@ -19,6 +19,7 @@ from medrealmm.llm import (
     Message,
     OfflineClient,
     OpenAICompatibleClient,
+    UnknownModelError,
     build_client,
     cache_key,
     complete_structured,
@@ -152,7 +153,8 @@ def test_resolve_spec_and_build_client(tmp_path: Path) -> None:
     )
     spec = resolve_spec("qwen", config)
     assert spec.model == "Qwen/Qwen3-VL" and spec.params.top_p == 0.95
-    assert resolve_spec("gpt-x", config).model == "gpt-x"
+    with pytest.raises(UnknownModelError, match="known: offline, qwen"):
+        resolve_spec("gpt-x", config)  # never an ad hoc client for the SDK's public default
     client = build_client(spec)
     assert isinstance(client, OpenAICompatibleClient) and client.name == "qwen"
     cached = build_client(resolve_spec("offline"), cache=LLMCache(tmp_path / "c.sqlite"))

@@ -9,12 +9,12 @@ import pytest
 
 from medrealmm.llm import (
     ImagePart,
+    ModelSpec,
     OfflineClient,
     TextPart,
     dialogue_messages,
     dialogue_parts,
     dialogue_text,
-    resolve_spec,
     send_pixels,
 )
 from medrealmm.llm.dialogue import WITHHELD_IMAGE
@@ -86,7 +86,7 @@ def test_a_template_without_the_dialogue_slot_is_refused() -> None:
 
 
 def test_pixels_go_only_when_wanted_and_the_model_reads_images() -> None:
-    text_only = resolve_spec("gpt-x").model_copy(update={"vision": False})
+    text_only = ModelSpec(name="gpt-x", model="gpt-x", vision=False)
     assert send_pixels(OfflineClient(), wanted=True)
     assert not send_pixels(OfflineClient(), wanted=False)
     assert not send_pixels(text_only, wanted=True)

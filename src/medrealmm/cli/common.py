@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-
-from medrealmm.io.errors import DataError
+from rich.text import Text
 
 console = Console(stderr=True)
 
@@ -33,9 +32,12 @@ def user_errors() -> Iterator[None]:
     """Turn expected failures into one clear line and exit code 2 instead of a traceback."""
     try:
         yield
-    except DataError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except (FileNotFoundError, ValueError) as exc:  # DataError is a ValueError
+        print_error(str(exc))
         raise typer.Exit(2) from None
-    except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+
+
+def print_error(message: str) -> None:
+    """One line on stderr, never wrapped, with data-borne ``[markup]`` shown as written."""
+    line = " ".join(message.split())
+    console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)

@@ -48,7 +48,11 @@ def run(
     from medrealmm.store import RunStore, stages
 
     with user_errors(), RunStore(run_dir, writer=True) as store:
-        client = None if no_llm else open_client(model, models_config, store.cache)
+        client = (
+            None
+            if no_llm
+            else open_client(model, models_config, store.cache, unmasked="deid LLM pass")
+        )
         with offload(engine, workers) as pool:
             stats = run_with_client(
                 client,

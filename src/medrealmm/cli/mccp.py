@@ -64,13 +64,15 @@ def extract(
     to OUT/mccp/{instances,discarded}.jsonl. Safe to rerun: finished consultations are reused.
     """
     from medrealmm.llm import resolve_spec
+    from medrealmm.llm.egress import UNMASKED_STAGES
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.mccp import export_outputs, load_taxonomy, run_mccp
 
     with user_errors(), RunStore(out, writer=True) as store:
         _load_corpus(store, corpus)
         spec = resolve_spec(model, models_config)
-        client = open_client(spec, models_config, store.cache)
+        unmasked = f"mccp extract --from {source}" if source in UNMASKED_STAGES else None
+        client = open_client(spec, models_config, store.cache, unmasked=unmasked)
         summary = run_with_client(
             client,
             lambda client: run_mccp(

@@ -22,7 +22,14 @@ from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
 from medrealmm.io import DataError, write_jsonl
-from medrealmm.llm import LLMClient, build_client, resolve_spec, send_pixels
+from medrealmm.llm import (
+    LLMClient,
+    ModelSpec,
+    build_client,
+    guard_unmasked,
+    resolve_spec,
+    send_pixels,
+)
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
@@ -118,10 +125,16 @@ def build_corpus(
     config = config or CorpusConfig()
     if not input_path.is_file():
         raise FileNotFoundError(f"input corpus not found: {input_path}")
+    # Resolve and check the screening agent's endpoint before any work or store change.
+    spec = (
+        None if config.privacy.model is None else resolve_spec(config.privacy.model, models_config)
+    )
+    if spec is not None:
+        guard_unmasked(spec, "corpus stage 4a privacy screen")
     owned = store is None
     store = store or RunStore(out, writer=True)
     try:
-        return _build(input_path, out, config, engine, workers, models_config, store)
+        return _build(input_path, out, config, engine, workers, spec, store)
     finally:
         if owned:
             store.close()
@@ -133,7 +146,7 @@ def _build(
     config: CorpusConfig,
     engine: Engine,
     workers: int | None,
-    models_config: Path | str | None,
+    spec: ModelSpec | None,
     store: RunStore,
 ) -> Manifest:
     screened = collect(input_path, _screen(input_path, config, engine, workers))
@@ -148,8 +161,7 @@ def _build(
         else:
             privacy_drops.append(drop)
     backend: LLMClient | None = None
-    if config.privacy.model is not None and survivors:
-        spec = resolve_spec(config.privacy.model, models_config)
+    if spec is not None and survivors:
         backend = build_client(spec, store.cache)
         image_root = input_path.parent if send_pixels(backend, wanted=True) else None
         verdicts = asyncio.run(screen_with_agent(store, backend, survivors, image_root))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from medrealmm.evaluate.provenance import EvalSpec, benchmark_of, load_specs
 from medrealmm.evaluate.scoring import ModelSummary, summarize
-from medrealmm.llm import resolve_spec
+from medrealmm.llm import display_name
 from medrealmm.schema import CaseScore, Response
 from medrealmm.stats.cases import (
     ONLINE_MODEL,
@@ -145,7 +145,7 @@ def load_results(store: RunStore, grader: str | None = None) -> Results:
     everything = load_cases(store)
     known = sorted({r.grader for r in everything})
     if grader is not None:
-        grader = resolve_spec(grader).name
+        grader = display_name(grader)
         if grader not in known:
             raise ValueError(f"grader {grader!r} scored nothing in {store.path}; known: {known}")
     chosen = primary_grader(everything, grader or store.get_meta(PRIMARY_GRADER_META))

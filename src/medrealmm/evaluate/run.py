@@ -39,6 +39,7 @@ from medrealmm.llm import (
     ModelSpec,
     build_client,
     dialogue_parts,
+    display_name,
     resolve_spec,
     send_pixels,
 )
@@ -478,7 +479,7 @@ def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:
     offline baseline never outranks a model grader. ``--grader`` picks another for a view."""
     current = store.get_meta(PRIMARY_GRADER_META)
     baseline = judge.backend == "offline"
-    if current is None or (not baseline and current == resolve_spec("offline").name):
+    if current is None or (not baseline and current == display_name("offline")):
         store.set_meta(PRIMARY_GRADER_META, judge.name)
 
 

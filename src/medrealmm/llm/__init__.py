@@ -2,8 +2,16 @@
 
 from medrealmm.llm.cache import CachedClient, LLMCache, cache_key
 from medrealmm.llm.client import LLMClient
-from medrealmm.llm.config import ModelSpec, build_client, load_model_specs, resolve_spec
+from medrealmm.llm.config import (
+    ModelSpec,
+    UnknownModelError,
+    build_client,
+    display_name,
+    load_model_specs,
+    resolve_spec,
+)
 from medrealmm.llm.dialogue import dialogue_messages, dialogue_parts, dialogue_text, send_pixels
+from medrealmm.llm.egress import PHIEgressError, guard_unmasked
 from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient, default_rules
 from medrealmm.llm.openai_compat import OpenAICompatibleClient
 from medrealmm.llm.prompts import render, render_messages
@@ -33,8 +41,10 @@ __all__ = [
     "ModelSpec",
     "OfflineClient",
     "OpenAICompatibleClient",
+    "PHIEgressError",
     "StructuredResult",
     "TextPart",
+    "UnknownModelError",
     "Usage",
     "build_client",
     "cache_key",
@@ -43,7 +53,9 @@ __all__ = [
     "dialogue_messages",
     "dialogue_parts",
     "dialogue_text",
+    "display_name",
     "extract_json",
+    "guard_unmasked",
     "load_model_specs",
     "render",
     "render_messages",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -31,7 +32,13 @@ class ModelSpec(BaseModel):
     max_attempts: int = Field(default=5, ge=1)
     structured_mode: StructuredMode = "json_schema"
     vision: bool = True
+    phi: Literal["allowed", "refused"] = Field(
+        default="refused",
+        description="'allowed' lets stages that see un-masked data call a non-loopback host.",
+    )
 
+
+BASE_URL_ENV = "OPENAI_BASE_URL"
 
 OFFLINE_SPEC = ModelSpec(name=OFFLINE_NAME, backend="offline")
 
@@ -50,21 +57,49 @@ def load_model_specs(path: Path | str) -> dict[str, ModelSpec]:
     return specs
 
 
+class UnknownModelError(ValueError):
+    """A model name with no configured endpoint: never guess one (the SDK's is public)."""
+
+
+def display_name(name: str) -> str:
+    """The name a model is recorded under: ``offline`` is the baseline's alias."""
+    return OFFLINE_NAME if name in ("offline", OFFLINE_NAME) else name
+
+
 def resolve_spec(name: str, config: Path | str | None = None) -> ModelSpec:
-    """``offline`` -> the baseline; a name in ``config``; else an OpenAI-compatible model id."""
+    """``offline`` -> the baseline; a name in ``config``; else a model id served at
+    ``OPENAI_BASE_URL``. With no base URL from either, the name is an error listing the
+    known names: a model is remote only where someone configured where it lives."""
     if name in ("offline", OFFLINE_NAME):
         return OFFLINE_SPEC
-    if config is not None:
-        specs = load_model_specs(config)
-        if name in specs:
-            return specs[name]
-    return ModelSpec(name=name, model=name)
+    specs = load_model_specs(config) if config is not None else {}
+    env_url = os.environ.get(BASE_URL_ENV) or None
+    spec = specs.get(name)
+    if spec is None and env_url:
+        spec = ModelSpec(name=name, model=name)
+    if spec is None:
+        known = ", ".join(["offline", *sorted(specs)])
+        where = f" in {config}" if config is not None else ""
+        raise UnknownModelError(
+            f"unknown model {name!r}{where}; known: {known} (or set {BASE_URL_ENV} to serve "
+            "a model id from your own server)"
+        )
+    if spec.backend == "openai" and not spec.base_url:
+        if not env_url:
+            raise UnknownModelError(
+                f"model {name!r} has no base_url in {config} and {BASE_URL_ENV} is not set"
+            )
+        spec = spec.model_copy(update={"base_url": env_url})
+    return spec
 
 
 def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
     client: LLMClient
     if spec.backend == "offline":
         client = OfflineClient(spec.name)
+    elif not spec.base_url:
+        # Never let the SDK pick its default (public) endpoint for patient data.
+        raise UnknownModelError(f"model {spec.name!r} has no base_url; resolve_spec sets it")
     else:
         client = OpenAICompatibleClient(
             spec.model or spec.name,

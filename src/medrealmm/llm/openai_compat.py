@@ -98,8 +98,11 @@ class OpenAICompatibleClient:
         self.params = params or GenerationParams()
         self.structured_mode = structured_mode
         key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not base_url:  # the SDK's default is a public host: never send data there by accident
+            raise ValueError(f"model {self.name!r}: no base_url and OPENAI_BASE_URL is not set")
         self._client = openai.AsyncOpenAI(
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+            base_url=base_url,
             api_key=key,
             timeout=timeout_s,
             max_retries=0,  # retries are ours, so they are counted and configurable

@@ -12,14 +12,23 @@ from typing import TypeVar
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.config import ModelSpec, build_client, resolve_spec
+from medrealmm.llm.egress import guard_unmasked
 
 T = TypeVar("T")
 
 
 def open_client(
-    model: str | ModelSpec, models_config: Path | str | None, cache: LLMCache | None
+    model: str | ModelSpec,
+    models_config: Path | str | None,
+    cache: LLMCache | None,
+    *,
+    unmasked: str | None = None,
 ) -> LLMClient:
+    """``unmasked`` names the step when its calls carry un-masked patient data: then the
+    endpoint must be loopback or marked ``phi: allowed`` (see ``medrealmm.llm.egress``)."""
     spec = model if isinstance(model, ModelSpec) else resolve_spec(model, models_config)
+    if unmasked is not None:
+        guard_unmasked(spec, unmasked)
     return build_client(spec, cache=cache)
 
 

@@ -41,14 +41,22 @@ class StageContext:
     settings: PipelineSettings
     progress: bool = True
 
-    def client(self, model: str) -> LLMClient:
-        """The client for ``model`` over this run's LLM cache (endpoint rules live in llm)."""
-        return open_client(model, self.settings.models_config, self.store.cache)
+    def client(self, model: str, *, unmasked: str | None = None) -> LLMClient:
+        """The client for ``model`` over this run's LLM cache (endpoint rules live in llm);
+        ``unmasked`` names a step whose calls carry un-masked patient data."""
+        return open_client(model, self.settings.models_config, self.store.cache, unmasked=unmasked)
 
-    def run_async(self, model: str | None, work: Callable[[LLMClient | None], Awaitable[T]]) -> T:
+    def run_async(
+        self,
+        model: str | None,
+        work: Callable[[LLMClient | None], Awaitable[T]],
+        *,
+        unmasked: str | None = None,
+    ) -> T:
         """Resolve ``model``, run ``work`` with its client on one event loop, then close it;
         ``None`` (a role switched off, e.g. rules-only de-identification) passes no client."""
-        return run_with_client(None if model is None else self.client(model), work)
+        client = None if model is None else self.client(model, unmasked=unmasked)
+        return run_with_client(client, work)
 
 
 class Stage(ABC):

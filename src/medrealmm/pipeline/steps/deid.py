@@ -28,6 +28,7 @@ class Deidentify(Stage):
                     concurrency=max(2, 2 * pool.workers),  # keep every worker fed
                     offload=pool,
                 ),
+                unmasked="deid LLM pass",
             )
         masked = ctx.store.count(stages.CORPUS_DEID)
         line = f"de-identified consultations: {masked} ({stats.failed} failed)"
