@@ -47,6 +47,9 @@ COLUMN_NAMES = {
     "ac1": "Gwet AC1",
     "kappa": "Cohen κ",
     "agreement": "原始一致率",
+    "raters": "评分者",
+    "llm_criteria": "LLM 评分判定数",
+    "rule_criteria": "规则判定数",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
 THREE_DECIMALS = {"ac1", "kappa", "agreement"}
@@ -69,7 +72,11 @@ SECTIONS = (
         ("by_image_count", "by_turn_count"),
     ),
     ("亚专科", ("fig12_subspecialty",), ("by_subspecialty",)),
-    ("评测可信度：评分者一致性（论文 4.5、表 2）", (), ("rater_scores", "agreement")),
+    (
+        "评测可信度：评分者一致性（论文 4.5、表 2）",
+        (),
+        ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
+    ),
 )
 
 
