@@ -39,7 +39,7 @@ def run(
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.store import RunStore, stages
 
-    with user_errors(), RunStore(run_dir) as store:
+    with user_errors(), RunStore(run_dir, writer=True) as store:
         client = None if no_llm else open_client(model, models_config, store.cache)
         stats = run_with_client(
             client,

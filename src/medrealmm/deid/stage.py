@@ -94,7 +94,9 @@ async def run_deid_stage(
     target_root = Path(run_dir) / OUTPUT_FOLDER
     target_root.mkdir(parents=True, exist_ok=True)
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
-    done = store.keys(stages.CORPUS_DEID)
+    store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
+    store.prune_stale(stages.DEID_RECORD)
+    done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)
     todo = sorted(store.keys(source_stage) - done)
 
     async def work(key: str) -> None:
@@ -111,8 +113,9 @@ async def run_deid_stage(
                 stages.DEID_RECORD, key, None, status=FAILED, error=f"{type(exc).__name__}: {exc}"
             )
             raise
-        store.put(stages.DEID_RECORD, key, record)
-        store.put(stages.CORPUS_DEID, key, masked)
+        made_from = [(source_stage, key)]  # a changed or removed case drops both rows
+        store.put(stages.DEID_RECORD, key, record, sources=made_from)
+        store.put(stages.CORPUS_DEID, key, masked, sources=made_from)
 
     return await run_units(
         todo,
