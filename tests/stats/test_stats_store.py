@@ -208,3 +208,31 @@ def test_table2_rows_share_one_declared_subset(tmp_path: Path) -> None:
         assert len({r.n for r in rows if r.subset == sign}) == 1, sign  # same items every pair
     assert {s.n for s in rater_scores(data, subset)} == {4}
     assert "model-a" in subset.label() and "4 条回复" in subset.label()
+
+
+def test_intents_and_stages_stratify_by_chinese_name_in_taxonomy_order(store: RunStore) -> None:
+    from dataclasses import replace
+
+    records = [r for r in load_cases(store) if r.grader == "judge-a"][:3]
+    ids = ["examination_interpretation", "medication_guidance", "not_in_taxonomy"]
+    relabelled = [replace(r, intent=i) for r, i in zip(records, ids, strict=True)]
+    assert list(stratify(relabelled, "intent")) == ["用药指导", "检查解读", "not_in_taxonomy"]
+
+
+def test_departments_fold_into_specialty_groups_from_an_editable_mapping(tmp_path: Path) -> None:
+    from medrealmm.io import DataError
+    from medrealmm.stats.specialty import builtin_specialty_groups, load_specialty_groups
+
+    groups = builtin_specialty_groups()
+    assert groups.group_of("消化内科") == groups.group_of("内分泌科") == "内科"
+    assert groups.group_of("小儿皮肤科") == "儿科"  # first matching group wins
+    assert groups.group_of("航天医学科") == "其他"
+    path = tmp_path / "groups.yaml"
+    path.write_text(
+        "groups:\n  - name: 皮肤\n    fragments: [皮肤]\nother: 别的\n", encoding="utf-8"
+    )
+    mine = load_specialty_groups(path)
+    assert (mine.group_of("皮肤科"), mine.group_of("内科")) == ("皮肤", "别的")
+    path.write_text("groups: []\n", encoding="utf-8")
+    with pytest.raises(DataError, match="groups"):
+        load_specialty_groups(path)

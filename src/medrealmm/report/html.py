@@ -85,7 +85,7 @@ SECTIONS = (
     (
         "科室、意图与阶段（论文 4.4）",
         ("fig6a_department", "fig6b_intent_stage"),
-        ("by_department", "by_intent", "by_stage"),
+        ("by_specialty_group", "by_department", "by_intent", "by_stage"),
     ),
     ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
     (

@@ -25,7 +25,15 @@ from medrealmm.stats.strata import STRATA, stratify
 
 SCALE = 100.0
 HIST_BINS = 10
-STRATIFIED_AXES = ("department", "subspecialty", "intent", "stage", "image_count", "turn_count")
+STRATIFIED_AXES = (
+    "specialty_group",
+    "department",
+    "subspecialty",
+    "intent",
+    "stage",
+    "image_count",
+    "turn_count",
+)
 
 Condition = tuple[str, bool]  # (model, images)
 
