@@ -8,11 +8,12 @@ written. The masked copy is written last, so a killed run redoes at most the uni
 from __future__ import annotations
 
 import asyncio
+import secrets
 from pathlib import Path
 
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
-from medrealmm.deid.record import DeidRecord, ImageRecord, TurnRecord
+from medrealmm.deid.record import DeidRecord, ImageRecord, MaskedSpan, TurnRecord
 from medrealmm.io import file_sha256, resolve_image
 from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
@@ -21,6 +22,19 @@ from medrealmm.store import FAILED, RunStore, stages
 
 USAGE_STAGE = "deid"
 OUTPUT_FOLDER = "deid"
+# Store meta: the per-run HMAC secret behind every MaskedSpan.digest of this run.
+SECRET_META = "deid.hmac_secret"
+
+
+def run_secret(store: RunStore | None) -> bytes:
+    """The run's digest secret, made on first use; a throwaway one without a store."""
+    if store is None:
+        return secrets.token_bytes(32)
+    found = store.get_meta(SECRET_META)
+    if found is None:
+        found = secrets.token_hex(32)
+        store.set_meta(SECRET_META, found)
+    return bytes.fromhex(found)
 
 
 def input_stage(store: RunStore) -> str:
@@ -59,9 +73,14 @@ async def deid_one(
     if store is not None and client is not None:
         for completion in outcome.completions:
             store.record_usage(USAGE_STAGE, client.name, completion)
+    secret = run_secret(store)
     record = DeidRecord(
         consultation_id=consultation.id,
-        turns=[TurnRecord(event=i, spans=spans) for i, spans in enumerate(outcome.spans) if spans],
+        turns=[
+            TurnRecord(event=i, spans=[MaskedSpan.of(s, secret) for s in spans])
+            for i, spans in enumerate(outcome.spans)
+            if spans
+        ],
         llm_model=client.name if client is not None else None,
         llm_ok=outcome.llm_ok,
         llm_error=outcome.llm_error,
@@ -90,6 +109,7 @@ async def run_deid_stage(
     target_root = Path(run_dir) / OUTPUT_FOLDER
     target_root.mkdir(parents=True, exist_ok=True)
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
+    run_secret(store)  # made once here, before units run concurrently
     done = store.keys(stages.CORPUS_DEID)
     todo = sorted(store.keys(source_stage) - done)
 
