@@ -119,6 +119,11 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "score", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "no run store" in result.output
+    assert not (tmp_path / "empty").exists()  # reading scores creates nothing
+    with RunStore(tmp_path / "bare"):
+        pass
+    result = CliRunner().invoke(app, ["eval", "score", str(tmp_path / "bare")])
     assert result.exit_code == 2 and "no scores" in result.output
 
 

@@ -90,3 +90,26 @@ def test_summary_of_only_incomplete_cases_has_no_score() -> None:
 def test_summary_flags_unapproved_rubrics() -> None:
     rows = summarize([_case({"a": True, "b": True, "n": False}, rubric_approved=False)])
     assert rows[0].unapproved_rubrics == 1
+
+
+def test_positives_and_negatives_average_the_same_samples_as_the_score() -> None:
+    scores = [
+        _case({"a": True, "b": True, "n": False}, instance_id="i1", sample=0),  # +2 met
+        _case({"a": False, "b": False, "n": True}, instance_id="i1", sample=1),  # 1 hit
+    ]
+    (row,) = summarize(scores)
+    assert row.score == pytest.approx(1.0)
+    assert row.positive_met_mean == 2.0 and row.negative_triggered_mean == 0.0
+
+
+def test_instances_with_fewer_than_k_samples_do_not_count_toward_worst_of_k() -> None:
+    scores = [
+        _case({"a": True, "b": True, "n": False}, instance_id="i1", sample=0),  # 1.0
+        _case({"a": True, "b": False, "n": False}, instance_id="i1", sample=1),  # 0.625
+        _case({"a": False, "b": False, "n": False}, instance_id="i2", sample=0),  # 0.0, k short
+    ]
+    (row,) = summarize(scores, k={("m", True): 2})
+    assert row.k == 2 and row.k_instances == 1
+    assert row.worst_of_k == pytest.approx(0.625) and row.mean_of_k == pytest.approx(0.8125)
+    (asked_three,) = summarize(scores, k={("m", True): 3})
+    assert asked_three.k_instances == 0 and asked_three.worst_of_k is None

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -15,6 +15,9 @@ from rich.table import Table
 from medrealmm.cli.app import app
 from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
 from medrealmm.store import RunStore
+
+if TYPE_CHECKING:
+    from medrealmm.evaluate.scoring import ModelSummary
 
 eval_app = typer.Typer(
     help="Phase 4: generate physician replies with a model (images on or off), grade them "
@@ -43,9 +46,27 @@ GraderOption = Annotated[
 ]
 
 
+SourceArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="What to evaluate: a release folder (or a Hugging Face copy of one), or a "
+        "builder's run folder holding instances and rubrics."
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Run folder for the results. Required for a release (read-only); for a builder's "
+        "run, omit it to store results in that run.",
+    ),
+]
+
+
 @eval_app.command("run")
 def run_command(
-    run: RunArgument = Path("demo-output"),
+    source: SourceArgument = Path("demo-output"),
+    out: OutOption = None,
     model: ModelOption = "offline",
     images: Annotated[
         Switch, typer.Option("--images", help="Send patient images inline (on) or withhold them.")
@@ -77,8 +98,12 @@ def run_command(
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
-    calls are never repeated."""
+    calls are never repeated, and only criteria changed since are graded again.
+
+    A release is checked first (DUA accepted, every checksum) and never written to."""
     from medrealmm.evaluate import EvalSettings, run_evaluation
+    from medrealmm.evaluate.source import results_store
+    from medrealmm.release.dua import DUANotAccepted
 
     settings = EvalSettings(
         model=model,
@@ -90,8 +115,19 @@ def run_command(
         limit=limit,
         retry_failed=retry_failed,
     )
-    with user_errors(), RunStore(run) as store:
-        outcome = run_evaluation(store, settings)
+    with user_errors():
+        try:
+            store, benchmark = results_store(source, out)
+        except DUANotAccepted as exc:
+            raise ValueError(str(exc)) from None
+        with store:
+            outcome = run_evaluation(store, settings)
+    if benchmark is not None:
+        version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
+        console.print(
+            f"benchmark: {benchmark.ref.kind} {benchmark.ref.name or ''}{version} "
+            f"({len(benchmark.instances)} instances); results in {store.path.parent}"
+        )
     complete = len(outcome.scores) - outcome.incomplete
     console.print(
         f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
@@ -105,6 +141,54 @@ def run_command(
             console.print(f"[yellow]{stats.failed} {what} failed; rerun to retry calls[/yellow]")
 
 
+@eval_app.command("import-responses")
+def import_command(
+    run: RunArgument,
+    replies: Annotated[
+        Path,
+        typer.Argument(help='JSONL, one line per instance: {"instance_id": ..., "reply": ...}.'),
+    ],
+    name: Annotated[
+        str, typer.Option("--name", help="Row name for the replies, e.g. 'physicians-deliberate'.")
+    ],
+    images: Annotated[
+        Switch, typer.Option("--images", help="Whether the replies' authors saw the images.")
+    ] = Switch.ON,
+    grader: GraderOption = "offline",
+    grader_images: Annotated[
+        Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
+    ] = Switch.ON,
+    models_config: ModelsConfigOption = None,
+) -> None:
+    """Score replies produced elsewhere (the paper's Table 3: deliberative physicians; or a
+    model run on your own inference stack) with the run's rubrics and grader, as row NAME.
+    RUN is a results folder made by `eval run` (or a builder's run)."""
+    from medrealmm.evaluate.imported import import_responses
+    from medrealmm.report import existing_store
+
+    with user_errors(), RunStore(existing_store(run)) as store:
+        outcome = import_responses(
+            store,
+            replies,
+            name,
+            images=images is Switch.ON,
+            grader=grader,
+            models_config=models_config,
+            grader_images=grader_images is Switch.ON,
+        )
+    complete = len(outcome.scores) - outcome.incomplete
+    console.print(
+        f"[green]{outcome.model}[/green]: {len(outcome.scores) - outcome.responses.failed} "
+        f"replies imported, graded by {outcome.grader}: {complete} cases scored, "
+        f"{outcome.incomplete} incomplete"
+    )
+    if outcome.responses.failed:
+        console.print(
+            f"[yellow]{outcome.responses.failed} instances have no reply in {replies}; "
+            "they are listed as incomplete[/yellow]"
+        )
+
+
 def _points(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
@@ -114,42 +198,68 @@ def score_command(
     run: RunArgument = Path("demo-output"),
     grader: Annotated[
         str | None,
-        typer.Option("--grader", help="Grader whose verdicts to report (default: the only one)."),
+        typer.Option(
+            "--grader",
+            help="Grader whose verdicts to report (default: the run's primary grader).",
+        ),
     ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the table and usage as JSON here.")
     ] = None,
 ) -> None:
-    """Print Score(M) per model and image setting (0-100), mean-of-k, worst-of-k, the
-    positive/negative decomposition, incomplete cases, and calls/tokens per model and stage."""
-    from medrealmm.evaluate import baseline_models, graders, load_scores, summarize
-    from medrealmm.llm import resolve_spec
+    """Print Score(M) per model and image setting (0-100), mean@k, worst@k, the
+    positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
+    numbers the report shows: both read medrealmm.evaluate.load_results."""
+    from medrealmm.evaluate import K_DEFINITIONS, load_results
+    from medrealmm.report import existing_store
 
-    with user_errors(), RunStore(run) as store:
-        known = graders(store)
-        if not known:
+    with user_errors(), RunStore(existing_store(run)) as store:
+        results = load_results(store, grader)
+        if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
-        if grader is None:
-            if len(known) > 1:
-                raise ValueError(f"several graders scored this run; pick one of {known}")
-            grader = known[0]
-        grader = resolve_spec(grader).name  # 'offline' names the baseline
-        if grader not in known:
-            raise ValueError(f"no scores by grader {grader!r}; known: {known}")
-        rows = summarize(load_scores(store, grader), baselines=baseline_models(store))
+        rows = results.summary()
         usage = store.usage()
-    unapproved = max(row.unapproved_rubrics for row in rows)
+    show_summary(results.grader, rows, results.stale_by_condition())
+    spend = Table(title="Calls and tokens", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
+    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok"):
+        spend.add_column(column, no_wrap=True)
+    for entry in usage:
+        spend.add_row(*(str(entry[name]) for name in entry))
+    console.print(spend)
+    if json_out is not None:
+        payload = {
+            "grader": results.grader,
+            "definitions": K_DEFINITIONS,
+            "rows": [asdict(r) for r in rows],
+            "stale": [
+                {"model": m, "images": i, "scores": n}
+                for (m, i), n in results.stale_by_condition().items()
+            ],
+            "evaluations": [
+                spec.model_dump(mode="json")
+                for spec in results.specs.values()
+                if any(r.eval_id == spec.eval_id for r in results.records)
+            ],
+            "usage": usage,
+        }
+        json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
+    """The score table: one row per model and image setting."""
+    unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
         title=f"Scores (0-100, grader {grader})",
-        caption="* rule-based baseline, not a model. +met / -hit: positive criteria met and "
-        "negative criteria triggered per case"
+        caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
+        "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else ""),
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
     )
     table.add_column("model", no_wrap=True)
-    for column in ("img", "score", "mean@k", "worst@k", "k", "+met", "-hit", "scored", "incompl"):
+    columns = ("img", "score", "mean@k", "worst@k", "k", "n@k", "+met", "-hit", "scored")
+    for column in (*columns, "incompl"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         name = f"{row.model}*" if row.is_baseline else row.model
@@ -160,18 +270,16 @@ def score_command(
             _points(row.mean_of_k),
             _points(row.worst_of_k),
             str(row.k),
+            str(row.k_instances),
             "-" if row.positive_met_mean is None else f"{row.positive_met_mean:.2f}",
             "-" if row.negative_triggered_mean is None else f"{row.negative_triggered_mean:.2f}",
             str(row.complete),
             str(row.incomplete),
         )
     console.print(table)
-    spend = Table(title="Calls and tokens", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
-    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok"):
-        spend.add_column(column, no_wrap=True)
-    for entry in usage:
-        spend.add_row(*(str(entry[name]) for name in entry))
-    console.print(spend)
-    if json_out is not None:
-        payload = {"grader": grader, "rows": [asdict(r) for r in rows], "usage": usage}
-        json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+    for (model, images), count in stale.items():
+        console.print(
+            f"[yellow]{count} scores of {model} ({'img' if images else 'txt'}) were graded "
+            "against a rubric that no longer applies and are left out; rerun "
+            "`medrealmm eval run` to regrade the changed criteria[/yellow]"
+        )

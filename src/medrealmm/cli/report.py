@@ -57,3 +57,8 @@ def report(
         f"({result.incomplete} incomplete); {len(result.figures)} figures; "
         f"{len(result.tables) // 2} tables"
     )
+    for (model, images), count in result.stale.items():
+        console.print(
+            f"[yellow]left out {count} stale scores of {model} ({'img' if images else 'txt'}): "
+            "graded against a rubric that no longer applies; rerun `medrealmm eval run`[/yellow]"
+        )

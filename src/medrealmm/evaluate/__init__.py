@@ -1,28 +1,43 @@
 """Phase 4: inference, per-criterion grading, scoring and worst-of-k (paper 3.4, 7.1, 7.2, 8)."""
 
+from medrealmm.evaluate.baseline import baseline_reply
 from medrealmm.evaluate.cases import EvalCase, load_cases
 from medrealmm.evaluate.demo import evaluate_demo
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
-from medrealmm.evaluate.respond import RESPOND_TASK, baseline_reply, respond_request
+from medrealmm.evaluate.provenance import BenchmarkRef, EvalSpec, ModelRef, load_specs
+from medrealmm.evaluate.respond import RESPOND_TASK, respond_request
 from medrealmm.evaluate.results import (
+    Results,
     baseline_models,
     graders,
+    load_results,
     load_scores,
     score_key,
     verdict_key,
 )
 from medrealmm.evaluate.run import ONLINE, EvalOutcome, EvalSettings, run_eval, run_evaluation
-from medrealmm.evaluate.scoring import ModelSummary, rubric_score, score_case, summarize
+from medrealmm.evaluate.scoring import (
+    K_DEFINITIONS,
+    ModelSummary,
+    rubric_score,
+    score_case,
+    summarize,
+)
 
 __all__ = [
     "GRADER_TASK",
+    "K_DEFINITIONS",
     "ONLINE",
     "RESPOND_TASK",
+    "BenchmarkRef",
     "EvalCase",
     "EvalOutcome",
     "EvalSettings",
+    "EvalSpec",
     "GraderOutput",
+    "ModelRef",
     "ModelSummary",
+    "Results",
     "baseline_models",
     "baseline_reply",
     "evaluate_demo",
@@ -30,7 +45,9 @@ __all__ = [
     "grader_request",
     "graders",
     "load_cases",
+    "load_results",
     "load_scores",
+    "load_specs",
     "respond_request",
     "rubric_score",
     "run_eval",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from medrealmm.evaluate.cases import load_cases
-from medrealmm.evaluate.results import load_scores
+from medrealmm.evaluate.results import load_results
 from medrealmm.evaluate.run import ONLINE, EvalSettings, run_evaluation
-from medrealmm.evaluate.scoring import summarize
 from medrealmm.store import RunStore
 
 
@@ -21,7 +20,7 @@ def evaluate_demo(store: RunStore) -> list[str]:
     ]
     outcomes = [run_evaluation(store, settings) for settings in runs]
     first = outcomes[0]
-    rows = summarize(load_scores(store, first.grader), baselines={first.model})
+    rows = load_results(store, first.grader).summary()
     parts = []
     for row in rows:
         label = f"{row.model}{'' if row.model == ONLINE else ' img' if row.images else ' txt'}"

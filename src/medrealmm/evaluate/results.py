@@ -1,9 +1,32 @@
-"""Reading an evaluation's results back from the run store."""
+"""The one results layer: what ``eval score``, the report and the Python API all read.
+
+    results = load_results(store)              # the primary grader's current scores
+    results.summary()                          # Score, mean@k, worst@k, +met / -hit per row
+    results.stale                              # scores graded against an older rubric
+
+Scores graded against a rubric version that no longer applies are kept out of every number
+and listed as stale; ``medrealmm eval run`` regrades only the criteria that changed.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
+
+from medrealmm.evaluate.provenance import EvalSpec, load_specs
+from medrealmm.evaluate.scoring import ModelSummary, summarize
+from medrealmm.llm import resolve_spec
 from medrealmm.schema import CaseScore, Response
+from medrealmm.stats.cases import (
+    PRIMARY_GRADER_META,
+    CaseRecord,
+    headline_records,
+    load_cases,
+    primary_grader,
+)
 from medrealmm.store import RunStore, stages
+
+Condition = tuple[str, bool]  # (model, images)
 
 
 def verdict_key(grader: str, response_key: str, criterion_id: str) -> str:
@@ -27,3 +50,64 @@ def load_scores(store: RunStore, grader: str) -> list[CaseScore]:
 
 def baseline_models(store: RunStore) -> set[str]:
     return {r.model for r in store.iter(stages.EVAL_RESPONSE, Response) if r.is_baseline}
+
+
+@dataclass(frozen=True)
+class Results:
+    """One grader's scores in a run: current ones in ``records``, stale ones apart."""
+
+    grader: str | None
+    records: list[CaseRecord]  # every sample, graded against the applicable rubric
+    stale: list[CaseRecord]
+    specs: dict[str, EvalSpec] = field(default_factory=dict)
+    graders: list[str] = field(default_factory=list)
+
+    @property
+    def headline(self) -> list[CaseRecord]:
+        """Sample 0 of each instance: what the Score, CIs and breakdowns are computed on."""
+        return headline_records(self.records, self.grader)
+
+    def k(self) -> dict[Condition, int]:
+        """Each condition's k as its evaluation asked for it (the largest, across reruns)."""
+        found: dict[Condition, int] = {}
+        for record in self.records:
+            spec = self.specs.get(record.eval_id or "")
+            if spec is not None:
+                found[record.condition] = max(found.get(record.condition, 1), spec.k)
+        return found
+
+    def summary(self) -> list[ModelSummary]:
+        return summarize(self.records, k=self.k())
+
+    def stale_by_condition(self) -> dict[Condition, int]:
+        return dict(sorted(Counter(r.condition for r in self.stale).items()))
+
+    def imported(self) -> set[Condition]:
+        """Conditions whose replies were imported from a file (``eval import-responses``)."""
+        kinds = {spec.eval_id: spec.kind for spec in self.specs.values()}
+        return {r.condition for r in self.records if kinds.get(r.eval_id or "") == "imported"}
+
+    def eval_of(self, condition: Condition) -> list[EvalSpec]:
+        """The evaluations whose scores make up a condition's row."""
+        ids = {r.eval_id for r in self.records if r.condition == condition and r.eval_id}
+        return [self.specs[i] for i in sorted(ids) if i in self.specs]
+
+
+def load_results(store: RunStore, grader: str | None = None) -> Results:
+    """``grader`` (a name, or 'offline' for the baseline), else the run's primary grader
+    (store meta ``eval.primary_grader``), else the grader that scored most."""
+    everything = load_cases(store)
+    known = sorted({r.grader for r in everything})
+    if grader is not None:
+        grader = resolve_spec(grader).name
+        if grader not in known:
+            raise ValueError(f"grader {grader!r} scored nothing in {store.path}; known: {known}")
+    chosen = primary_grader(everything, grader or store.get_meta(PRIMARY_GRADER_META))
+    mine = [r for r in everything if r.grader == chosen]
+    return Results(
+        grader=chosen,
+        records=[r for r in mine if not r.stale],
+        stale=[r for r in mine if r.stale],
+        specs=load_specs(store),
+        graders=known,
+    )

@@ -4,26 +4,56 @@ A rerun skips finished rows (``store.keys``) and answers finished calls from the
 cache, so ``kill -9`` and rerun completes with no finished call repeated. Calls that never came
 back are stored as failed and retried on the next run; grader output that stays malformed
 after its retries is a finished, failed verdict that leaves its case incomplete.
+
+A verdict given to a criterion whose text, weight or rule has since changed is not finished:
+after a rubric is refined, a rerun grades only the changed criteria and rescores every case
+against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenance.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
 from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.provenance import (
+    EvalSpec,
+    ModelRef,
+    benchmark_of,
+    open_spec,
+    prompt_hashes,
+    save_spec,
+)
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.evaluate.results import score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
-from medrealmm.llm import LLMClient, LLMError, ModelSpec, build_client, dialogue_parts, resolve_spec
+from medrealmm.llm import (
+    Completion,
+    LLMClient,
+    LLMError,
+    ModelSpec,
+    build_client,
+    dialogue_parts,
+    resolve_spec,
+    send_pixels,
+)
 from medrealmm.llm.types import Part
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
-from medrealmm.schema import CaseScore, CriterionKind, Instance, Response, Verdict, VerdictStatus
+from medrealmm.schema import (
+    CaseScore,
+    Criterion,
+    CriterionKind,
+    Instance,
+    Response,
+    Verdict,
+    VerdictStatus,
+)
+from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
 
 ONLINE = "online"
@@ -42,6 +72,9 @@ class EvalSettings:
     attempts: int = 3
     limit: int | None = None
     retry_failed: bool = False  # ask again for empty replies and still-malformed verdicts
+    # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
+    replies: Mapping[str, str] | None = None
+    replies_sha256: str | None = None
 
 
 @dataclass
@@ -54,6 +87,7 @@ class EvalOutcome:
     responses: RunStats
     verdicts: RunStats
     scores: list[CaseScore] = field(default_factory=list)
+    eval_id: str = ""
 
     @property
     def incomplete(self) -> int:
@@ -70,9 +104,8 @@ class _Dialogues:
     def parts(self, instance: Instance, with_images: bool) -> list[Part]:
         key = (instance.id, with_images)
         if key not in self._memo:
-            self._memo[key] = dialogue_parts(
-                instance.context, image_root=self.root, with_images=with_images
-            )
+            root = self.root if with_images else None
+            self._memo[key] = dialogue_parts(instance.context, image_root=root)
         return self._memo[key]
 
 
@@ -89,18 +122,27 @@ class _Plan:
     grader_images: bool
     dialogues: _Dialogues
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
+    spec: EvalSpec
+
+    def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
+        self.store.record_usage(stage, client.name, completion)
+        self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
 def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
     if settings.k < 1:
         raise ValueError("k must be at least 1")
-    online = settings.model == ONLINE
-    respondent = None if online else resolve_spec(settings.model, settings.models_config)
+    imported = settings.replies is not None
+    online = settings.model == ONLINE and not imported
+    respondent = (
+        None if online or imported else resolve_spec(settings.model, settings.models_config)
+    )
     judge = resolve_spec(settings.grader, settings.models_config)
     images = online or settings.images  # the physician saw the images
-    if respondent is not None and images and not respondent.vision:
+    if respondent is not None and images and not send_pixels(respondent, images):
+        # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
-    grader_images = settings.grader_images and judge.vision
+    grader_images = send_pixels(judge, settings.grader_images)
     root = image_root(store)
     sends_pixels = (images and not online) or grader_images
     if root is None and sends_pixels and any(case.instance.image_count for case in cases):
@@ -110,14 +152,38 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
             "run with images off or record where the instance images live"
         )
     model = ONLINE if respondent is None else respondent.name
-    k = 1 if online else settings.k
+    if imported:
+        model = settings.model
+    k = 1 if online or imported else settings.k
     targets = {
         stages.response_key(model, images, case.instance.id, sample): (case, sample)
         for case in cases
         for sample in range(k)
     }
+    spec = open_spec(
+        store,
+        kind="imported" if imported else "online" if online else "generated",
+        label=model,
+        model=None if respondent is None else ModelRef.from_spec(respondent),
+        grader=ModelRef.from_spec(judge),
+        images=images,
+        grader_images=grader_images,
+        k=k,
+        prompts=prompt_hashes(),
+        benchmark=benchmark_of(store),
+        imported_from=settings.replies_sha256,
+    )
     return _Plan(
-        store, settings, respondent, judge, model, images, grader_images, _Dialogues(root), targets
+        store,
+        settings,
+        respondent,
+        judge,
+        model,
+        images,
+        grader_images,
+        _Dialogues(root),
+        targets,
+        spec,
     )
 
 
@@ -133,21 +199,47 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
     }
 
 
-async def _close(client: LLMClient) -> None:
-    inner = getattr(client, "inner", client)
-    closer = getattr(inner, "aclose", None)
-    if closer is not None:
-        await closer()
-
-
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
     replies = []
     for key in pending:
         instance = plan.targets[key][0].instance
-        reply = Response(instance_id=instance.id, model=ONLINE, text=instance.target_reply)
+        reply = Response(
+            instance_id=instance.id,
+            model=ONLINE,
+            text=instance.target_reply,
+            eval_id=plan.spec.eval_id,
+        )
         replies.append((key, reply))
     plan.store.put_many(stages.EVAL_RESPONSE, replies)
     return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
+
+
+def _store_imported_replies(plan: _Plan, replies: Mapping[str, str]) -> RunStats:
+    """Replies from a file; one whose text changed since the last import loses its verdicts,
+    and an instance the file leaves out is a failed reply (its case shows as incomplete)."""
+    store, changed, kept = plan.store, [], 0
+    for key, (case, _) in plan.targets.items():
+        text = replies.get(case.instance.id)
+        stored = store.get_raw(stages.EVAL_RESPONSE, key) or {}
+        if stored.get("text") == text and stored.get("eval_id") == plan.spec.eval_id:
+            kept += 1
+            continue
+        reply = Response(
+            instance_id=case.instance.id,
+            model=plan.model,
+            images=plan.images,
+            text=text,
+            status=VerdictStatus.OK if text else VerdictStatus.FAILED,
+            error=None if text else "no reply for this instance in the imported file",
+            eval_id=plan.spec.eval_id,
+        )
+        changed.append((key, reply))
+        if stored.get("text") != text:
+            for criterion in case.rubric.criteria:
+                store.delete(stages.EVAL_VERDICT, verdict_key(plan.judge.name, key, criterion.id))
+    store.put_many(stages.EVAL_RESPONSE, changed)
+    missing = sum(1 for case, _ in plan.targets.values() if case.instance.id not in replies)
+    return RunStats(done=len(changed), skipped=kept, failed=missing)
 
 
 async def _respond(plan: _Plan) -> RunStats:
@@ -155,6 +247,8 @@ async def _respond(plan: _Plan) -> RunStats:
     store = plan.store
     done = _finished(store, stages.EVAL_RESPONSE, list(plan.targets), plan.settings.retry_failed)
     pending = [key for key in plan.targets if key not in done]
+    if plan.settings.replies is not None:
+        return _store_imported_replies(plan, plan.settings.replies)
     spec = plan.respondent
     if spec is None:
         return _store_online_replies(plan, pending)
@@ -164,7 +258,11 @@ async def _respond(plan: _Plan) -> RunStats:
         case, sample = plan.targets[key]
         instance = case.instance
         base = Response(
-            instance_id=instance.id, model=plan.model, images=plan.images, sample=sample
+            instance_id=instance.id,
+            model=plan.model,
+            images=plan.images,
+            sample=sample,
+            eval_id=plan.spec.eval_id,
         )
         try:
             request = respond_request(
@@ -180,11 +278,10 @@ async def _respond(plan: _Plan) -> RunStats:
             failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
             store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
             raise
-        store.record_usage(stages.EVAL_RESPONSE, client.name, completion)
+        plan.record(stages.EVAL_RESPONSE, client, completion)
         text = completion.text.strip() or None
-        forget = getattr(client, "forget", None)
-        if text is None and forget is not None:
-            forget(request)  # an empty reply is kept as a failure, not as a cached answer
+        if text is None:
+            client.forget(request)  # an empty reply is kept as a failure, not a cached answer
         response = base.model_copy(
             update={
                 "text": text,
@@ -204,7 +301,37 @@ async def _respond(plan: _Plan) -> RunStats:
             already_done=len(plan.targets) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
+
+
+def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:
+    return verdict.model_copy(
+        update={
+            "eval_id": plan.spec.eval_id,
+            "rubric_version": case.rubric.version,
+            "criterion_version": criterion.version,
+        }
+    )
+
+
+def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> set[str]:
+    """Verdict keys already finished for the criterion as it stands now. A verdict of the
+    same criterion under an older rubric version (or from an earlier evaluation of the same
+    replies) keeps its value and is restamped with the current version and evaluation."""
+    store = plan.store
+    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
+    fresh = set()
+    for key in done:
+        case, _, criterion = units[key]
+        raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
+        if raw.get("criterion_version") != criterion.version:
+            continue
+        stamp = (raw.get("rubric_version"), raw.get("eval_id"))
+        if stamp != (case.rubric.version, plan.spec.eval_id):
+            verdict = Verdict.model_validate(raw)
+            store.put(stages.EVAL_VERDICT, key, _stamped(plan, case, criterion, verdict))
+        fresh.add(key)
+    return fresh
 
 
 async def _grade(plan: _Plan) -> RunStats:
@@ -217,14 +344,15 @@ async def _grade(plan: _Plan) -> RunStats:
             continue
         for criterion in case.rubric.criteria:
             units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
-    done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
+    done = _graded(plan, units)
     pending = [key for key in units if key not in done]
     client = build_client(plan.judge, cache=store.cache)
 
     async def assess(key: str) -> None:
         case, reply, criterion = units[key]
         if criterion.kind is CriterionKind.RULE:
-            store.put(stages.EVAL_VERDICT, key, grade_rule(criterion, reply))
+            verdict = _stamped(plan, case, criterion, grade_rule(criterion, reply))
+            store.put(stages.EVAL_VERDICT, key, verdict)
             return
         request = grader_request(
             department=case.instance.department,
@@ -237,8 +365,9 @@ async def _grade(plan: _Plan) -> RunStats:
             client, request, criterion, attempts=plan.settings.attempts
         )
         for completion in completions:
-            store.record_usage(stages.EVAL_VERDICT, client.name, completion)
+            plan.record(stages.EVAL_VERDICT, client, completion)
         status = FAILED if retryable else DONE
+        verdict = _stamped(plan, case, criterion, verdict)
         store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
         if verdict.status is VerdictStatus.FAILED:
             raise RuntimeError(f"criterion {criterion.id} not graded: {verdict.error}")
@@ -252,7 +381,7 @@ async def _grade(plan: _Plan) -> RunStats:
             already_done=len(units) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _score(plan: _Plan) -> list[CaseScore]:
@@ -273,6 +402,8 @@ def _score(plan: _Plan) -> list[CaseScore]:
             criteria=case.rubric.criteria,
             verdicts=verdicts,
             rubric_approved=case.approved,
+            eval_id=plan.spec.eval_id,
+            rubric_version=case.rubric.version,
         )
         scores.append((score_key(grader, rkey), score))
     plan.store.put_many(stages.EVAL_SCORE, scores)
@@ -284,8 +415,15 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     if settings.limit is not None:
         cases = cases[: settings.limit]
     plan = _plan(store, settings, cases)
-    responses = await _respond(plan)
-    verdicts = await _grade(plan)
+    save_spec(store, plan.spec)
+    try:
+        responses = await _respond(plan)
+        verdicts = await _grade(plan)
+    finally:
+        save_spec(store, plan.spec)  # usage so far, even when interrupted
+    scores = _score(plan)
+    save_spec(store, plan.spec, finished=True)
+    _elect_primary_grader(store, plan.judge)
     return EvalOutcome(
         model=plan.model,
         grader=plan.judge.name,
@@ -294,8 +432,18 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
         no_rubric=missing,
         responses=responses,
         verdicts=verdicts,
-        scores=_score(plan),
+        scores=scores,
+        eval_id=plan.spec.eval_id,
     )
+
+
+def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:
+    """The first grader to score a run is its primary, until a real model grades it: the
+    offline baseline never outranks a model grader. ``--grader`` picks another for a view."""
+    current = store.get_meta(PRIMARY_GRADER_META)
+    baseline = judge.backend == "offline"
+    if current is None or (not baseline and current == resolve_spec("offline").name):
+        store.set_meta(PRIMARY_GRADER_META, judge.name)
 
 
 def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:

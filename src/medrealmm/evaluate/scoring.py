@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import Protocol
 
 from medrealmm.schema import CaseScore, Criterion, Verdict, VerdictStatus
 
@@ -36,6 +37,8 @@ def score_case(
     criteria: Sequence[Criterion],
     verdicts: Mapping[str, Verdict],
     rubric_approved: bool = True,
+    eval_id: str | None = None,
+    rubric_version: str | None = None,
 ) -> CaseScore:
     """One CaseScore; criteria with a missing or failed verdict make the case incomplete."""
     failed = [
@@ -59,15 +62,49 @@ def score_case(
         failed_criteria=failed,
         verdicts=[verdicts[c.id] for c in criteria if c.id in verdicts],
         rubric_approved=rubric_approved,
+        eval_id=eval_id,
+        rubric_version=rubric_version,
     )
+
+
+class Scored(Protocol):
+    """What a summary reads from a score: ``CaseScore`` and the results layer's records."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def images(self) -> bool: ...
+    @property
+    def instance_id(self) -> str: ...
+    @property
+    def sample(self) -> int: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def positive_met(self) -> int: ...
+    @property
+    def negative_triggered(self) -> int: ...
+    @property
+    def rubric_approved(self) -> bool: ...
+
+
+#: Stated wherever mean@k and worst@k are shown.
+K_DEFINITIONS = (
+    "Score: mean over instances of the sample-0 score (the paper invokes each model once, 7.1); "
+    "+met / -hit average the same sample-0 cases. mean@k: mean over instances of the mean of "
+    "their k sample scores; worst@k: mean over instances of the lowest of their k sample scores "
+    "(HealthBench's worst-at-k). Only instances with all k samples complete count toward "
+    "mean@k and worst@k; k is the evaluation's k."
+)
 
 
 @dataclass
 class ModelSummary:
     """One row of the results table: a model under one image setting, scored by one grader.
 
-    ``score`` follows the paper (sample 0 of each instance); ``mean_of_k`` and ``worst_of_k``
-    use the instances whose k samples are all complete. Scores are on the 0-1 scale.
+    ``score`` and the positive/negative means use sample 0 of each instance (the paper's
+    single invocation); ``mean_of_k`` and ``worst_of_k`` use only the ``k_instances`` whose k
+    samples are all complete (``K_DEFINITIONS``). Scores are on the 0-1 scale.
     """
 
     model: str
@@ -84,6 +121,7 @@ class ModelSummary:
     negative_triggered_mean: float | None
     unapproved_rubrics: int
     is_baseline: bool = False
+    k_instances: int = 0
     incomplete_cases: list[str] = field(default_factory=list)
 
 
@@ -91,41 +129,66 @@ def _mean(values: list[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def summarize(scores: Iterable[CaseScore], *, baselines: Iterable[str] = ()) -> list[ModelSummary]:
-    """Aggregate case scores per (model, images), sorted best first (incomplete rows last)."""
-    groups: dict[tuple[str, bool], dict[str, list[CaseScore]]] = defaultdict(
-        lambda: defaultdict(list)
+def _summary(
+    model: str,
+    images: bool,
+    by_instance: Mapping[str, Sequence[Scored]],
+    k: int,
+    baseline: bool,
+) -> ModelSummary:
+    all_cases = [c for cases in by_instance.values() for c in cases]
+    first = [c for cases in by_instance.values() for c in cases if c.sample == 0]
+    first_done = [c for c in first if c.score is not None]
+    full = []
+    for cases in by_instance.values():
+        by_sample = {c.sample: c.score for c in cases}
+        values = [by_sample.get(sample) for sample in range(k)]
+        if all(v is not None for v in values):
+            full.append([float(v) for v in values if v is not None])
+    done = [c for c in all_cases if c.score is not None]
+    return ModelSummary(
+        model=model,
+        images=images,
+        instances=len(by_instance),
+        samples=len(all_cases),
+        k=k,
+        complete=len(done),
+        incomplete=len(all_cases) - len(done),
+        score=_mean([float(c.score) for c in first_done if c.score is not None]),
+        mean_of_k=_mean([fmean(s) for s in full]),
+        worst_of_k=_mean([min(s) for s in full]),
+        positive_met_mean=_mean([float(c.positive_met) for c in first_done]),
+        negative_triggered_mean=_mean([float(c.negative_triggered) for c in first_done]),
+        unapproved_rubrics=len({c.instance_id for c in all_cases if not c.rubric_approved}),
+        is_baseline=baseline,
+        k_instances=len(full),
+        incomplete_cases=sorted(
+            f"{c.instance_id}#{c.sample}" for c in all_cases if c.score is None
+        ),
     )
+
+
+def summarize(
+    scores: Iterable[Scored],
+    *,
+    baselines: Iterable[str] = (),
+    k: Mapping[tuple[str, bool], int] | None = None,
+) -> list[ModelSummary]:
+    """Aggregate scores per (model, images), best first (incomplete rows last).
+
+    ``k`` gives each (model, images) its evaluation's k; without it, the most samples any
+    instance has. A score with a ``baseline`` attribute set marks its model a baseline too.
+    """
+    groups: dict[tuple[str, bool], dict[str, list[Scored]]] = defaultdict(lambda: defaultdict(list))
+    baseline_names = set(baselines)
     for case in scores:
         groups[(case.model, case.images)][case.instance_id].append(case)
-    baseline_names = set(baselines)
-    rows: list[ModelSummary] = []
+        if getattr(case, "baseline", False):
+            baseline_names.add(case.model)
+    rows = []
     for (model, images), by_instance in groups.items():
-        all_cases = [c for cases in by_instance.values() for c in cases]
-        done = [c for c in all_cases if c.complete]
-        first = [c.score for cases in by_instance.values() for c in cases if c.sample == 0]
-        full = [cases for cases in by_instance.values() if all(c.complete for c in cases)]
-        per_instance = [[c.score for c in cases if c.score is not None] for cases in full]
-        rows.append(
-            ModelSummary(
-                model=model,
-                images=images,
-                instances=len(by_instance),
-                samples=len(all_cases),
-                k=max(len(cases) for cases in by_instance.values()),
-                complete=len(done),
-                incomplete=len(all_cases) - len(done),
-                score=_mean([s for s in first if s is not None]),
-                mean_of_k=_mean([fmean(s) for s in per_instance]),
-                worst_of_k=_mean([min(s) for s in per_instance]),
-                positive_met_mean=_mean([float(c.positive_met) for c in done]),
-                negative_triggered_mean=_mean([float(c.negative_triggered) for c in done]),
-                unapproved_rubrics=len({c.instance_id for c in all_cases if not c.rubric_approved}),
-                is_baseline=model in baseline_names,
-                incomplete_cases=sorted(
-                    f"{c.instance_id}#{c.sample}" for c in all_cases if not c.complete
-                ),
-            )
-        )
+        most = max(len(cases) for cases in by_instance.values())
+        wanted = (k or {}).get((model, images), most)
+        rows.append(_summary(model, images, by_instance, wanted, model in baseline_names))
     rows.sort(key=lambda r: (r.score is None, -(r.score or 0.0), r.model, not r.images))
     return rows

@@ -77,5 +77,6 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
             timeout_s=spec.timeout_s,
             max_attempts=spec.max_attempts,
             structured_mode=spec.structured_mode,
+            vision=spec.vision,
         )
     return CachedClient(client, cache) if cache is not None else client

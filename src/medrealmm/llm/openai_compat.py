@@ -90,8 +90,10 @@ class OpenAICompatibleClient:
         backoff_initial_s: float = 1.0,
         backoff_max_s: float = 30.0,
         structured_mode: StructuredMode = "json_schema",
+        vision: bool = True,
     ) -> None:
         self.model = model
+        self.vision = vision
         self.name = name or model
         self.params = params or GenerationParams()
         self.structured_mode = structured_mode
@@ -168,6 +170,9 @@ class OpenAICompatibleClient:
             ),
             latency_s=latency,
         )
+
+    def forget(self, request: ChatRequest) -> None:
+        """Nothing is stored here; the cache wrapper forgets."""
 
     async def aclose(self) -> None:
         await self._client.close()

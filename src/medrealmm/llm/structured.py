@@ -86,9 +86,7 @@ async def complete_structured(
         except (ValueError, ValidationError) as exc:
             result.error = _short_error(exc)
             # An answer that failed validation must not be replayed from the cache by a rerun.
-            forget = getattr(client, "forget", None)
-            if forget is not None:
-                forget(current)
+            client.forget(current)
         repair = [
             Message.text("assistant", completion.text),
             Message.text("user", REPAIR_MESSAGE.format(error=result.error)),

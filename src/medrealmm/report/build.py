@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
-from medrealmm.report.tables import Table, build_tables
+from medrealmm.report.tables import Table, build_tables, condition_label
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
-from medrealmm.stats.cases import (
-    PRIMARY_GRADER_META,
-    headline_records,
-    load_cases,
-    primary_grader,
-)
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import STORE_FILENAME, RunStore
 
@@ -32,6 +26,7 @@ class ReportResult:
     primary_grader: str | None
     scored: int
     incomplete: int
+    stale: dict[tuple[str, bool], int] = field(default_factory=dict)  # left out, by condition
 
 
 def existing_store(path: Path | str) -> Path:
@@ -76,16 +71,24 @@ def write_report(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> ReportResult:
-    """Analyse the primary grader's scores (``grader``, else store meta, else the busiest)."""
+    """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
+    read through the results layer ``eval score`` uses; stale scores are listed, not used."""
+    from medrealmm.evaluate import K_DEFINITIONS, load_results
+
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    records = load_cases(store)
-    if grader is not None and grader not in {r.grader for r in records}:
-        raise ValueError(f"grader {grader!r} scored nothing in this run")
-    primary = primary_grader(records, grader or store.get_meta(PRIMARY_GRADER_META))
-    mine = headline_records(records, primary)
-    tables = build_tables(mine, load_raters(store), seed=seed, resamples=resamples)
+    results = load_results(store, grader)
+    primary = results.grader
+    mine = results.headline
+    tables = build_tables(
+        mine,
+        load_raters(store),
+        seed=seed,
+        resamples=resamples,
+        summaries=results.summary(),
+        imported=results.imported(),
+    )
     figures = render_figures(tables)
     figure_paths = []
     for figure in figures:
@@ -94,6 +97,7 @@ def write_report(
         figure_paths.append(path)
     table_paths = [p for table in tables.values() for p in write_table(table, out / "tables")]
     incomplete = sum(r.score is None for r in mine)
+    stale = results.stale_by_condition()
     html = render_html(
         tables,
         figures,
@@ -104,7 +108,12 @@ def write_report(
         incomplete=incomplete,
         seed=seed,
         resamples=resamples,
+        stale=[
+            {"label": condition_label(model, images), "scores": count}
+            for (model, images), count in stale.items()
+        ],
+        k_definitions=K_DEFINITIONS,
     )
     html_path = out / REPORT_FILE
     html_path.write_text(html, encoding="utf-8")
-    return ReportResult(html_path, figure_paths, table_paths, primary, len(mine), incomplete)
+    return ReportResult(html_path, figure_paths, table_paths, primary, len(mine), incomplete, stale)

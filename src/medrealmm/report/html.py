@@ -22,6 +22,10 @@ COLUMN_NAMES = {
     "mean": "平均得分",
     "ci_low": "95% CI 下限",
     "ci_high": "95% CI 上限",
+    "k": "k",
+    "mean_at_k": "mean@k",
+    "worst_at_k": "worst@k",
+    "cases_at_k": "k 次齐全病例数",
     "positive_met": "正向标准（满足）",
     "negative_triggered": "负向标准（触发）",
     "with_images": "有图得分",
@@ -50,6 +54,7 @@ THREE_DECIMALS = {"ac1", "kappa", "agreement"}
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
     ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall",)),
+    ("导入的回复：医生审慎作答（论文表 3）", (), ("deliberative",)),
     ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
     ("视觉信息的作用（论文 4.3）", ("fig5_images",), ("images",)),
     (
@@ -132,6 +137,8 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
     by_name = {f.name: f for f in figures}
     sections = []
     for heading, figure_names, table_names in SECTIONS:
+        if not figure_names and not any(n in tables for n in table_names):
+            continue  # a section whose tables were not built (Table 3 without imports)
         section = Section(heading)
         for name in figure_names:
             if name in by_name:
@@ -140,7 +147,7 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
                 section.figures.append({"name": name, "caption": figure.caption, "data": data})
         if "agreement" in table_names and tables["agreement"].rows:
             section.tables.append(ac1_matrix(tables["agreement"]))
-        for index, name in enumerate(table_names):
+        for index, name in enumerate(n for n in table_names if n in tables):
             section.tables.append(
                 html_table(tables[name], open_=index == 0 and name != "histogram")
             )

@@ -159,6 +159,8 @@ def put_response(
                 positive_points_total=rubric.positive_total,
                 positive_met=sum(values[c.id] for c in rubric.criteria if c.weight > 0),
                 negative_triggered=sum(values[c.id] for c in rubric.criteria if c.weight < 0),
+                rubric_approved=rubric.approved,
+                rubric_version=rubric.version,
             ),
         )
     if model == next(iter(MODELS)) and images:

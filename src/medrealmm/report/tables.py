@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
 from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means
 from medrealmm.stats.raters import RaterData, pairwise_agreement, rater_scores
@@ -56,11 +57,21 @@ def headline_conditions(records: Sequence[CaseRecord]) -> list[Condition]:
     return sorted((model, True in m) for model, m in modes.items())
 
 
-def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -> Table:
+def overall_table(
+    records: Sequence[CaseRecord],
+    *,
+    seed: int,
+    resamples: int,
+    summaries: Sequence[ModelSummary] = (),
+) -> Table:
+    """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
+    layer's rows, over every sample) where given."""
+    at_k = {(s.model, s.images): s for s in summaries}
     rows = []
     for (model, images), group in _by_condition(records).items():
         means = list(case_means(group).values())
         interval = bootstrap_mean_ci(means, seed=seed, resamples=resamples) if means else None
+        summary = at_k.get((model, images))
         rows.append(
             {
                 "model": model,
@@ -73,6 +84,10 @@ def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
+                "k": summary.k if summary else None,
+                "mean_at_k": _scaled(summary.mean_of_k) if summary else None,
+                "worst_at_k": _scaled(summary.worst_of_k) if summary else None,
+                "cases_at_k": summary.k_instances if summary else None,
             }
         )
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0), r["label"]))
@@ -82,6 +97,7 @@ def overall_table(records: Sequence[CaseRecord], *, seed: int, resamples: int) -
         (
             *("label", "model", "images", "baseline", "online"),
             *("cases", "incomplete", "mean", "ci_low", "ci_high"),
+            *("k", "mean_at_k", "worst_at_k", "cases_at_k"),
         ),
         rows,
     )
@@ -145,6 +161,31 @@ def images_table(overall: Table) -> Table:
             *("model", "with_images", "with_low", "with_high"),
             *("without_images", "without_low", "without_high", "gain"),
         ),
+        rows,
+    )
+
+
+def deliberative_table(overall: Table, imported: set[Condition]) -> Table:
+    """Replies imported from elsewhere (the paper's Table 3: physicians answering without
+    time pressure) beside the Online anchor, scored with the same rubrics and grader."""
+    rows = [
+        {
+            "label": row["label"],
+            "model": row["model"],
+            "images": row["images"],
+            "cases": row["cases"],
+            "incomplete": row["incomplete"],
+            "mean": row["mean"],
+            "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
+        }
+        for row in overall.rows
+        if (row["model"], row["images"]) in imported or row["online"]
+    ]
+    return Table(
+        "deliberative",
+        "导入的回复（表 3：医生审慎作答等外部来源）与 Online 原始回复，按同一评分标准与评审评分",
+        ("label", "model", "images", "cases", "incomplete", "mean", "ci_low", "ci_high"),
         rows,
     )
 
@@ -250,11 +291,17 @@ def build_tables(
     *,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    summaries: Sequence[ModelSummary] = (),
+    imported: Iterable[Condition] = (),
 ) -> dict[str, Table]:
-    """``records`` are the primary grader's; ``raters`` hold every judge and the panel."""
-    overall = overall_table(records, seed=seed, resamples=resamples)
+    """``records`` are the primary grader's sample-0 records, ``summaries`` the results
+    layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
+    imported (Table 3); ``raters`` hold every judge and the panel."""
+    overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
+    imported = set(imported)
     tables = [
         overall,
+        *([deliberative_table(overall, imported)] if imported else []),
         decomposition_table(records, overall),
         images_table(overall),
         *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),

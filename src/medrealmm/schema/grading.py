@@ -23,6 +23,9 @@ class Verdict(BaseModel):
     status: VerdictStatus = VerdictStatus.OK
     grader: str = ""
     error: str | None = None
+    eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
+    rubric_version: str | None = Field(default=None, description="Rubric.version graded against.")
+    criterion_version: str | None = Field(default=None, description="Criterion.version judged.")
 
     @model_validator(mode="after")
     def _value_iff_ok(self) -> Verdict:
@@ -44,6 +47,7 @@ class Response(BaseModel):
     status: VerdictStatus = VerdictStatus.OK
     error: str | None = None
     is_baseline: bool = False
+    eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
 
 
 class CaseScore(BaseModel):
@@ -64,6 +68,8 @@ class CaseScore(BaseModel):
     rubric_approved: bool = Field(
         default=True, description="False when scored against a rubric round not yet approved."
     )
+    eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
+    rubric_version: str | None = Field(default=None, description="Rubric.version scored against.")
 
     @model_validator(mode="after")
     def _score_iff_complete(self) -> CaseScore:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -66,6 +68,12 @@ class Criterion(BaseModel):
     def is_positive(self) -> bool:
         return self.weight > 0
 
+    @property
+    def version(self) -> str:
+        """A digest of what a verdict depends on (text, weight, kind, rule; not tags): a
+        verdict recorded under another version was given to a different criterion."""
+        return _digest(self.model_dump(mode="json", exclude={"tags"}))
+
 
 class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -85,3 +93,15 @@ class Rubric(BaseModel):
     @property
     def positive_total(self) -> int:
         return sum(max(c.weight, 0) for c in self.criteria)
+
+    @property
+    def version(self) -> str:
+        """``r{round}[a]-{digest}``: the round, ``a`` when approved, and a digest of the
+        criteria. A score whose rubric version differs from the applicable rubric's is stale."""
+        body = [c.model_dump(mode="json", exclude={"tags"}) for c in self.criteria]
+        return f"r{self.round}{'a' if self.approved else ''}-{_digest(body)}"
+
+
+def _digest(value: object) -> str:
+    blob = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from medrealmm.llm import OFFLINE_NAME
+from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CaseScore, Instance, Response
 from medrealmm.stats.keys import parse_response_key, split_scored_key
 from medrealmm.store import RunStore, stages
@@ -35,6 +36,10 @@ class CaseRecord:
     image_count: int
     turn_count: int
     baseline: bool
+    rubric_approved: bool = True
+    eval_id: str | None = None
+    rubric_version: str | None = None
+    stale: bool = False  # graded against a rubric version that no longer applies
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -52,8 +57,17 @@ def baseline_models(responses: Iterable[Response]) -> set[str]:
 
 
 def to_record(
-    grader: str, score: CaseScore, instance: Instance | None, baselines: set[str]
+    grader: str,
+    score: CaseScore,
+    instance: Instance | None,
+    baselines: set[str],
+    applicable: Mapping[str, str] | None = None,
 ) -> CaseRecord:
+    """``applicable``: instance id -> version of the rubric that applies now; a score under
+    any other version (or none recorded) is stale. Without it nothing is judged stale."""
+    stale = applicable is not None and (
+        score.rubric_version is None or applicable.get(score.instance_id) != score.rubric_version
+    )
     return CaseRecord(
         grader=grader,
         model=score.model,
@@ -70,18 +84,25 @@ def to_record(
         image_count=instance.image_count if instance else 0,
         turn_count=instance.turn_count if instance else 0,
         baseline=score.model in baselines,
+        rubric_approved=score.rubric_approved,
+        eval_id=score.eval_id,
+        rubric_version=score.rubric_version,
+        stale=stale,
     )
 
 
 def load_cases(store: RunStore) -> list[CaseRecord]:
-    """Every scored response, by every grader, with its instance's strata."""
+    """Every scored response, by every grader, with its instance's strata and whether it
+    was graded against the rubric that applies now (``stale`` when not)."""
     instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
     baselines = baseline_models(store.iter(stages.EVAL_RESPONSE, Response))
+    applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
     records = []
     for key, score in store.items(stages.EVAL_SCORE, CaseScore):
         grader, response = split_scored_key(key)
         parse_response_key(response)  # a malformed key is a broken contract: say so now
-        records.append(to_record(grader, score, instances.get(score.instance_id), baselines))
+        instance = instances.get(score.instance_id)
+        records.append(to_record(grader, score, instance, baselines, applicable))
     return records
 
 

@@ -25,6 +25,7 @@ MCCP_VALIDATION = "mccp.validation"  # physician accept/reject, key = f"{reviewe
 RUBRIC_ROUND = "rubric.round"  # Rubric, key = f"{instance_id}#{round:02d}"
 RUBRIC_FINAL = "rubric.final"  # Rubric (approved), key = instance id
 RUBRIC_FEEDBACK = "rubric.feedback"  # rubric.RoundFeedback, key = f"{instance_id}#{round:02d}"
+EVAL_SPEC = "eval.spec"  # medrealmm.evaluate.provenance.EvalSpec, key = eval id
 EVAL_RESPONSE = "eval.response"  # Response, key = response_key(...)
 EVAL_VERDICT = "eval.verdict"  # Verdict, key = f"{grader}|{response key}|{criterion id}"
 EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"

@@ -1,0 +1,184 @@
+"""Run provenance: one ``EvalSpec`` row per evaluation, in the spirit of inspect_ai's EvalSpec.
+
+Every response, verdict and score an evaluation writes carries its ``eval_id``, and every
+verdict and score the version of the rubric it was graded against, so any number traces back
+to the model, grader, prompts, settings and benchmark version that produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from medrealmm import __version__
+from medrealmm.llm import Completion, ModelSpec
+from medrealmm.store import RunStore, stages
+
+PROMPT_PACKAGE = "medrealmm.evaluate"
+#: Store meta key: the BenchmarkRef of what a run's instances and rubrics were read from.
+BENCHMARK_META = "eval.benchmark"
+
+EvalKind = Literal["generated", "online", "imported"]
+
+
+class ModelRef(BaseModel):
+    """A model as configured (never its API key), plus the ids its server answered as."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    backend: str
+    model: str | None = None
+    base_url: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    served: list[str] = Field(default_factory=list, description="Model ids the server reported.")
+
+    @classmethod
+    def from_spec(cls, spec: ModelSpec) -> ModelRef:
+        return cls(
+            name=spec.name,
+            backend=spec.backend,
+            model=spec.model,
+            base_url=spec.base_url,
+            params=spec.params.model_dump(mode="json", exclude_none=True),
+        )
+
+
+class BenchmarkRef(BaseModel):
+    """Which benchmark the cases came from: a release (name, version, manifest hash) or a
+    builder's run store (its instances and applicable rubrics as they stood)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["release", "run"]
+    location: str
+    name: str | None = None
+    version: str | None = None
+    manifest_sha256: str | None = None
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What makes two benchmarks the same: a moved release is still the same release."""
+        if self.kind == "release":
+            return {"kind": self.kind, "name": self.name, "version": self.version,
+                    "manifest_sha256": self.manifest_sha256}  # fmt: skip
+        return {"kind": self.kind, "location": self.location}
+
+
+class UsageTotals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        if completion.cached:
+            self.cached_calls += 1
+        else:
+            self.prompt_tokens += completion.usage.prompt_tokens
+            self.completion_tokens += completion.usage.completion_tokens
+
+
+class EvalSpec(BaseModel):
+    """One evaluation: who answered (``model``; None for the online reply and imported
+    replies), who graded, with which prompts and settings, over which benchmark, when."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    eval_id: str
+    kind: EvalKind
+    label: str = Field(description="The model name its scores carry.")
+    model: ModelRef | None = None
+    grader: ModelRef
+    images: bool
+    grader_images: bool
+    k: int = Field(ge=1)
+    prompts: dict[str, str] = Field(description="Template file -> sha256 of its text.")
+    benchmark: BenchmarkRef
+    imported_from: str | None = Field(default=None, description="sha256 of an imported file.")
+    package_version: str = __version__
+    started_at: datetime
+    finished_at: datetime | None = None
+    usage: dict[str, UsageTotals] = Field(default_factory=dict, description="By stage.")
+
+    def record(self, stage: str, completion: Completion, *, respondent: bool) -> None:
+        """Count a call and remember which model id the server said answered it."""
+        self.usage.setdefault(stage, UsageTotals()).add(completion)
+        ref = self.model if respondent else self.grader
+        if ref is not None and ref.backend != "offline" and completion.model not in ref.served:
+            ref.served.append(completion.model)
+
+
+def prompt_hashes(package: str = PROMPT_PACKAGE) -> dict[str, str]:
+    folder = resources.files(package) / "prompts"
+    return {
+        entry.name: hashlib.sha256(entry.read_bytes()).hexdigest()
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".j2")
+    }
+
+
+def benchmark_of(store: RunStore) -> BenchmarkRef:
+    """The benchmark a consumer run was filled from, else the builder's run store itself."""
+    recorded = store.get_meta(BENCHMARK_META)
+    if recorded:
+        return BenchmarkRef.model_validate(recorded)
+    return BenchmarkRef(kind="run", location=str(store.path.parent.resolve()))
+
+
+def eval_id_of(
+    *,
+    kind: EvalKind,
+    label: str,
+    model: ModelRef | None,
+    grader: ModelRef,
+    images: bool,
+    grader_images: bool,
+    k: int,
+    prompts: dict[str, str],
+    benchmark: BenchmarkRef,
+    imported_from: str | None = None,
+) -> str:
+    """A digest of everything that decides the numbers; reruns of one evaluation share it."""
+    identity = {
+        "kind": kind,
+        "label": label,
+        "model": model.model_dump(mode="json", exclude={"served"}) if model else None,
+        "grader": grader.model_dump(mode="json", exclude={"served"}),
+        "images": images,
+        "grader_images": grader_images,
+        "k": k,
+        "prompts": prompts,
+        "benchmark": benchmark.identity,
+        "imported_from": imported_from,
+    }
+    blob = json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return "eval-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def open_spec(store: RunStore, **fields: Any) -> EvalSpec:
+    """The stored spec of this evaluation (a resumed run keeps its start time and usage),
+    or a new one; ``fields`` are those of ``eval_id_of``."""
+    eval_id = eval_id_of(**fields)
+    existing = store.get(stages.EVAL_SPEC, eval_id, EvalSpec)
+    if existing is not None:
+        return existing.model_copy(update={"finished_at": None})
+    return EvalSpec(eval_id=eval_id, started_at=datetime.now(UTC), **fields)
+
+
+def save_spec(store: RunStore, spec: EvalSpec, *, finished: bool = False) -> None:
+    if finished:
+        spec.finished_at = datetime.now(UTC)
+    store.put(stages.EVAL_SPEC, spec.eval_id, spec)
+
+
+def load_specs(store: RunStore) -> dict[str, EvalSpec]:
+    return dict(store.items(stages.EVAL_SPEC, EvalSpec))
