@@ -1,4 +1,4 @@
-"""The Φdeid stage: C3 (corpus.sampled, or raw before the corpus stage runs) -> C4 (corpus.deid).
+"""The Φdeid stage: C3 (corpus.sampled) -> C4 (corpus.deid); refused until the corpus is built.
 
 Each consultation is one unit: text masked (rules, LLM pass, consistency), every image
 re-encoded and masked into ``<run>/deid/``, then its de-id record and its masked copy
@@ -19,8 +19,9 @@ from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Consultation, ImageRef
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
-USAGE_STAGE = "deid"
+USAGE_STAGE = usage_label(stages.DEID_RECORD)
 OUTPUT_FOLDER = "deid"
 # Store meta: the per-run HMAC secret behind every MaskedSpan.digest of this run.
 SECRET_META = "deid.hmac_secret"
@@ -37,9 +38,8 @@ def run_secret(store: RunStore | None) -> bytes:
     return bytes.fromhex(found)
 
 
-def input_stage(store: RunStore) -> str:
-    """corpus.sampled when the corpus stage has run; raw otherwise."""
-    return stages.CORPUS_SAMPLED if store.count(stages.CORPUS_SAMPLED) else stages.RAW
+#: The one stage de-identification reads: never raw, which holds the cases Phase 1 removed.
+INPUT_STAGE = stages.CORPUS_SAMPLED
 
 
 def mask_image_file(source: Path, target: Path, rel: str) -> ImageRecord:
@@ -101,8 +101,12 @@ async def deid_one(
 async def run_deid_stage(
     store: RunStore, run_dir: Path | str, client: LLMClient | None, *, concurrency: int = 2
 ) -> RunStats:
-    """De-identify every consultation of the input stage not yet in corpus.deid."""
-    source_stage = input_stage(store)
+    """De-identify every consultation of corpus.sampled not yet in corpus.deid."""
+    source_stage = INPUT_STAGE
+    if not store.is_built(source_stage):
+        raise ValueError(
+            f"{store.path} holds no {source_stage!r} stage; run `medrealmm corpus build` first"
+        )
     source_root = store.get_meta(stages.image_root_key(source_stage))
     if source_root is None:
         raise ValueError(f"store has no image root for stage {source_stage!r}")
@@ -110,7 +114,9 @@ async def run_deid_stage(
     target_root.mkdir(parents=True, exist_ok=True)
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
     run_secret(store)  # made once here, before units run concurrently
-    done = store.keys(stages.CORPUS_DEID)
+    store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
+    store.prune_stale(stages.DEID_RECORD)
+    done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)
     todo = sorted(store.keys(source_stage) - done)
 
     async def work(key: str) -> None:
@@ -127,8 +133,9 @@ async def run_deid_stage(
                 stages.DEID_RECORD, key, None, status=FAILED, error=f"{type(exc).__name__}: {exc}"
             )
             raise
-        store.put(stages.DEID_RECORD, key, record)
-        store.put(stages.CORPUS_DEID, key, masked)
+        made_from = [(source_stage, key)]  # a changed or removed case drops both rows
+        store.put(stages.DEID_RECORD, key, record, sources=made_from)
+        store.put(stages.CORPUS_DEID, key, masked, sources=made_from)
 
     return await run_units(
         todo,
