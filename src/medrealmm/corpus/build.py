@@ -7,7 +7,6 @@ driver; the 4a agent is resumable per case in the store, and its calls are cache
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,14 +21,8 @@ from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
 from medrealmm.io import DataError, write_jsonl
-from medrealmm.llm import (
-    LLMClient,
-    ModelSpec,
-    build_client,
-    guard_unmasked,
-    resolve_spec,
-    send_pixels,
-)
+from medrealmm.llm import LLMClient, ModelSpec, guard_unmasked, resolve_spec, send_pixels
+from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
@@ -162,9 +155,11 @@ def _build(
             privacy_drops.append(drop)
     backend: LLMClient | None = None
     if spec is not None and survivors:
-        backend = build_client(spec, store.cache)
+        backend = open_client(spec, None, store.cache)
         image_root = input_path.parent if send_pixels(backend, wanted=True) else None
-        verdicts = asyncio.run(screen_with_agent(store, backend, survivors, image_root))
+        verdicts = run_with_client(
+            backend, lambda client: screen_with_agent(store, client, survivors, image_root)
+        )
         survivors, agent_drops = _apply_verdicts(survivors, verdicts)
         privacy_drops.extend(agent_drops)
     drops = sorted(
