@@ -41,6 +41,7 @@ def test_validate_reports_file_line_and_field(tmp_path: Path, demo_corpus: Path)
     del bad["department"]
     path = tmp_path / "c.jsonl"
     path.write_text("\n".join([lines[0], json.dumps(bad, ensure_ascii=False)]) + "\n", "utf-8")
+    (tmp_path / "images").symlink_to(demo_corpus.parent / "images")  # a linked images/ is fine
     result = runner.invoke(app, ["validate", str(path)])
     assert result.exit_code == 2
     flat = " ".join(result.output.split())

@@ -2,33 +2,41 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, user_errors
-from medrealmm.io import iter_jsonl
-from medrealmm.schema import Consultation
+from medrealmm.io.dataset import DEFAULT_MAX_PIXELS, check_dataset
 
 
 @app.command()
 def validate(
-    path: Annotated[Path, typer.Argument(help="Consultations JSONL file to check.")],
+    path: Annotated[
+        Path, typer.Argument(help="Consultations JSONL file, or a dataset folder holding one.")
+    ],
+    max_pixels: Annotated[
+        int,
+        typer.Option(
+            "--max-pixels", min=1, help="Largest image accepted (width x height), before decoding."
+        ),
+    ] = DEFAULT_MAX_PIXELS,
 ) -> None:
-    """Check a consultations JSONL file against the schema; errors name file, line and field."""
+    """Check everything later stages need: schema, unique ids, event time order, and every
+    image present, inside the dataset folder, under the pixel cap and decodable. Errors name
+    file, line and field."""
     with user_errors():
-        departments: Counter[str] = Counter()
-        for consultation in iter_jsonl(path, Consultation):
-            departments[consultation.department] += 1
-    table = Table(title=f"{path}: {sum(departments.values())} consultations")
+        summary = check_dataset(path, max_pixels=max_pixels)
+    title = f"{summary.path}: {summary.departments.total()} consultations, {summary.images} images"
+    table = Table(title=Text(title))
     table.add_column("department")
     table.add_column("count", justify="right")
-    for name, count in departments.most_common():
-        table.add_row(name, str(count))
+    for name, count in summary.departments.most_common():
+        table.add_row(Text(name), str(count))
     console.print(table)
 
 

@@ -20,7 +20,8 @@ from medrealmm.corpus.manifest import Manifest, department_table, stage_counts
 from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
-from medrealmm.io import DataError, write_jsonl
+from medrealmm.io import write_jsonl
+from medrealmm.io.errors import duplicate_id
 from medrealmm.llm import LLMClient, ModelSpec, guard_unmasked, resolve_spec, send_pixels
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import make_progress, run_units
@@ -51,8 +52,7 @@ def collect(path: Path, rows: list[ScreenRow]) -> Screened:
         if row["error"]:
             raise row_error(str(path), row)
         if row["id"] in first_line:
-            message = f"duplicate consultation id (first on line {first_line[row['id']]})"
-            raise DataError(path, row["line"], "id", message)
+            raise duplicate_id(path, row["line"], row["id"], first_line[row["id"]])
         first_line[row["id"]] = row["line"]
         department = row["department"]
         result.snapshots["C0"][department] += 1

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from medrealmm.corpus.config import CompletenessConfig
 from medrealmm.corpus.filters import completeness_filter, image_filter
 from medrealmm.io.errors import DataError
+from medrealmm.io.jsonl import parse_json_line
 from medrealmm.schema import Consultation
 
 DEFAULT_SHARD_LINES = 2000
@@ -114,11 +115,10 @@ def row_error(path: str, row: ScreenRow) -> DataError:
 
 
 def _parse(path: str, number: int, raw: bytes) -> Consultation:
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(path, number, "<json>", f"not valid JSON: {exc}") from None
+    data = parse_json_line(path, number, raw)  # the one line parser every command shares
     try:
         return Consultation.model_validate(data)
     except ValidationError as exc:
         raise DataError.from_validation(path, number, exc) from None
+    except RecursionError:
+        raise DataError(path, number, "<record>", "nested too deeply to read") from None

@@ -23,3 +23,8 @@ class DataError(ValueError):
         field = ".".join(str(part) for part in first["loc"]) or "<record>"
         extra = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
         return cls(path, line, field, f"{first['msg']}{extra}")
+
+
+def duplicate_id(path: Path | str, line: int, record_id: str, first_line: int) -> DataError:
+    """The one wording for a repeated consultation id, whichever command reads the file."""
+    return DataError(path, line, "id", f"duplicate id {record_id!r} (first on line {first_line})")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import mimetypes
+import os
 from pathlib import Path
 
 from medrealmm.schema import ImageRef
@@ -38,3 +39,31 @@ def file_sha256(path: Path | str) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
+    """Why the image at ``relative`` cannot be used, or None. Containment is checked on the
+    path as written (a symlinked ``images/`` folder inside the dataset is fine); the pixel cap
+    is checked from the header, before any decoding, so a decompression bomb costs nothing."""
+    from PIL import Image, UnidentifiedImageError
+
+    root = Path(os.path.abspath(root))
+    path = Path(os.path.normpath(root / relative))
+    if root not in path.parents:
+        return f"image path escapes the dataset folder: {relative}"
+    if not path.is_file():
+        return f"image not found: {relative}"
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+            if width * height > max_pixels:
+                return (
+                    f"image {relative} is {width}x{height} = {width * height / 1e6:.0f} Mpx, "
+                    f"over the {max_pixels / 1e6:.0f} Mpx cap (MEDREALMM_MAX_PIXELS)"
+                )
+            image.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        return f"image {relative} cannot be decoded: {type(exc).__name__}"
+    except Image.DecompressionBombError:
+        return f"image {relative} is over Pillow's decompression-bomb limit"
+    return None

@@ -17,21 +17,55 @@ from medrealmm.io.errors import DataError
 M = TypeVar("M", bound=BaseModel)
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def parse_json_line(path: Path | str, number: int, raw: bytes) -> object:
+    """One JSONL line's bytes -> JSON value, or a DataError naming file and line.
+
+    The one parser every reader uses, so a BOM, a CR or a bad byte reads the same in every
+    command: a leading UTF-8 BOM on line 1 is dropped, lines end at LF only (a CRLF's CR is
+    whitespace), the text must be UTF-8, and nesting too deep for Python is an error.
+    """
+    if number == 1 and raw.startswith(BOM):
+        raw = raw[len(BOM) :]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        message = f"not UTF-8: byte 0x{bad} at byte {exc.start + 1} of the line"
+        raise DataError(path, number, "<encoding>", message) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON: {exc.msg} (column {exc.colno})"
+        raise DataError(path, number, "<json>", message) from None
+    except RecursionError:
+        raise DataError(path, number, "<json>", "nested too deeply to read") from None
+
+
 def iter_jsonl(path: Path | str, model: type[M]) -> Iterator[M]:
     """Yield validated records; blank lines are skipped, anything else malformed raises."""
+    for _, record in iter_jsonl_lines(path, model):
+        yield record
+
+
+def iter_jsonl_lines(path: Path | str, model: type[M]) -> Iterator[tuple[int, M]]:
+    """``iter_jsonl`` with each record's 1-based line number, for errors found later."""
     path = Path(path)
-    with path.open("r", encoding="utf-8") as handle:
+    if path.is_dir():
+        raise DataError(path, 0, "<file>", "is a folder, not a JSONL file")
+    with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
-            if not line.strip():
+            if not line.strip() or line.strip() == BOM:
                 continue
+            raw = parse_json_line(path, number, line)
             try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, number, "<json>", f"not valid JSON: {exc.msg}") from None
-            try:
-                yield model.model_validate(raw)
+                yield number, model.model_validate(raw)
             except ValidationError as exc:
                 raise DataError.from_validation(path, number, exc) from None
+            except RecursionError:
+                raise DataError(path, number, "<record>", "nested too deeply to read") from None
 
 
 def dump_line(record: BaseModel) -> str:

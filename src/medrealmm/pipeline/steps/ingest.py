@@ -3,10 +3,13 @@ tell the input they read is the one ingested."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE
-from medrealmm.io import file_sha256, iter_jsonl
+from medrealmm.io import file_sha256
+from medrealmm.io.errors import duplicate_id
+from medrealmm.io.jsonl import iter_jsonl_lines
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
@@ -29,12 +32,22 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
         raise ValueError(
             f"{store.path} already holds a run over {recorded}; use another run folder"
         )
-    store.replace({stages.RAW: ((c.id, c) for c in iter_jsonl(source, Consultation))})
+    store.replace({stages.RAW: _unique(source)})
     store.set_meta(stages.image_root_key(stages.RAW), root)
     store.set_meta(
         stages.INPUT_META, {"path": str(source.resolve()), "sha256": file_sha256(source)}
     )
     return store.count(stages.RAW)
+
+
+def _unique(source: Path) -> Iterator[tuple[str, Consultation]]:
+    """Records keyed by id; a repeated id is an error (a store row would keep the last silently)."""
+    first: dict[str, int] = {}
+    for number, case in iter_jsonl_lines(source, Consultation):
+        if case.id in first:
+            raise duplicate_id(source, number, case.id, first[case.id])
+        first[case.id] = number
+        yield case.id, case
 
 
 def ingested_file(store: RunStore) -> Path:

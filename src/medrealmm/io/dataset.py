@@ -1,0 +1,64 @@
+"""Check a consultations dataset for everything later stages rely on, before any stage runs.
+
+``medrealmm validate`` calls this; finding a duplicate id or a broken photo here costs a second,
+finding it after hours of de-identification costs the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from medrealmm.io.errors import DataError, duplicate_id
+from medrealmm.io.images import check_image
+from medrealmm.io.jsonl import iter_jsonl_lines
+from medrealmm.schema import Consultation
+
+CORPUS_FILE = "consultations.jsonl"
+#: Largest image accepted, in pixels (width x height), read from the header before decoding.
+DEFAULT_MAX_PIXELS = int(os.environ.get("MEDREALMM_MAX_PIXELS", 50_000_000))
+
+
+@dataclass
+class DatasetSummary:
+    path: Path
+    departments: Counter[str] = field(default_factory=Counter)
+    images: int = 0
+
+
+def dataset_file(path: Path | str) -> Path:
+    """A JSONL file as given, or a dataset folder's ``consultations.jsonl``."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CORPUS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found")
+    return path
+
+
+def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> DatasetSummary:
+    """Schema, unique ids, events in time order, every image present, inside the dataset
+    folder, within the pixel cap and decodable. Raises the first problem as a DataError."""
+    source = dataset_file(path)
+    root = source.parent
+    summary = DatasetSummary(source)
+    first_line: dict[str, int] = {}
+    for number, case in iter_jsonl_lines(source, Consultation):
+        if case.id in first_line:
+            raise duplicate_id(source, number, case.id, first_line[case.id])
+        first_line[case.id] = number
+        for index, (before, after) in enumerate(zip(case.events, case.events[1:], strict=False)):
+            if after.timestamp < before.timestamp:
+                message = f"timestamp {after.timestamp} is before the previous event's"
+                raise DataError(source, number, f"events.{index + 1}.timestamp", message)
+        for e_index, event in enumerate(case.events):
+            for i_index, ref in enumerate(event.images):
+                where = f"events.{e_index}.images.{i_index}.path"
+                problem = check_image(root, ref.path, max_pixels)
+                if problem:
+                    raise DataError(source, number, where, problem)
+                summary.images += 1
+        summary.departments[case.department] += 1
+    return summary
