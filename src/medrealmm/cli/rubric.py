@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
@@ -12,9 +11,9 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
-from medrealmm.llm import build_client, resolve_spec
+from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import RunStats
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 rubric_app = typer.Typer(
     help="Phase 3: generate a case-specific rubric per instance (Generator), export each round "
@@ -69,9 +68,11 @@ def generate(
 
     with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
-        client = build_client(resolve_spec(model, models_config), cache=store.cache)
-        stats = asyncio.run(generate_all(store, client, settings, concurrency=concurrency))
-        failures = store.failures("rubric.round")
+        client = open_client(model, models_config, store.cache)
+        stats = run_with_client(
+            client, lambda c: generate_all(store, c, settings, concurrency=concurrency)
+        )
+        failures = store.failures(stages.RUBRIC_ROUND)
     _report(stats, f"rubric round 0 ({client.name})")
     for key, error in sorted(failures.items()):
         console.print(f"  [yellow]failed[/yellow] {key}: {error}")
@@ -138,8 +139,10 @@ def refine(
 
     with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
-        client = build_client(resolve_spec(model, models_config), cache=store.cache)
-        stats = asyncio.run(refine_all(store, client, settings, concurrency=concurrency))
+        client = open_client(model, models_config, store.cache)
+        stats = run_with_client(
+            client, lambda c: refine_all(store, c, settings, concurrency=concurrency)
+        )
     _report(stats, f"rubric refinement ({client.name})")
 
 

@@ -7,7 +7,6 @@ driver; the 4a agent is resumable per case in the store, and its calls are cache
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
 from medrealmm.io import DataError, write_jsonl
-from medrealmm.llm import LLMClient, build_client, resolve_spec, send_pixels
+from medrealmm.llm import LLMClient, send_pixels
+from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
@@ -149,10 +149,11 @@ def _build(
             privacy_drops.append(drop)
     backend: LLMClient | None = None
     if config.privacy.model is not None and survivors:
-        spec = resolve_spec(config.privacy.model, models_config)
-        backend = build_client(spec, store.cache)
+        backend = open_client(config.privacy.model, models_config, store.cache)
         image_root = input_path.parent if send_pixels(backend, wanted=True) else None
-        verdicts = asyncio.run(screen_with_agent(store, backend, survivors, image_root))
+        verdicts = run_with_client(
+            backend, lambda client: screen_with_agent(store, client, survivors, image_root)
+        )
         survivors, agent_drops = _apply_verdicts(survivors, verdicts)
         privacy_drops.extend(agent_drops)
     drops = sorted(
