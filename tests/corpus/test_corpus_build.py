@@ -31,6 +31,9 @@ def test_demo_planted_bad_cases_are_dropped_with_the_right_reasons(
     assert drops == {cid: reason for cid, reason in expected.items() if reason}
     kept = [c.id for c in iter_jsonl(tmp_path / SAMPLED_FILE, Consultation)]
     assert kept == sorted(cid for cid, reason in expected.items() if reason is None)
+    odd = [c.id for c in iter_jsonl(demo_corpus, Consultation) if len(c.events) % 2]
+    assert len([cid for cid in odd if expected[cid] is None]) >= 10
+    assert set(odd) - {"demo-bad-01-too-few-turns"} <= set(kept)  # the side rule keeps them
     counts = [(s.operator.value, s.input, s.output) for s in manifest.stages]
     n = len(expected)
     assert counts == [
