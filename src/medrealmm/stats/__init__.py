@@ -11,9 +11,11 @@ from medrealmm.stats.bootstrap import Interval, bootstrap_mean_ci
 from medrealmm.stats.cases import CaseRecord, case_means, load_cases
 from medrealmm.stats.raters import (
     PANEL_RATER,
+    AgreementSubset,
     PairAgreement,
     RaterData,
     RaterScore,
+    agreement_subset,
     load_raters,
     pairwise_agreement,
     panel_consensus,
@@ -26,6 +28,7 @@ __all__ = [
     "PANEL_RATER",
     "STRATA",
     "Agreement",
+    "AgreementSubset",
     "CaseRecord",
     "Interval",
     "PairAgreement",
@@ -33,6 +36,7 @@ __all__ = [
     "RaterScore",
     "Stratum",
     "agreement",
+    "agreement_subset",
     "bootstrap_mean_ci",
     "case_means",
     "cohen_kappa",
