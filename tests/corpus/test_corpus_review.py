@@ -104,6 +104,21 @@ def test_audit_needs_a_second_annotator_and_can_overrule(store: RunStore) -> Non
         )
 
 
+def test_another_reviewer_cannot_overwrite_a_primary_decision(store: RunStore) -> None:
+    queue.enqueue(store, CONFIG)
+    task = queue.pending(store)[0]
+    first = ReviewDecision(task_key=task.key, reviewer="reviewer-a", verdict="approve")
+    queue.record(store, first)
+    with pytest.raises(ReviewError, match="already decided by 'reviewer-a'"):
+        queue.record(
+            store,
+            ReviewDecision(task_key=task.key, reviewer="reviewer-b", verdict="reject", note="x"),
+        )
+    kept = store.get(stages.CORPUS_REVIEW_DECISION, task.key, ReviewDecision)
+    assert kept is not None and kept.reviewer == "reviewer-a"
+    queue.record(store, first.model_copy(update={"verdict": "reject", "note": "revised"}))
+
+
 def test_nothing_is_final_before_the_audit_is_planned(store: RunStore) -> None:
     queue.enqueue(store, CONFIG)
     first = queue.pending(store)[:10]

@@ -148,6 +148,11 @@ def record(store: RunStore, decision: ReviewDecision) -> None:
             raise ReviewError(
                 f"audit of {task.key!r} needs a second annotator, not {decision.reviewer!r}"
             )
+    earlier = store.get(stages.CORPUS_REVIEW_DECISION, decision.task_key, ReviewDecision)
+    if earlier is not None and earlier.reviewer != decision.reviewer:
+        # One decision per task: another reviewer's verdict is never silently replaced (the
+        # two-annotator audit rule compares against whoever decided the primary task).
+        raise ReviewError(f"task {decision.task_key!r} was already decided by {earlier.reviewer!r}")
     store.put(stages.CORPUS_REVIEW_DECISION, decision.task_key, decision)
 
 

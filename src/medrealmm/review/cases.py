@@ -13,6 +13,8 @@ from medrealmm.store import RunStore, stages
 # Consultation stages a reviewer may open; raw (pre-screening) records stay out of the app.
 CONSULTATION_STAGES = (stages.CORPUS_SAMPLED, stages.CORPUS_DEID, stages.CORPUS_FINAL)
 IMAGE_STAGES = (*CONSULTATION_STAGES, stages.MCCP_INSTANCE)
+#: Viewable stages still holding patient identifiers (de-id reviewers only).
+UNMASKED_STAGES = (stages.CORPUS_SAMPLED,)
 
 
 @dataclass(frozen=True)

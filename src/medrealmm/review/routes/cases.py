@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
-from medrealmm.review import cases
+from medrealmm.review import audit, cases
+from medrealmm.review.accounts import Role, User
 from medrealmm.review.context import context_of
 from medrealmm.review.guards import CaseReader
 from medrealmm.review.routes.common import page
@@ -13,21 +14,33 @@ from medrealmm.review.routes.common import page
 router = APIRouter()
 
 
+def _may_see(user: User, stage: str) -> None:
+    """Un-masked stages are for de-id reviewers comparing a masked case with its original;
+    physicians work on de-identified data only."""
+    if stage in cases.UNMASKED_STAGES and Role.REVIEWER not in user.roles:
+        raise HTTPException(403, "this stage is not de-identified; reviewers only")
+
+
 @router.get("/consultations/{stage}/{key}", name="consultation")
 async def consultation(request: Request, stage: str, key: str, user: CaseReader) -> HTMLResponse:
+    _may_see(user, stage)
+    ctx = context_of(request)
     try:
-        view = cases.load_consultation(context_of(request).store, stage, key)
+        view = cases.load_consultation(ctx.store, stage, key)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
+    audit.record(ctx.db, user.username, "view_consultation", f"{stage}/{key}")
     return page(request, "case.html", case=view)
 
 
 @router.get("/instances/{instance_id}", name="instance")
 async def instance(request: Request, instance_id: str, user: CaseReader) -> HTMLResponse:
+    ctx = context_of(request)
     try:
-        found = cases.load_instance(context_of(request).store, instance_id)
+        found = cases.load_instance(ctx.store, instance_id)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
+    audit.record(ctx.db, user.username, "view_instance", instance_id)
     return page(request, "case.html", case=cases.instance_view(found))
 
 
@@ -40,8 +53,11 @@ async def image(
     image: int,
     user: CaseReader,
 ) -> FileResponse:
+    _may_see(user, stage)
+    ctx = context_of(request)
     try:
-        path = cases.image_path(context_of(request).store, stage, key, event, image)
+        path = cases.image_path(ctx.store, stage, key, event, image)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
+    audit.record(ctx.db, user.username, "view_image", f"{stage}/{key}/{event}/{image}")
     return FileResponse(path)

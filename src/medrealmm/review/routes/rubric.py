@@ -110,9 +110,12 @@ async def _form(request: Request) -> dict[str, str]:
 
 def _round_of(form: dict[str, str]) -> int:
     try:
-        return int(form.get("round", ""))
+        round_ = int(form.get("round", ""))
     except ValueError:
         raise HTTPException(400, "the form lacks the round it was about") from None
+    if not 0 <= round_ < 1_000:
+        raise HTTPException(400, f"round {round_} is not a rubric round")
+    return round_
 
 
 @router.post("/{instance_id}/feedback", name="rubric_feedback")
