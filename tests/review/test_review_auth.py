@@ -164,3 +164,24 @@ def test_repeated_failures_lock_the_account_for_a_while(
     assert attempt(PASSWORD) == 429  # locked even with the right password
     assert audit.entries(store.connection())[0].action == "login_locked"
     login(client, "doc1")  # other accounts are unaffected
+
+
+def test_a_stranger_cannot_lock_someone_elses_account(client: TestClient) -> None:
+    stranger = TestClient(client.app, base_url="http://127.0.0.1", client=("203.0.113.9", 5000))
+    codes = []
+    for _ in range(6):
+        page = stranger.get("/login")
+        data = {"username": "doc2", "password": "guess", "csrf_token": csrf_of(page.text)}
+        codes.append(stranger.post("/login", data=data, follow_redirects=False).status_code)
+    assert codes == [401] * 5 + [429]
+    login(client, "doc2")  # the owner, from their own client, still gets in
+
+
+def test_one_client_guessing_across_accounts_is_throttled(client: TestClient) -> None:
+    def attempt(username: str) -> int:
+        page = client.get("/login")
+        data = {"username": username, "password": "guess", "csrf_token": csrf_of(page.text)}
+        return client.post("/login", data=data, follow_redirects=False).status_code
+
+    codes = [attempt(f"user{n}") for n in range(21)]
+    assert codes[:20] == [401] * 20 and codes[20] == 429

@@ -60,3 +60,9 @@ def test_bad_round_in_a_form_is_a_client_error(client: TestClient, value: str) -
             follow_redirects=False,
         )
         assert response.status_code < 500, (action, value)
+
+
+def test_host_header_must_be_a_configured_host(client: TestClient) -> None:
+    assert client.get("/login").status_code == 200
+    rebinding = client.get("/login", headers={"host": "evil.example:8000"})
+    assert rebinding.status_code == 400

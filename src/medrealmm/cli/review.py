@@ -104,6 +104,14 @@ def serve(
             "fraction, high-sensitivity departments) drives the de-id audit.",
         ),
     ] = None,
+    public_name: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--public-name",
+            help="Host name browsers use to reach the app (e.g. behind HTTPS); repeatable. "
+            "Requests with any other Host header are refused.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the review app over the run store at STORE (uvicorn).
 
@@ -130,6 +138,11 @@ def serve(
             models_config=models_config,
             max_rounds=max_rounds,
             corpus_config=corpus_config,
+            allowed_hosts=(
+                *ReviewSettings.allowed_hosts,
+                *([] if is_loopback(host) or host in ("0.0.0.0", "::") else [host]),
+                *(public_name or []),
+            ),
         )
         web_app = create_app(run_store, settings)
     try:

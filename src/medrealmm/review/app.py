@@ -13,6 +13,7 @@ from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from medrealmm.review import accounts, audit, sessions
 from medrealmm.review.context import ReviewContext, ReviewSettings
@@ -90,6 +91,7 @@ def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastA
     app.mount("/static", StaticFiles(directory=static), name="static")
     for router in ROUTERS:
         app.include_router(router)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]

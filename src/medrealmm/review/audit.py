@@ -62,12 +62,27 @@ def entries(
     return [AuditEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
 
 
-def recent_count(db: sqlite3.Connection, actor: str, action: str, minutes: int) -> int:
-    """How often ``actor`` did ``action`` in the last ``minutes`` (e.g. failed logins)."""
+def recent_count(
+    db: sqlite3.Connection,
+    actor: str | None,
+    action: str,
+    minutes: int,
+    *,
+    target: str | None = None,
+) -> int:
+    """How often ``action`` happened in the last ``minutes``, by ``actor`` (None: anyone) and
+    on ``target`` when given (e.g. failed logins from one client address)."""
     ensure_schema(db)
-    row = db.execute(
-        "SELECT COUNT(*) FROM review_audit WHERE actor=? AND action=?"
-        " AND at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
-        (actor, action, f"-{minutes} minutes"),
-    ).fetchone()
+    query = (
+        "SELECT COUNT(*) FROM review_audit WHERE action=?"
+        " AND at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
+    )
+    args: list[Any] = [action, f"-{minutes} minutes"]
+    if actor is not None:
+        query += " AND actor=?"
+        args.append(actor)
+    if target is not None:
+        query += " AND target=?"
+        args.append(target)
+    row = db.execute(query, args).fetchone()
     return int(row[0])

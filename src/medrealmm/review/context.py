@@ -31,6 +31,9 @@ class ReviewSettings:
     models_config: Path | None = None
     max_rounds: int = 3
     corpus_config: Path | None = None
+    #: Host header values served (port ignored); anything else is a 400, so a DNS-rebinding
+    #: page in a physician's browser cannot reach the app through its loopback port.
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass

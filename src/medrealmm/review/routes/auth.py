@@ -13,9 +13,12 @@ from medrealmm.review.routes.common import form_text, page
 
 router = APIRouter()
 
-# Password guessing: after this many failures in the window, the account refuses logins for a
-# while (correct password or not); every attempt is in the audit log.
+# Password guessing: after MAX_FAILURES for one account from one client, that client may not
+# log in to that account for a while (correct password or not); after MAX_CLIENT_FAILURES over
+# any accounts, the client may not log in at all. Failures from elsewhere never lock an account
+# for its owner. Every attempt is in the audit log, the client address as its target.
 MAX_FAILURES = 5
+MAX_CLIENT_FAILURES = 20
 FAILURE_WINDOW_MINUTES = 15
 
 
@@ -62,12 +65,18 @@ async def login(request: Request) -> Response:
         return _login_page(request, "登录表单已过期，请重试。", status_code=403)
     username = form_text(form, "username")[:64]
     password = form.get("password")
-    if audit.recent_count(ctx.db, username, "login_failed", FAILURE_WINDOW_MINUTES) >= MAX_FAILURES:
-        audit.record(ctx.db, username or "-", "login_locked")
+    client = request.client.host if request.client else "-"
+    window = FAILURE_WINDOW_MINUTES
+    if (
+        audit.recent_count(ctx.db, username, "login_failed", window, target=client) >= MAX_FAILURES
+        or audit.recent_count(ctx.db, None, "login_failed", window, target=client)
+        >= MAX_CLIENT_FAILURES
+    ):
+        audit.record(ctx.db, username or "-", "login_locked", client)
         return _login_page(request, "尝试次数过多，请 15 分钟后再试。", status_code=429)
     user = authenticate(ctx.db, username, password if isinstance(password, str) else "")
     if user is None:
-        audit.record(ctx.db, username or "-", "login_failed")
+        audit.record(ctx.db, username or "-", "login_failed", client)
         return _login_page(request, "用户名或密码错误。", status_code=401)
     cookie, _ = ctx.sessions.open(user.username)
     audit.record(ctx.db, user.username, "login")
