@@ -29,8 +29,15 @@ class ModelSpec(BaseModel):
     rpm: float | None = Field(default=None, gt=0)
     timeout_s: float = Field(default=120.0, gt=0)
     max_attempts: int = Field(default=5, ge=1)
-    structured_mode: StructuredMode = "json_schema"
-    vision: bool = True
+    structured_mode: StructuredMode = Field(
+        default="auto",
+        description="How the schema reaches the server; auto steps down from json_schema "
+        "once if the server rejects it, and logs the mode it settled on.",
+    )
+    vision: bool = Field(default=True, description="False: image parts are never sent.")
+    context_window: int | None = Field(default=None, gt=0, description="Tokens, if known.")
+    price_per_mtok_in: float | None = Field(default=None, ge=0, description="Cost per 1M input.")
+    price_per_mtok_out: float | None = Field(default=None, ge=0, description="Cost per 1M output.")
 
 
 OFFLINE_SPEC = ModelSpec(name=OFFLINE_NAME, backend="offline")
@@ -77,5 +84,6 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
             timeout_s=spec.timeout_s,
             max_attempts=spec.max_attempts,
             structured_mode=spec.structured_mode,
+            vision=spec.vision,
         )
     return CachedClient(client, cache) if cache is not None else client
