@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import json
 
+from medrealmm.deid.baseline import text_llm_baseline
 from medrealmm.deid.consultation import deid_turns
-from medrealmm.deid.llm_pass import TASK, build_request, offline_text_llm
+from medrealmm.deid.llm_pass import TASK, build_request
 from medrealmm.llm import OfflineClient, OpenAICompatibleClient
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -68,7 +69,7 @@ def test_offline_baseline_is_a_real_rule_set() -> None:
         ["我老公刘志强也咳嗽", "孩子小名叫小宝。", "在华西看的", "微信号zhu_xy2024", "没有别的了"]
     )
     assert request.task == TASK
-    found = json.loads(offline_text_llm(request))["spans"]
+    found = json.loads(text_llm_baseline(request))["spans"]
     assert {(s["turn"], s["text"], s["type"]) for s in found} == {
         (0, "刘志强", "NAME"),
         (1, "小宝", "NAME"),

@@ -1,9 +1,8 @@
-"""Cache hits on rerun, the offline baseline, prompts and dialogue rendering."""
+"""Cache hits on rerun, the offline baseline and its rule table, model specs."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,8 @@ from medrealmm.llm import (
     CachedClient,
     ChatRequest,
     GenerationParams,
-    ImagePart,
     LLMCache,
+    LLMClient,
     LLMError,
     Message,
     OfflineClient,
@@ -23,13 +22,9 @@ from medrealmm.llm import (
     build_client,
     cache_key,
     complete_structured,
-    dialogue_parts,
-    dialogue_text,
-    register_offline,
     resolve_spec,
 )
-from medrealmm.llm.offline import offline_tasks
-from medrealmm.schema import Event, ImageOrigin, ImageRef, Sender
+from medrealmm.llm.offline import RULE_MODULES, default_rules, merge_rules
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 
@@ -37,9 +32,11 @@ class Echo(BaseModel):
     n: int
 
 
-@register_offline("test.echo")
 def _echo(request: ChatRequest) -> str:
     return json.dumps({"n": int(request.inputs["n"])})
+
+
+ECHO_RULES = {"test.echo": _echo}
 
 
 def _req(n: int) -> ChatRequest:
@@ -71,7 +68,7 @@ async def test_changed_model_settings_do_not_hit_the_old_cache(tmp_path: Path) -
 
 
 def test_offline_cache_identity_tracks_the_rule_source() -> None:
-    identity = OfflineClient().cache_identity(_req(1))
+    identity = OfflineClient(rules=ECHO_RULES).cache_identity(_req(1))
     assert (
         identity.startswith(f"{OFFLINE_NAME}@rules:") and identity != f"{OFFLINE_NAME}@rules:none"
     )
@@ -101,12 +98,11 @@ def test_cache_key_depends_on_what_determines_the_answer() -> None:
 
 
 async def test_offline_baseline_is_deterministic_and_labelled() -> None:
-    client = OfflineClient()
+    client = OfflineClient(rules=ECHO_RULES)
     assert client.is_baseline and client.name == OFFLINE_NAME
     first = await client.complete(_req(7))
     second = await client.complete(_req(7))
     assert first.text == second.text == '{"n": 7}'
-    assert "test.echo" in offline_tasks()
 
 
 async def test_offline_baseline_without_a_rule_is_a_clear_failure() -> None:
@@ -117,9 +113,33 @@ async def test_offline_baseline_without_a_rule_is_a_clear_failure() -> None:
     assert not result.ok and "no rule" in (result.error or "")
 
 
-def test_duplicate_offline_registration_is_refused() -> None:
+def test_a_task_claimed_by_two_rule_tables_is_refused() -> None:
     with pytest.raises(ValueError, match="twice"):
-        register_offline("test.echo")(lambda request: "{}")
+        merge_rules(ECHO_RULES, {"test.echo": lambda request: "{}"})
+    assert merge_rules(ECHO_RULES, ECHO_RULES) == ECHO_RULES
+
+
+def test_every_agent_task_has_an_offline_rule_from_the_one_list() -> None:
+    import importlib
+
+    rules = default_rules()
+    assert {name.rsplit(".", 2)[1] for name in RULE_MODULES} == {
+        task.split(".")[0] for task in rules
+    }
+    for name in RULE_MODULES:
+        assert importlib.import_module(name).RULES.items() <= rules.items()
+
+
+async def test_every_client_implements_the_whole_protocol(tmp_path: Path) -> None:
+    cache = LLMCache(tmp_path / "c.sqlite")
+    openai_client = OpenAICompatibleClient("m", base_url="http://127.0.0.1:9/v1", vision=False)
+    clients = [OfflineClient(), openai_client, CachedClient(OfflineClient(), cache)]
+    for client in clients:
+        assert isinstance(client, LLMClient)
+        client.forget(_req(1))
+        await client.aclose()
+    assert [c.vision for c in clients] == [True, False, True]
+    assert not CachedClient(openai_client, cache).vision
 
 
 def test_resolve_spec_and_build_client(tmp_path: Path) -> None:
@@ -148,38 +168,3 @@ def test_bad_model_config_names_file_and_entry(tmp_path: Path) -> None:
     with pytest.raises(DataError) as info:
         load_model_specs(config)
     assert info.value.line == 2 and info.value.field == "concurrency"
-
-
-def _events(root: Path) -> list[Event]:
-    (root / "img").mkdir()
-    (root / "img" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
-    t = datetime(2025, 1, 1)
-    return [
-        Event(sender=Sender.PATIENT, timestamp=t, content="脚痒两周"),
-        Event(sender=Sender.PHYSICIAN, timestamp=t, content="请发照片"),
-        Event(
-            sender=Sender.PATIENT,
-            timestamp=t,
-            content="照片",
-            images=[
-                ImageRef(path="img/a.png", origin=ImageOrigin.PATIENT),
-                ImageRef(path="img/a.png", origin=ImageOrigin.PATIENT, kind="sticker"),
-            ],
-        ),
-    ]
-
-
-def test_dialogue_with_images_interleaves_data_urls(tmp_path: Path) -> None:
-    parts = dialogue_parts(_events(tmp_path), image_root=tmp_path, with_images=True)
-    images = [p for p in parts if isinstance(p, ImagePart)]
-    assert len(images) == 1 and images[0].url.startswith("data:image/png;base64,")
-    text = "".join(getattr(p, "text", "") for p in parts)
-    assert "[1] 患者：脚痒两周" in text and "[表情/贴图]" in text
-
-
-def test_dialogue_without_images_uses_placeholders_only(tmp_path: Path) -> None:
-    events = _events(tmp_path)
-    parts = dialogue_parts(events, image_root=None, with_images=False)
-    assert not any(isinstance(p, ImagePart) for p in parts)
-    assert "本次评测未提供图片内容" in parts[0].text  # type: ignore[union-attr]
-    assert "[图片1（患者上传）]" in dialogue_text(events)

@@ -46,7 +46,7 @@ async def test_verifier_prompt_holds_nothing_after_t(skin_case: Consultation, wi
     assert judgement.label
     [body] = server.requests
     text = wire.body_text(body)
-    assert "照片发您看看" in text and "[图片1（患者上传）]" in text
+    assert "照片发您看看" in text and "[图片1（患者上传）：图片内容未提供]" in text
     for later in skin_case.events[3:]:
         assert later.content not in text
     assert "后面的秘密" not in text and "从图片看" not in text
@@ -85,9 +85,11 @@ async def test_verifier_sends_only_the_images_uploaded_up_to_t(
         return sum(1 for part in parts if part["type"] == "image_url")
 
     assert [image_count(body) for body in server.requests] == [1, 2]
-    assert server.requests[1]["messages"][-1]["content"][-1]["image_url"]["url"].startswith(
-        "data:image/png;base64,"
-    )
+    parts = server.requests[1]["messages"][-1]["content"]
+    last = max(i for i, part in enumerate(parts) if part["type"] == "image_url")
+    marker, image = parts[last - 1], parts[last]
+    assert marker["text"].endswith("[3] 患者：新拍的\n[图片2（患者上传）]")  # inline, after it
+    assert image["image_url"]["url"].startswith("data:image/png;base64,")
 
 
 async def test_malformed_reply_is_shown_back_and_repaired(

@@ -105,7 +105,8 @@ async def test_real_models_get_the_patient_images(
     images = [p for p in parts if p["type"] == "image_url"]
     assert len(images) == instance.image_count
     assert images[0]["image_url"]["url"].startswith("data:image/")
-    assert [p["text"] for p in parts if p["type"] == "text"][1] == "[图片1]"
+    first = next(i for i, p in enumerate(parts) if p["type"] == "image_url")
+    assert parts[first - 1]["text"].endswith("[图片1（患者上传）]")  # inline after its marker
 
 
 def test_demo_stage_generates_round_zero_and_exports_it_unapproved(

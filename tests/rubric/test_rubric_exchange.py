@@ -15,7 +15,7 @@ from medrealmm.rubric.stage import generate_all, refine_all
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
 
-SETTINGS = RubricSettings()
+SETTINGS = RubricSettings(with_images=False)  # the seeded instance has no image root
 
 
 def _write(path: Path, lines: list[dict[str, object]]) -> Path:

@@ -30,7 +30,7 @@ from medrealmm.rubric.stage import generate_all, refine_all
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
 
-SETTINGS = RubricSettings()
+SETTINGS = RubricSettings(with_images=False)  # the seeded instance has no image root
 
 
 @pytest.fixture()
@@ -105,7 +105,7 @@ async def test_max_rounds_stops_refinement_unapproved(
     store: RunStore, tinea_instance: Instance
 ) -> None:
     iid = tinea_instance.id
-    settings = RubricSettings(max_rounds=2)
+    settings = RubricSettings(max_rounds=2, with_images=False)
     client = OfflineClient()
     await generate_all(store, client, settings)
     for round_ in range(3):
@@ -137,7 +137,7 @@ async def test_failed_generation_is_recorded_and_retried(
         client = OpenAICompatibleClient("m", base_url=server.base_url, max_attempts=1)
         await generate_all(store, client, SETTINGS)
     assert store.failures(stages.RUBRIC_ROUND) == {
-        f"{tinea_instance.id}#00": "no JSON object found in the reply"
+        f"{tinea_instance.id}#00": "[malformed_output] no JSON object found in the reply"
     }
     assert states(store, SETTINGS) == {tinea_instance.id: RubricState.FAILED}
     await generate_all(store, OfflineClient(), SETTINGS)

@@ -32,12 +32,13 @@ def _done(db: Path) -> int:
 
 @pytest.mark.slow
 async def test_kill_9_then_rerun_repeats_no_finished_call(
-    tmp_path: Path, demo_instances: list[Instance]
+    tmp_path: Path, demo_instances: list[Instance], demo_dir: Path
 ) -> None:
     run = tmp_path / "run"
     instances = demo_instances[:8]
     with RunStore(run) as store:
         store.put_many(stages.MCCP_INSTANCE, ((i.id, i) for i in instances))
+        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), str(demo_dir))
         db = store.path
     with FakeOpenAIServer(lambda body: FakeReply(content=REPLY), latency_s=0.15) as server:
         config = tmp_path / "models.yaml"

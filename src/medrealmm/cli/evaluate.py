@@ -46,9 +46,27 @@ GraderOption = Annotated[
 ]
 
 
+SourceArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="What to evaluate: a release folder (or a Hugging Face copy of one), or a "
+        "builder's run folder holding instances and rubrics."
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="Run folder for the results. Required for a release (read-only); for a builder's "
+        "run, omit it to store results in that run.",
+    ),
+]
+
+
 @eval_app.command("run")
 def run_command(
-    run: RunArgument = Path("demo-output"),
+    source: SourceArgument = Path("demo-output"),
+    out: OutOption = None,
     model: ModelOption = "offline",
     images: Annotated[
         Switch, typer.Option("--images", help="Send patient images inline (on) or withhold them.")
@@ -80,8 +98,12 @@ def run_command(
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
-    calls are never repeated."""
+    calls are never repeated, and only criteria changed since are graded again.
+
+    A release is checked first (DUA accepted, every checksum) and never written to."""
     from medrealmm.evaluate import EvalSettings, run_evaluation
+    from medrealmm.evaluate.source import results_store
+    from medrealmm.release.dua import DUANotAccepted
 
     settings = EvalSettings(
         model=model,
@@ -93,8 +115,19 @@ def run_command(
         limit=limit,
         retry_failed=retry_failed,
     )
-    with user_errors(), RunStore(run) as store:
-        outcome = run_evaluation(store, settings)
+    with user_errors():
+        try:
+            store, benchmark = results_store(source, out)
+        except DUANotAccepted as exc:
+            raise ValueError(str(exc)) from None
+        with store:
+            outcome = run_evaluation(store, settings)
+    if benchmark is not None:
+        version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
+        console.print(
+            f"benchmark: {benchmark.ref.kind} {benchmark.ref.name or ''}{version} "
+            f"({len(benchmark.instances)} instances); results in {store.path.parent}"
+        )
     complete = len(outcome.scores) - outcome.incomplete
     console.print(
         f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
@@ -106,6 +139,54 @@ def run_command(
     for stats, what in ((outcome.responses, "replies"), (outcome.verdicts, "verdicts")):
         if stats.failed:
             console.print(f"[yellow]{stats.failed} {what} failed; rerun to retry calls[/yellow]")
+
+
+@eval_app.command("import-responses")
+def import_command(
+    run: RunArgument,
+    replies: Annotated[
+        Path,
+        typer.Argument(help='JSONL, one line per instance: {"instance_id": ..., "reply": ...}.'),
+    ],
+    name: Annotated[
+        str, typer.Option("--name", help="Row name for the replies, e.g. 'physicians-deliberate'.")
+    ],
+    images: Annotated[
+        Switch, typer.Option("--images", help="Whether the replies' authors saw the images.")
+    ] = Switch.ON,
+    grader: GraderOption = "offline",
+    grader_images: Annotated[
+        Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
+    ] = Switch.ON,
+    models_config: ModelsConfigOption = None,
+) -> None:
+    """Score replies produced elsewhere (the paper's Table 3: deliberative physicians; or a
+    model run on your own inference stack) with the run's rubrics and grader, as row NAME.
+    RUN is a results folder made by `eval run` (or a builder's run)."""
+    from medrealmm.evaluate.imported import import_responses
+    from medrealmm.report import existing_store
+
+    with user_errors(), RunStore(existing_store(run)) as store:
+        outcome = import_responses(
+            store,
+            replies,
+            name,
+            images=images is Switch.ON,
+            grader=grader,
+            models_config=models_config,
+            grader_images=grader_images is Switch.ON,
+        )
+    complete = len(outcome.scores) - outcome.incomplete
+    console.print(
+        f"[green]{outcome.model}[/green]: {len(outcome.scores) - outcome.responses.failed} "
+        f"replies imported, graded by {outcome.grader}: {complete} cases scored, "
+        f"{outcome.incomplete} incomplete"
+    )
+    if outcome.responses.failed:
+        console.print(
+            f"[yellow]{outcome.responses.failed} instances have no reply in {replies}; "
+            "they are listed as incomplete[/yellow]"
+        )
 
 
 def _points(value: float | None) -> str:

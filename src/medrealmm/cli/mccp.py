@@ -77,7 +77,7 @@ def extract(
                 client,
                 intent_taxonomy=load_taxonomy(intent_taxonomy) if intent_taxonomy else None,
                 stage_taxonomy=load_taxonomy(stage_taxonomy) if stage_taxonomy else None,
-                verifier_images=verifier_images and spec.vision,
+                verifier_images=verifier_images,
                 concurrency=concurrency,
             )
         )

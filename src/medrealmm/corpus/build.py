@@ -22,7 +22,7 @@ from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
 from medrealmm.io import DataError, write_jsonl
-from medrealmm.llm import LLMClient, build_client, resolve_spec
+from medrealmm.llm import LLMClient, build_client, resolve_spec, send_pixels
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
@@ -150,8 +150,7 @@ def _build(
     if config.privacy.model is not None and survivors:
         spec = resolve_spec(config.privacy.model, models_config)
         backend = build_client(spec, store.cache)
-        sees_images = spec.backend != "offline" and spec.vision
-        image_root = input_path.parent if sees_images else None
+        image_root = input_path.parent if send_pixels(backend, wanted=True) else None
         verdicts = asyncio.run(screen_with_agent(store, backend, survivors, image_root))
         survivors, agent_drops = _apply_verdicts(survivors, verdicts)
         privacy_drops.extend(agent_drops)
@@ -168,7 +167,7 @@ def _build(
         input=input_path.name,
         config=config,
         privacy_backend=backend.name if backend else None,
-        privacy_backend_is_baseline=bool(getattr(backend, "is_baseline", False)),
+        privacy_backend_is_baseline=backend is not None and backend.is_baseline,
         balance_cap=balanced.cap,
         stages=stage_counts(sum(screened.snapshots["C0"].values()), drops, copies),
         departments=department_table(snapshots),

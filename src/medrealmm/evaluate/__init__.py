@@ -1,10 +1,11 @@
 """Phase 4: inference, per-criterion grading, scoring and worst-of-k (paper 3.4, 7.1, 7.2, 8)."""
 
+from medrealmm.evaluate.baseline import baseline_reply
 from medrealmm.evaluate.cases import EvalCase, load_cases
 from medrealmm.evaluate.demo import evaluate_demo
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
 from medrealmm.evaluate.provenance import BenchmarkRef, EvalSpec, ModelRef, load_specs
-from medrealmm.evaluate.respond import RESPOND_TASK, baseline_reply, respond_request
+from medrealmm.evaluate.respond import RESPOND_TASK, respond_request
 from medrealmm.evaluate.results import (
     Results,
     baseline_models,

@@ -10,15 +10,13 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from medrealmm.evaluate import lexical
-from medrealmm.evaluate.messages import messages_with_parts
 from medrealmm.evaluate.respond import PACKAGE
 from medrealmm.llm import (
     ChatRequest,
     Completion,
     LLMClient,
     complete_structured,
-    register_offline,
+    dialogue_messages,
 )
 from medrealmm.llm.types import Part
 from medrealmm.schema import Criterion, Event, Verdict, VerdictStatus
@@ -42,11 +40,10 @@ def grader_request(
     """``parts`` is ``dialogue_parts(context, ...)`` with or without pixels."""
     return ChatRequest(
         task=GRADER_TASK,
-        messages=messages_with_parts(
+        messages=dialogue_messages(
             PACKAGE,
             "grader",
-            slot="dialogue",
-            parts=parts,
+            parts,
             department=department,
             response=reply,
             criterion=criterion.text,
@@ -79,11 +76,3 @@ async def grade(
     )
     transient = not result.permanent and len(result.completions) < result.attempts
     return verdict, result.completions, transient
-
-
-@register_offline(GRADER_TASK)
-def _offline_grade(request: ChatRequest) -> str:
-    found = lexical.judge(
-        request.inputs["criterion"], int(request.inputs["weight"]), request.inputs["reply"]
-    )
-    return GraderOutput(met=found.met, rationale=found.rationale).model_dump_json()

@@ -82,6 +82,11 @@ class Results:
     def stale_by_condition(self) -> dict[Condition, int]:
         return dict(sorted(Counter(r.condition for r in self.stale).items()))
 
+    def imported(self) -> set[Condition]:
+        """Conditions whose replies were imported from a file (``eval import-responses``)."""
+        kinds = {spec.eval_id: spec.kind for spec in self.specs.values()}
+        return {r.condition for r in self.records if kinds.get(r.eval_id or "") == "imported"}
+
     def eval_of(self, condition: Condition) -> list[EvalSpec]:
         """The evaluations whose scores make up a condition's row."""
         ids = {r.eval_id for r in self.records if r.condition == condition and r.eval_id}

@@ -13,7 +13,7 @@ against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenan
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from medrealmm.llm import (
     build_client,
     dialogue_parts,
     resolve_spec,
+    send_pixels,
 )
 from medrealmm.llm.types import Part
 from medrealmm.rubric.rules import grade_rule
@@ -71,6 +72,9 @@ class EvalSettings:
     attempts: int = 3
     limit: int | None = None
     retry_failed: bool = False  # ask again for permanent failures and still-malformed verdicts
+    # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
+    replies: Mapping[str, str] | None = None
+    replies_sha256: str | None = None
 
 
 @dataclass
@@ -100,9 +104,8 @@ class _Dialogues:
     def parts(self, instance: Instance, with_images: bool) -> list[Part]:
         key = (instance.id, with_images)
         if key not in self._memo:
-            self._memo[key] = dialogue_parts(
-                instance.context, image_root=self.root, with_images=with_images
-            )
+            root = self.root if with_images else None
+            self._memo[key] = dialogue_parts(instance.context, image_root=root)
         return self._memo[key]
 
 
@@ -129,13 +132,17 @@ class _Plan:
 def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
     if settings.k < 1:
         raise ValueError("k must be at least 1")
-    online = settings.model == ONLINE
-    respondent = None if online else resolve_spec(settings.model, settings.models_config)
+    imported = settings.replies is not None
+    online = settings.model == ONLINE and not imported
+    respondent = (
+        None if online or imported else resolve_spec(settings.model, settings.models_config)
+    )
     judge = resolve_spec(settings.grader, settings.models_config)
     images = online or settings.images  # the physician saw the images
-    if respondent is not None and images and not respondent.vision:
+    if respondent is not None and images and not send_pixels(respondent, images):
+        # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
-    grader_images = settings.grader_images and judge.vision
+    grader_images = send_pixels(judge, settings.grader_images)
     root = image_root(store)
     sends_pixels = (images and not online) or grader_images
     if root is None and sends_pixels and any(case.instance.image_count for case in cases):
@@ -145,7 +152,9 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
             "run with images off or record where the instance images live"
         )
     model = ONLINE if respondent is None else respondent.name
-    k = 1 if online else settings.k
+    if imported:
+        model = settings.model
+    k = 1 if online or imported else settings.k
     targets = {
         stages.response_key(model, images, case.instance.id, sample): (case, sample)
         for case in cases
@@ -153,7 +162,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     }
     spec = open_spec(
         store,
-        kind="online" if online else "generated",
+        kind="imported" if imported else "online" if online else "generated",
         label=model,
         model=None if respondent is None else ModelRef.from_spec(respondent),
         grader=ModelRef.from_spec(judge),
@@ -162,6 +171,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         k=k,
         prompts=prompt_hashes(),
         benchmark=benchmark_of(store),
+        imported_from=settings.replies_sha256,
     )
     return _Plan(
         store,
@@ -189,13 +199,6 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
     }
 
 
-async def _close(client: LLMClient) -> None:
-    inner = getattr(client, "inner", client)
-    closer = getattr(inner, "aclose", None)
-    if closer is not None:
-        await closer()
-
-
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
     replies = []
     for key in pending:
@@ -211,11 +214,41 @@ def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
     return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
 
 
+def _store_imported_replies(plan: _Plan, replies: Mapping[str, str]) -> RunStats:
+    """Replies from a file; one whose text changed since the last import loses its verdicts,
+    and an instance the file leaves out is a failed reply (its case shows as incomplete)."""
+    store, changed, kept = plan.store, [], 0
+    for key, (case, _) in plan.targets.items():
+        text = replies.get(case.instance.id)
+        stored = store.get_raw(stages.EVAL_RESPONSE, key) or {}
+        if stored.get("text") == text and stored.get("eval_id") == plan.spec.eval_id:
+            kept += 1
+            continue
+        reply = Response(
+            instance_id=case.instance.id,
+            model=plan.model,
+            images=plan.images,
+            text=text,
+            status=VerdictStatus.OK if text else VerdictStatus.FAILED,
+            error=None if text else "no reply for this instance in the imported file",
+            eval_id=plan.spec.eval_id,
+        )
+        changed.append((key, reply))
+        if stored.get("text") != text:
+            for criterion in case.rubric.criteria:
+                store.delete(stages.EVAL_VERDICT, verdict_key(plan.judge.name, key, criterion.id))
+    store.put_many(stages.EVAL_RESPONSE, changed)
+    missing = sum(1 for case, _ in plan.targets.values() if case.instance.id not in replies)
+    return RunStats(done=len(changed), skipped=kept, failed=missing)
+
+
 async def _respond(plan: _Plan) -> RunStats:
     """Step 1: one reply per (instance, sample)."""
     store = plan.store
     done = _finished(store, stages.EVAL_RESPONSE, list(plan.targets), plan.settings.retry_failed)
     pending = [key for key in plan.targets if key not in done]
+    if plan.settings.replies is not None:
+        return _store_imported_replies(plan, plan.settings.replies)
     spec = plan.respondent
     if spec is None:
         return _store_online_replies(plan, pending)
@@ -269,7 +302,7 @@ async def _respond(plan: _Plan) -> RunStats:
             already_done=len(plan.targets) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:
@@ -284,7 +317,8 @@ def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict
 
 def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> set[str]:
     """Verdict keys already finished for the criterion as it stands now. A verdict of the
-    same criterion under an older rubric version keeps its value and gets the new version."""
+    same criterion under an older rubric version (or from an earlier evaluation of the same
+    replies) keeps its value and is restamped with the current version and evaluation."""
     store = plan.store
     done = _finished(store, stages.EVAL_VERDICT, list(units), plan.settings.retry_failed)
     fresh = set()
@@ -293,7 +327,8 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
         raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
         if raw.get("criterion_version") != criterion.version:
             continue
-        if raw.get("rubric_version") != case.rubric.version:
+        stamp = (raw.get("rubric_version"), raw.get("eval_id"))
+        if stamp != (case.rubric.version, plan.spec.eval_id):
             verdict = Verdict.model_validate(raw)
             store.put(stages.EVAL_VERDICT, key, _stamped(plan, case, criterion, verdict))
         fresh.add(key)
@@ -347,7 +382,7 @@ async def _grade(plan: _Plan) -> RunStats:
             already_done=len(units) - len(pending),
         )
     finally:
-        await _close(client)
+        await client.aclose()
 
 
 def _score(plan: _Plan) -> list[CaseScore]:

@@ -3,8 +3,8 @@
 from medrealmm.llm.cache import CachedClient, LLMCache, cache_key
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.config import ModelSpec, build_client, load_model_specs, resolve_spec
-from medrealmm.llm.dialogue import dialogue_parts, dialogue_text
-from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient, register_offline
+from medrealmm.llm.dialogue import dialogue_messages, dialogue_parts, dialogue_text, send_pixels
+from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient, default_rules
 from medrealmm.llm.openai_compat import OpenAICompatibleClient
 from medrealmm.llm.prompts import render, render_messages
 from medrealmm.llm.structured import StructuredResult, complete_structured, extract_json
@@ -39,12 +39,14 @@ __all__ = [
     "build_client",
     "cache_key",
     "complete_structured",
+    "default_rules",
+    "dialogue_messages",
     "dialogue_parts",
     "dialogue_text",
     "extract_json",
     "load_model_specs",
-    "register_offline",
     "render",
     "render_messages",
     "resolve_spec",
+    "send_pixels",
 ]

@@ -76,12 +76,15 @@ class CachedClient:
         self.cache = cache
         self.name = inner.name
         self.is_baseline = inner.is_baseline
+        self.vision = inner.vision
         self.hits = 0
         self.misses = 0
 
+    def cache_identity(self, request: ChatRequest) -> str:
+        return self.inner.cache_identity(request)
+
     def _key(self, request: ChatRequest) -> str:
-        identity = getattr(self.inner, "cache_identity", None)
-        return cache_key(identity(request) if identity else self.inner.name, request)
+        return cache_key(self.inner.cache_identity(request), request)
 
     async def complete(self, request: ChatRequest) -> Completion:
         key = self._key(request)
@@ -97,3 +100,8 @@ class CachedClient:
     def forget(self, request: ChatRequest) -> None:
         """Drop a cached answer that turned out unusable, so a later run asks again."""
         self.cache.delete(self._key(request))
+        self.inner.forget(request)
+
+    async def aclose(self) -> None:
+        """Closes the wrapped client; the cache belongs to the run store and stays open."""
+        await self.inner.aclose()

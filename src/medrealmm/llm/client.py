@@ -1,4 +1,7 @@
-"""The one interface every agent calls, whatever serves it."""
+"""The one interface every agent calls, whatever serves it.
+
+Every backend and wrapper implements all of it, so callers never probe with ``getattr``.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +16,20 @@ class LLMClient(Protocol):
     name: str
     #: True for the deterministic rule-based backend, so reports can label it a baseline.
     is_baseline: bool
+    #: True when the model reads image parts; ``send_pixels`` is the one rule that consults it.
+    vision: bool
 
     async def complete(self, request: ChatRequest) -> Completion: ...
 
-    # Optional: ``cache_identity(request) -> str`` names everything besides the request that
-    # changes the answer (served model, configured decoding, rule version); the cache keys on it.
+    def cache_identity(self, request: ChatRequest) -> str:
+        """Everything besides the request that changes the answer (served model, configured
+        decoding, rule version): the response cache keys on it."""
+        ...
+
+    def forget(self, request: ChatRequest) -> None:
+        """Drop a stored answer that turned out unusable so a rerun asks again (no-op uncached)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; the client is not used afterwards."""
+        ...

@@ -1,78 +1,122 @@
-"""Render a consultation history as message parts, with images inline or as placeholders.
+"""The one way a consultation enters a prompt: dialogue lines with images inline.
 
-One renderer serves every agent, so the with/without-image comparison differs in exactly
-one thing: whether pixels are sent.
+Every agent renders its template with the dialogue in one slot (``{{ dialogue }}``) and
+``dialogue_messages`` drops the parts there, so each image lands right after its numbered
+marker. Whether pixels go at all is decided by one rule, ``send_pixels``; without them each
+marker says the picture is not shown. The with/without-image comparison therefore differs in
+exactly one thing: whether pixels are sent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 from medrealmm.io.images import image_data_url, resolve_image
-from medrealmm.llm.types import ImagePart, Part, TextPart
+from medrealmm.llm.prompts import render_messages
+from medrealmm.llm.types import ImagePart, Message, Part, TextPart
 from medrealmm.schema import Event, ImageKind, ImageOrigin, ImageRef, Sender
 
 SENDER_LABEL = {Sender.PATIENT: "患者", Sender.PHYSICIAN: "医生"}
-WITHHELD_IMAGE = "[图片：此处为一张上传的医学图片，本次评测未提供图片内容]"
-NON_MEDICAL_IMAGE = "[表情/贴图]"
-
-
 ORIGIN_LABEL = {
     ImageOrigin.PATIENT: "患者",
     ImageOrigin.PHYSICIAN: "医生",
     ImageOrigin.PLATFORM: "平台",
 }
+WITHHELD_IMAGE = "图片内容未提供"
+NON_MEDICAL_IMAGE = "[表情/贴图]"
+DIALOGUE_SLOT = "dialogue"
+_MARK = "\u0000DIALOGUE\u0000"
 
 
-def _image_label(number: int, ref: ImageRef) -> str:
-    return f"[图片{number}（{ORIGIN_LABEL[ref.origin]}上传）]"
+class ReadsImages(Protocol):
+    """A client or a model spec: both say whether the model reads image parts."""
+
+    vision: bool
 
 
-def dialogue_text(events: Sequence[Event]) -> str:
-    """Text-only transcript with numbered image markers; used where pixels are not needed."""
-    lines: list[str] = []
+def send_pixels(model: ReadsImages, wanted: bool) -> bool:
+    """The one rule for attaching pixels: the caller wants them and the model reads images.
+
+    A model that cannot read them gets the text-only dialogue, whose markers say so.
+    """
+    return wanted and model.vision
+
+
+def _marker(number: int, ref: ImageRef) -> str:
+    return f"图片{number}（{ORIGIN_LABEL[ref.origin]}上传）"
+
+
+def _turns(events: Sequence[Event]) -> Iterator[tuple[str, list[tuple[ImageRef, int] | None]]]:
+    """Each turn's line and its pictures: (medical image, number), or None for a sticker."""
     number = 0
     for index, event in enumerate(events, start=1):
-        markers = []
+        images: list[tuple[ImageRef, int] | None] = []
         for ref in event.images:
             if ref.kind is ImageKind.MEDICAL:
                 number += 1
-                markers.append(_image_label(number, ref))
+                images.append((ref, number))
             else:
-                markers.append(NON_MEDICAL_IMAGE)
-        body = " ".join([event.content.strip(), *markers]).strip()
-        lines.append(f"[{index}] {SENDER_LABEL[event.sender]}：{body}")
+                images.append(None)
+        yield f"[{index}] {SENDER_LABEL[event.sender]}：{event.content.strip()}", images
+
+
+def dialogue_text(events: Sequence[Event]) -> str:
+    """Transcript for people (review pages, exports): numbered image markers, no pixels."""
+    lines = []
+    for line, images in _turns(events):
+        markers = [NON_MEDICAL_IMAGE if i is None else f"[{_marker(i[1], i[0])}]" for i in images]
+        lines.append(" ".join([line, *markers]).strip())
     return "\n".join(lines)
 
 
-def dialogue_parts(
-    events: Sequence[Event], *, image_root: Path | str | None, with_images: bool
-) -> list[Part]:
-    """Interleave text and images in dialogue order, merging adjacent text into one part."""
+def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) -> list[Part]:
+    """The dialogue for a prompt: with ``image_root`` each medical image's pixels follow its
+    marker; without, the marker says the picture is not shown."""
     parts: list[Part] = []
     buffer: list[str] = []
-    number = 0
-
-    def flush() -> None:
-        if buffer:
-            parts.append(TextPart(text="\n".join(buffer)))
-            buffer.clear()
-
-    for index, event in enumerate(events, start=1):
-        buffer.append(f"[{index}] {SENDER_LABEL[event.sender]}：{event.content.strip()}")
-        for ref in event.images:
-            if ref.kind is not ImageKind.MEDICAL:
+    for line, images in _turns(events):
+        buffer.append(line)
+        for image in images:
+            if image is None:
                 buffer.append(NON_MEDICAL_IMAGE)
                 continue
-            number += 1
-            if with_images:
-                if image_root is None:
-                    raise ValueError("image_root is required when images are sent")
-                buffer.append(_image_label(number, ref))
-                flush()
-                parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
-            else:
-                buffer.append(f"{_image_label(number, ref)} {WITHHELD_IMAGE}")
-    flush()
+            ref, number = image
+            if image_root is None:
+                buffer.append(f"[{_marker(number, ref)}：{WITHHELD_IMAGE}]")
+                continue
+            buffer.append(f"[{_marker(number, ref)}]")
+            parts.append(TextPart(text="\n".join(buffer)))
+            buffer.clear()
+            parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
+    if buffer:
+        parts.append(TextPart(text="\n".join(buffer)))
     return parts
+
+
+def _merge_text(parts: list[Part]) -> list[Part]:
+    merged: list[Part] = []
+    for part in parts:
+        if isinstance(part, TextPart) and not part.text:
+            continue
+        if isinstance(part, TextPart) and merged and isinstance(merged[-1], TextPart):
+            merged[-1] = TextPart(text=merged[-1].text + part.text)
+        else:
+            merged.append(part)
+    return merged
+
+
+def dialogue_messages(
+    package: str, agent: str, dialogue: list[Part], **variables: Any
+) -> list[Message]:
+    """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
+    in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
+    messages = render_messages(package, agent, **{DIALOGUE_SLOT: _MARK}, **variables)
+    user = messages[-1]
+    text = user.plain_text
+    if text.count(_MARK) != 1:
+        raise ValueError(f"template {package}/{agent}.user.j2 must use {{{{ dialogue }}}} once")
+    head, tail = text.split(_MARK)
+    content = _merge_text([TextPart(text=head), *dialogue, TextPart(text=tail)])
+    return [*messages[:-1], Message(role="user", content=content)]

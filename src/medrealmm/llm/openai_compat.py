@@ -297,6 +297,9 @@ class OpenAICompatibleClient:
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def forget(self, request: ChatRequest) -> None:
+        """Nothing is stored here; the cache wrapper forgets."""
+
     async def aclose(self) -> None:
         await self._client.close()
 

@@ -93,9 +93,7 @@ async def complete_structured(
             detail = _short_error(exc) + cut
             result.error = tagged("malformed_output", detail)
             # An answer that failed validation must not be replayed from the cache by a rerun.
-            forget = getattr(client, "forget", None)
-            if forget is not None:
-                forget(current)
+            client.forget(current)
         repair = [
             Message.text("assistant", completion.text),
             Message.text("user", REPAIR_MESSAGE.format(error=detail)),

@@ -1,6 +1,5 @@
 """Phase 2 (paper 3.2): MCCP extraction with the Cropper and Verifier, intent/stage labels."""
 
-from medrealmm.mccp import baseline  # noqa: F401  (registers the offline baseline rules)
 from medrealmm.mccp.agents import (
     CROPPER_TASK,
     INTENT_TASK,

@@ -15,21 +15,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from medrealmm.io.images import image_data_url, resolve_image
 from medrealmm.llm import (
     ChatRequest,
     Completion,
-    ImagePart,
     LLMClient,
-    Message,
-    TextPart,
     complete_structured,
-    dialogue_text,
-    render_messages,
+    dialogue_messages,
+    dialogue_parts,
+    send_pixels,
 )
 from medrealmm.mccp.candidates import history, physician_turn_span, target_reply
 from medrealmm.mccp.taxonomy import Taxonomy
-from medrealmm.schema import AgentJudgement, Consultation, Event, ImageKind
+from medrealmm.schema import AgentJudgement, Consultation, Event
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -65,11 +62,11 @@ def cropper_request(consultation: Consultation, t: int) -> ChatRequest:
     span = physician_turn_span(events, t)
     return ChatRequest(
         task=CROPPER_TASK,
-        messages=render_messages(
+        messages=dialogue_messages(
             PROMPTS,
             "cropper",
+            dialogue_parts(events, image_root=None),
             department=consultation.department,
-            dialogue=dialogue_text(events),
             t=t,
             reply_first=span.start + 1,
             reply_last=span.stop,
@@ -80,49 +77,25 @@ def cropper_request(consultation: Consultation, t: int) -> ChatRequest:
 
 
 def verifier_request(
-    department: str,
-    context: Sequence[Event],
-    *,
-    image_root: Path | str | None = None,
-    with_images: bool = False,
+    department: str, context: Sequence[Event], *, image_root: Path | str | None = None
 ) -> ChatRequest:
-    """φ_M(t, C<=t): built from the history alone, so nothing after e_t can leak in."""
+    """φ_M(t, C<=t): built from the history alone, so nothing after e_t can leak in.
+
+    With ``image_root`` the images are inline in the dialogue; without, text only.
+    """
     t = len(context) - 1
     context = list(context)
     image_count = sum(len(event.patient_medical_images) for event in context)
-    messages = render_messages(
+    messages = dialogue_messages(
         PROMPTS,
         "verifier",
+        dialogue_parts(context, image_root=image_root),
         department=department,
-        dialogue=dialogue_text(context),
         t=t,
         image_count=image_count,
-        with_images=with_images,
+        with_images=image_root is not None,
     )
-    if with_images:
-        user = messages[-1]
-        messages[-1] = Message(
-            role="user", content=[*user.content, *_image_parts(context, image_root)]
-        )
     return ChatRequest(task=VERIFIER_TASK, messages=messages, inputs={"events": context, "t": t})
-
-
-def _image_parts(
-    events: Sequence[Event], image_root: Path | str | None
-) -> list[TextPart | ImagePart]:
-    """Medical images numbered exactly as ``dialogue_text`` numbers their markers."""
-    if image_root is None:
-        raise ValueError("the Verifier needs an image root to send images")
-    parts: list[TextPart | ImagePart] = []
-    number = 0
-    for event in events:
-        for ref in event.images:
-            if ref.kind is not ImageKind.MEDICAL:
-                continue
-            number += 1
-            parts.append(TextPart(text=f"图片{number}："))
-            parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
-    return parts
 
 
 def labeler_request(
@@ -132,14 +105,14 @@ def labeler_request(
     context = list(context)
     return ChatRequest(
         task=task,
-        messages=render_messages(
+        messages=dialogue_messages(
             PROMPTS,
             "labeler",
+            dialogue_parts(context, image_root=None),
             title=taxonomy.title,
             labels=taxonomy.labels,
             question=taxonomy.question,
             department=department,
-            dialogue=dialogue_text(context),
         ),
         inputs={"events": context, "taxonomy": taxonomy},
     )
@@ -156,7 +129,11 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 @dataclass
 class MccpAgents:
-    """The agents bound to one client; ``on_completion`` records usage for every call."""
+    """The agents bound to one client; ``on_completion`` records usage for every call.
+
+    The Verifier sees pixels when ``verifier_images`` asks for them and the client reads
+    images (``send_pixels``); ``image_root`` must then be known.
+    """
 
     client: LLMClient
     intent_taxonomy: Taxonomy
@@ -180,11 +157,11 @@ class MccpAgents:
         return output.judgement()
 
     async def verify(self, consultation: Consultation, t: int) -> AgentJudgement:
+        pixels = send_pixels(self.client, self.verifier_images)
         request = verifier_request(
             consultation.department,
             history(consultation.events, t),
-            image_root=self.image_root,
-            with_images=self.verifier_images,
+            image_root=self.image_root if pixels else None,
         )
         return (await self._structured(request, JudgementOutput)).judgement()
 

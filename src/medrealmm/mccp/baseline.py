@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from medrealmm.llm import ChatRequest, register_offline
+from medrealmm.llm import ChatRequest
 from medrealmm.mccp.agents import CROPPER_TASK, INTENT_TASK, STAGE_TASK, VERIFIER_TASK
 from medrealmm.mccp.candidates import target_reply
 from medrealmm.mccp.taxonomy import Taxonomy
@@ -46,7 +46,6 @@ def engagement_kinds(reply: str) -> list[str]:
     return [kind for kind, words in ENGAGEMENT_KEYWORDS.items() if any(w in reply for w in words)]
 
 
-@register_offline(CROPPER_TASK)
 def cropper_baseline(request: ChatRequest) -> str:
     """Score = share of engagement kinds the physician reply shows; none means not engaged."""
     reply = target_reply(request.inputs["events"], request.inputs["t"])
@@ -56,7 +55,6 @@ def cropper_baseline(request: ChatRequest) -> str:
     return _reply({"label": bool(kinds), "score": score, "reason": reason})
 
 
-@register_offline(VERIFIER_TASK)
 def verifier_baseline(request: ChatRequest) -> str:
     """Images matter most right after upload; each later patient message weakens the link."""
     events: Sequence[Event] = request.inputs["events"]
@@ -84,8 +82,6 @@ def _keyword_label(taxonomy: Taxonomy, texts: Sequence[str]) -> str | None:
     return best
 
 
-@register_offline(INTENT_TASK)
-@register_offline(STAGE_TASK)
 def labeler_baseline(request: ChatRequest) -> str:
     """Image upload in the last turn, then keywords of the last patient turn, then all of them."""
     events: Sequence[Event] = request.inputs["events"]
@@ -101,3 +97,11 @@ def labeler_baseline(request: ChatRequest) -> str:
     else:
         label, reason = taxonomy.default, "无关键词命中，取默认类别"
     return _reply({"label": label, "reason": reason})
+
+
+RULES = {
+    CROPPER_TASK: cropper_baseline,
+    VERIFIER_TASK: verifier_baseline,
+    INTENT_TASK: labeler_baseline,
+    STAGE_TASK: labeler_baseline,
+}

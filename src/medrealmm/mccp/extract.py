@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from medrealmm.io import write_jsonl
-from medrealmm.llm import LLMClient
+from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
 from medrealmm.mccp.candidates import candidate_turns, history, target_reply
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
@@ -117,15 +117,14 @@ async def run_mccp(
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
-    Pixels go to the Verifier only for a real model: the baseline cannot look at them.
+    Pixels go to the Verifier when asked for and the client reads images (``send_pixels``).
     """
     if source_stage is None:
         from medrealmm.pipeline import latest_corpus_stage
 
         source_stage = latest_corpus_stage(store)
     image_root = store.get_meta(stages.image_root_key(source_stage))
-    send_images = verifier_images and not client.is_baseline
-    if send_images and image_root is None:
+    if send_pixels(client, verifier_images) and image_root is None:
         raise ValueError(
             f"the run store has no image root for stage {source_stage!r}; "
             "load the corpus with its images first"
@@ -138,7 +137,7 @@ async def run_mccp(
         intent_taxonomy=intent_taxonomy or builtin_taxonomy("intent"),
         stage_taxonomy=stage_taxonomy or builtin_taxonomy("stage"),
         image_root=image_root,
-        verifier_images=send_images,
+        verifier_images=verifier_images,
         on_completion=lambda c: store.record_usage(USAGE_STAGE, client.name, c),
     )
     all_keys = sorted(store.keys(source_stage))

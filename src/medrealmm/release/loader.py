@@ -58,12 +58,25 @@ def dua_path(root: Path, manifest: dict[str, Any]) -> Path:
     return path
 
 
+#: What a Hugging Face Hub download adds beside a release's files (git attributes for LFS,
+#: the hub client's download metadata): not part of the release, never checksummed.
+HUB_FILES = (".gitattributes",)
+HUB_FOLDERS = (".cache/huggingface/", ".huggingface/")
+
+
+def _hub_housekeeping(name: str) -> bool:
+    return name in HUB_FILES or name.startswith(HUB_FOLDERS)
+
+
 def integrity_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """Every file missing, added or changed; a Hugging Face copy's hub files are allowed."""
     expected: dict[str, str] = manifest["files"]
     present = {
-        p.relative_to(root).as_posix()
+        name
         for p in root.rglob("*")
-        if p.is_file() and p.name != layout.MANIFEST
+        if p.is_file()
+        and (name := p.relative_to(root).as_posix()) != layout.MANIFEST
+        and not _hub_housekeeping(name)
     }
     problems = [f"missing: {name}" for name in sorted(set(expected) - present)]
     problems += [f"not part of the release: {name}" for name in sorted(present - set(expected))]

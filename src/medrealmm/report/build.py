@@ -87,6 +87,7 @@ def write_report(
         seed=seed,
         resamples=resamples,
         summaries=results.summary(),
+        imported=results.imported(),
     )
     figures = render_figures(tables)
     figure_paths = []

@@ -54,6 +54,7 @@ THREE_DECIMALS = {"ac1", "kappa", "agreement"}
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
     ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall",)),
+    ("导入的回复：医生审慎作答（论文表 3）", (), ("deliberative",)),
     ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
     ("视觉信息的作用（论文 4.3）", ("fig5_images",), ("images",)),
     (
@@ -136,6 +137,8 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
     by_name = {f.name: f for f in figures}
     sections = []
     for heading, figure_names, table_names in SECTIONS:
+        if not figure_names and not any(n in tables for n in table_names):
+            continue  # a section whose tables were not built (Table 3 without imports)
         section = Section(heading)
         for name in figure_names:
             if name in by_name:
@@ -144,7 +147,7 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
                 section.figures.append({"name": name, "caption": figure.caption, "data": data})
         if "agreement" in table_names and tables["agreement"].rows:
             section.tables.append(ac1_matrix(tables["agreement"]))
-        for index, name in enumerate(table_names):
+        for index, name in enumerate(n for n in table_names if n in tables):
             section.tables.append(
                 html_table(tables[name], open_=index == 0 and name != "histogram")
             )

@@ -165,6 +165,31 @@ def images_table(overall: Table) -> Table:
     )
 
 
+def deliberative_table(overall: Table, imported: set[Condition]) -> Table:
+    """Replies imported from elsewhere (the paper's Table 3: physicians answering without
+    time pressure) beside the Online anchor, scored with the same rubrics and grader."""
+    rows = [
+        {
+            "label": row["label"],
+            "model": row["model"],
+            "images": row["images"],
+            "cases": row["cases"],
+            "incomplete": row["incomplete"],
+            "mean": row["mean"],
+            "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
+        }
+        for row in overall.rows
+        if (row["model"], row["images"]) in imported or row["online"]
+    ]
+    return Table(
+        "deliberative",
+        "导入的回复（表 3：医生审慎作答等外部来源）与 Online 原始回复，按同一评分标准与评审评分",
+        ("label", "model", "images", "cases", "incomplete", "mean", "ci_low", "ci_high"),
+        rows,
+    )
+
+
 def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -> Table:
     headline = set(headline_conditions(records))
     ranked = [(r["model"], r["images"]) for r in overall.rows]
@@ -267,12 +292,16 @@ def build_tables(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
     summaries: Sequence[ModelSummary] = (),
+    imported: Iterable[Condition] = (),
 ) -> dict[str, Table]:
     """``records`` are the primary grader's sample-0 records, ``summaries`` the results
-    layer's rows for mean@k / worst@k; ``raters`` hold every judge and the panel."""
+    layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
+    imported (Table 3); ``raters`` hold every judge and the panel."""
     overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
+    imported = set(imported)
     tables = [
         overall,
+        *([deliberative_table(overall, imported)] if imported else []),
         decomposition_table(records, overall),
         images_table(overall),
         *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),

@@ -11,30 +11,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from medrealmm.io.images import image_data_url, resolve_image
 from medrealmm.llm import (
     ChatRequest,
     Completion,
-    ImagePart,
     LLMClient,
-    Message,
-    TextPart,
     complete_structured,
-    dialogue_text,
-    render_messages,
+    dialogue_messages,
+    dialogue_parts,
 )
 from medrealmm.llm.structured import schema_for
 from medrealmm.mccp.taxonomy import builtin_taxonomy
-from medrealmm.rubric import baseline  # noqa: F401  (registers the offline rules)
 from medrealmm.rubric.assemble import refiner_schema, rubric_from_generator, rubric_from_refiner
-from medrealmm.rubric.baseline import GENERATOR_TASK, REFINER_TASK
 from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput, RefinerOutput
 from medrealmm.rubric.feedback import RoundFeedback
 from medrealmm.rubric.overlap import flag_reference_overlap
 from medrealmm.rubric.settings import MAX_CRITERIA, MIN_CRITERIA, RubricSettings
-from medrealmm.schema import MAX_WEIGHT, MIN_WEIGHT, Event, ImageKind, Instance, Rubric
+from medrealmm.schema import MAX_WEIGHT, MIN_WEIGHT, Instance, Rubric
 
 PROMPTS = "medrealmm.rubric"
+GENERATOR_TASK = "rubric.generator"
+REFINER_TASK = "rubric.refiner"
 BOUNDS = {"min_weight": MIN_WEIGHT, "max_weight": MAX_WEIGHT}
 
 
@@ -44,20 +40,6 @@ class AgentResult:
     error: str | None
     attempts: int
     completions: list[Completion]
-
-
-def _with_images(
-    messages: list[Message], events: list[Event], image_root: Path | str | None
-) -> list[Message]:
-    """Append the dialogue's medical images to the user message, numbered as in the transcript."""
-    refs = [ref for e in events for ref in e.images if ref.kind is ImageKind.MEDICAL]
-    if image_root is None or not refs:
-        return messages
-    parts: list[TextPart | ImagePart] = list(messages[-1].content)
-    for number, ref in enumerate(refs, start=1):
-        parts.append(TextPart(text=f"[图片{number}]"))
-        parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
-    return [*messages[:-1], Message(role="user", content=parts)]
 
 
 def label_name(taxonomy: str, label: str | None) -> str | None:
@@ -74,7 +56,6 @@ def _header(instance: Instance) -> dict[str, object]:
         "subspecialty": instance.subspecialty,
         "intent": label_name("intent", instance.intent),
         "stage": label_name("stage", instance.stage),
-        "dialogue": dialogue_text(instance.context),
         **BOUNDS,
     }
 
@@ -86,20 +67,21 @@ async def generate_rubric(
     *,
     image_root: Path | str | None = None,
 ) -> AgentResult:
-    """R^(0) for one instance, overlap-flagged; ``rubric`` is None when every attempt failed."""
-    with_images = settings.with_images and image_root is not None
-    messages = render_messages(
+    """R^(0) for one instance, overlap-flagged; ``rubric`` is None when every attempt failed.
+
+    With ``image_root`` the images are inline in the dialogue; the stage decides that.
+    """
+    messages = dialogue_messages(
         PROMPTS,
         "generator",
+        dialogue_parts(instance.context, image_root=image_root),
         **_header(instance),
         image_count=instance.image_count,
-        with_images=with_images,
+        with_images=image_root is not None,
         reference_reply=instance.target_reply,
         min_criteria=GENERATOR_MIN,
         max_criteria=GENERATOR_MAX,
     )
-    if with_images:
-        messages = _with_images(messages, instance.context, image_root)
     request = ChatRequest(
         task=GENERATOR_TASK,
         messages=messages,
@@ -126,9 +108,10 @@ async def refine_rubric(
     """R^(k+1) from R^(k) and F^(k). The model never sees y_orig; code re-flags overlap with it."""
     criteria = [c.model_dump(mode="json") for c in current.criteria]
     items = [i.model_dump(mode="json") for i in feedback.items]
-    messages = render_messages(
+    messages = dialogue_messages(
         PROMPTS,
         "refiner",
+        dialogue_parts(instance.context, image_root=image_root),
         **_header(instance),
         round=current.round,
         criteria=criteria,
@@ -136,8 +119,6 @@ async def refine_rubric(
         min_criteria=MIN_CRITERIA,
         max_criteria=MAX_CRITERIA,
     )
-    if settings.with_images and image_root is not None:
-        messages = _with_images(messages, instance.context, image_root)
     request = ChatRequest(
         task=REFINER_TASK,
         messages=messages,

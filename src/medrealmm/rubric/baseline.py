@@ -14,12 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from medrealmm.llm import ChatRequest, register_offline
+from medrealmm.llm import ChatRequest
+from medrealmm.rubric.agents import GENERATOR_TASK, REFINER_TASK
 from medrealmm.rubric.drafts import GENERATOR_MAX, CriterionDraft, RefinedCriterion
 from medrealmm.rubric.feedback import ADDING, FeedbackItem, FeedbackType
-
-GENERATOR_TASK = "rubric.generator"
-REFINER_TASK = "rubric.refiner"
 
 
 @dataclass(frozen=True)
@@ -128,8 +126,7 @@ def baseline_criteria(reference_reply: str, image_count: int) -> list[CriterionD
     return positives + [CriterionDraft(text=t, weight=w) for t, w in negatives]
 
 
-@register_offline(GENERATOR_TASK)
-def _offline_generator(request: ChatRequest) -> str:
+def generator_baseline(request: ChatRequest) -> str:
     drafts = baseline_criteria(
         request.inputs["reference_reply"], int(request.inputs.get("image_count", 0))
     )
@@ -181,10 +178,12 @@ def apply_feedback(
     return out
 
 
-@register_offline(REFINER_TASK)
-def _offline_refiner(request: ChatRequest) -> str:
+def refiner_baseline(request: ChatRequest) -> str:
     items = [FeedbackItem.model_validate(i) for i in request.inputs["feedback"]]
     refined = apply_feedback(request.inputs["criteria"], items)
     return json.dumps(
         {"criteria": [c.model_dump(mode="json") for c in refined]}, ensure_ascii=False
     )
+
+
+RULES = {GENERATOR_TASK: generator_baseline, REFINER_TASK: refiner_baseline}

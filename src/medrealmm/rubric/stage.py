@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Collection
 from pathlib import Path
 
-from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec
+from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec, send_pixels
 from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
 from medrealmm.rubric.exchange import export_round
 from medrealmm.rubric.rounds import (
@@ -28,10 +28,20 @@ from medrealmm.store import FAILED, RunStore, stages
 USAGE_STAGE = "rubric"
 
 
-def instance_image_root(store: RunStore, client: LLMClient) -> Path | None:
-    """Where the instances' images live; None for the offline baseline, which reads no pixels."""
-    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
-    return Path(root) if root and not client.is_baseline else None
+def instance_image_root(
+    store: RunStore, client: LLMClient, settings: RubricSettings
+) -> Path | None:
+    """Where the instances' images come from when pixels go (``send_pixels``), else None."""
+    if not send_pixels(client, settings.with_images):
+        return None
+    key = stages.image_root_key(stages.MCCP_INSTANCE)
+    root = store.get_meta(key)
+    if root is None:
+        raise ValueError(
+            f"the run store has no image root for {stages.MCCP_INSTANCE} (meta {key!r}); "
+            "run with images off or record where the instance images live"
+        )
+    return Path(root)
 
 
 def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:
@@ -53,7 +63,7 @@ async def generate_all(
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if key.endswith("#00")}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
-    image_root = instance_image_root(store, client)
+    image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
@@ -88,7 +98,7 @@ async def refine_all(
         and (instance_ids is None or iid in instance_ids)
         and latest_round(store, iid) is not None
     ]
-    image_root = instance_image_root(store, client)
+    image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)

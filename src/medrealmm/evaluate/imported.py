@@ -1,0 +1,93 @@
+"""Replies produced elsewhere, scored with the same rubrics and grader as any model.
+
+This is the paper's Table 3 (physicians answering deliberately, without time pressure) and
+how a team with its own inference stack uses the benchmark: one JSON line per instance,
+``{"instance_id": "...", "reply": "..."}``. An instance the file does not answer is stored
+as a failed reply, so its case shows as incomplete rather than vanishing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from medrealmm.io import DataError, file_sha256, iter_jsonl
+from medrealmm.llm import OFFLINE_NAME
+from medrealmm.store import RunStore, stages
+
+if TYPE_CHECKING:
+    from medrealmm.evaluate.run import EvalOutcome
+
+
+class ImportedReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    instance_id: str = Field(min_length=1)
+    reply: str = Field(min_length=1)
+
+
+RESERVED_NAMES = ("online", OFFLINE_NAME)
+
+
+def _numbered(path: Path) -> Iterator[tuple[int, ImportedReply]]:
+    """Records with their line numbers (blank lines skipped, as ``iter_jsonl`` does)."""
+    lines = [n for n, text in enumerate(path.read_text("utf-8").splitlines(), 1) if text.strip()]
+    yield from zip(lines, iter_jsonl(path, ImportedReply), strict=False)
+
+
+def read_replies(path: Path | str, known: set[str]) -> tuple[dict[str, str], str]:
+    """instance id -> reply, and the file's sha256. Unknown or repeated ids are errors that
+    name the line: a reply must never be scored against the wrong case or silently twice."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no replies file at {path}")
+    replies: dict[str, str] = {}
+    for number, record in _numbered(path):
+        if record.instance_id not in known:
+            raise DataError(path, number, "instance_id", f"unknown instance {record.instance_id!r}")
+        if record.instance_id in replies:
+            raise DataError(path, number, "instance_id", f"{record.instance_id!r} given twice")
+        replies[record.instance_id] = record.reply
+    if not replies:
+        raise DataError(path, 1, "<file>", "no replies in the file")
+    return replies, file_sha256(path)
+
+
+def check_name(name: str) -> str:
+    if not name.strip() or name in RESERVED_NAMES or "|" in name:
+        raise ValueError(
+            f"--name {name!r} is not allowed: give a new row name without '|' "
+            f"(not {', '.join(RESERVED_NAMES)})"
+        )
+    return name
+
+
+def import_responses(
+    store: RunStore,
+    path: Path | str,
+    name: str,
+    *,
+    images: bool = True,
+    grader: str = "offline",
+    models_config: Path | None = None,
+    grader_images: bool = True,
+) -> EvalOutcome:
+    """Store the file's replies as row ``name`` and grade and score them like any model's;
+    ``images`` records whether their authors saw the patient's images."""
+    from medrealmm.evaluate.run import EvalSettings, run_evaluation
+
+    known = store.keys(stages.MCCP_INSTANCE)
+    replies, digest = read_replies(path, known)
+    settings = EvalSettings(
+        model=check_name(name),
+        images=images,
+        grader=grader,
+        models_config=models_config,
+        grader_images=grader_images,
+        replies=replies,
+        replies_sha256=digest,
+    )
+    return run_evaluation(store, settings)

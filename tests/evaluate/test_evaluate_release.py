@@ -1,0 +1,152 @@
+"""The consumer's path: evaluate a release (read-only) into a separate run, same Score."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medrealmm.cli import app
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.evaluate import EvalSettings, load_results, run_evaluation
+from medrealmm.evaluate.source import results_store
+from medrealmm.io import file_sha256, iter_jsonl
+from medrealmm.llm import OFFLINE_NAME
+from medrealmm.release.build import release_store
+from medrealmm.release.dua import record_acceptance
+from medrealmm.release.layout import ReleaseInfo
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+from .conftest import demo_instances, fill_store
+
+INFO = ReleaseInfo(name="medrealmm-test", version="1.0", title="test release", authors=("t",))
+REPLY = "您好，请问症状持续多长时间了？既往病史和过敏史？请不要自行停药，症状加重请线下就诊。"
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): file_sha256(p) for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture()
+def builder(tmp_path: Path) -> Path:
+    """A builder's run: de-identified corpus (the synthetic demo stands in), instances, rubrics."""
+    instances = demo_instances(4)
+    wanted = {i.consultation_id for i in instances}
+    corpus = bundled_corpus_dir()
+    consultations = [c for c in iter_jsonl(corpus / CORPUS_FILE, Consultation) if c.id in wanted]
+    folder = tmp_path / "builder"
+    with RunStore(folder) as store:
+        fill_store(store, instances)
+        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in consultations))
+        store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(corpus))
+    return folder
+
+
+@pytest.fixture()
+def release(builder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
+    with RunStore(builder) as store:
+        out = release_store(store, tmp_path / "release", INFO, register=tmp_path / "w.jsonl").out
+    return out
+
+
+def accept(release: Path) -> None:
+    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-test 1.0")
+
+
+def score_of(folder: Path, model: str, images: bool = True) -> float | None:
+    with RunStore(folder) as store:
+        rows = {(r.model, r.images): r for r in load_results(store).summary()}
+    return rows[(model, images)].score
+
+
+def test_release_is_evaluated_read_only_with_the_builders_score(
+    builder: Path, release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accept(release)
+    before = tree(release)
+    server = FakeOpenAIServer(lambda body: FakeReply(content=REPLY)).start()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    runner = CliRunner()
+    try:
+        for model in ("offline", "fake-vlm"):
+            for source, out in ((builder, None), (release, tmp_path / "results")):
+                args = ["eval", "run", str(source), "--model", model]
+                result = runner.invoke(app, [*args, *(["--out", str(out)] if out else [])])
+                assert result.exit_code == 0, result.output
+                assert "4 cases scored, 0 incomplete" in " ".join(result.output.split())
+    finally:
+        server.stop()
+    assert tree(release) == before  # nothing written, every checksum unchanged
+    results = tmp_path / "results"
+    for model in (OFFLINE_NAME, "fake-vlm"):
+        assert score_of(results, model) == score_of(builder, model) is not None
+    with RunStore(results) as store:
+        (spec,) = [s for s in load_results(store).specs.values() if s.label == "fake-vlm"]
+    assert spec.benchmark.kind == "release" and spec.benchmark.version == "1.0"
+    assert spec.benchmark.manifest_sha256 == file_sha256(release / "manifest.json")
+    assert spec.model is not None and spec.model.served == ["fake-vlm"]
+    assert server.completed_calls == 8  # 4 replies on each side; the offline grader grades
+
+
+def test_release_refusals_are_clear_and_write_nothing(release: Path, tmp_path: Path) -> None:
+    before = tree(release)
+    runner = CliRunner()
+    no_out = runner.invoke(app, ["eval", "run", str(release)])
+    assert no_out.exit_code == 2 and "read-only" in no_out.output
+    unaccepted = runner.invoke(app, ["eval", "run", str(release), "--out", str(tmp_path / "r")])
+    assert unaccepted.exit_code == 2 and "accept-dua" in unaccepted.output
+    accept(release)
+    inside = runner.invoke(app, ["eval", "run", str(release), "--out", str(release / "r")])
+    assert inside.exit_code == 2 and "inside the release" in inside.output
+    (release / "data" / "extra.txt").write_text("x", encoding="utf-8")
+    changed = runner.invoke(app, ["eval", "run", str(release), "--out", str(tmp_path / "r")])
+    assert changed.exit_code == 2 and "not part of the release" in changed.output
+    (release / "data" / "extra.txt").unlink()
+    assert tree(release) == before
+
+
+def test_hugging_face_copy_with_hub_files_is_accepted(release: Path, tmp_path: Path) -> None:
+    accept(release)
+    copy = tmp_path / "hf-copy"
+    shutil.copytree(release, copy)
+    (copy / ".gitattributes").write_text("*.parquet filter=lfs\n", encoding="utf-8")
+    (copy / ".cache" / "huggingface" / "download").mkdir(parents=True)
+    (copy / ".cache" / "huggingface" / "download" / "x.metadata").write_text("m", encoding="utf-8")
+    store, benchmark = results_store(copy, tmp_path / "results")
+    with store:
+        outcome = run_evaluation(store, EvalSettings(model="offline"))
+    assert benchmark is not None and benchmark.ref.name == "medrealmm-test"
+    assert outcome.cases == 4 and outcome.incomplete == 0
+
+
+def test_a_builders_run_is_never_overwritten_as_results(
+    builder: Path, release: Path, tmp_path: Path
+) -> None:
+    accept(release)
+    other: Callable[[], None] = lambda: results_store(release, builder)  # noqa: E731
+    with pytest.raises(ValueError, match="builder's run"):
+        other()
+
+
+@pytest.mark.slow
+def test_demo_release_scores_as_the_demo_did(
+    demo_run: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, _ = demo_run
+    release = out / "release"
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "dua.json"))
+    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-demo 0.1")
+    before = tree(release)
+    result = CliRunner().invoke(
+        app, ["eval", "run", str(release), "--out", str(tmp_path / "consumer")]
+    )
+    assert result.exit_code == 0, result.output
+    assert tree(release) == before
+    assert score_of(tmp_path / "consumer", OFFLINE_NAME) == score_of(out, OFFLINE_NAME)
