@@ -1,4 +1,9 @@
-"""Find a CJK font for figures and generated images; Chinese glyphs need one."""
+"""Find a CJK font for figures and generated images; Chinese glyphs need one.
+
+The font comes with the install: the ``noto-cjk-sans-otc`` dependency ships Noto Sans CJK
+(SIL OFL 1.1) inside its wheel, so no system package is needed. Order: the file named by
+``MEDREALMM_CJK_FONT``, the packaged font, then fonts the system has.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ from functools import cache
 from pathlib import Path
 
 FONT_ENV = "MEDREALMM_CJK_FONT"
+FONT_PACKAGE = "noto-cjk-sans-otc"
 
-_KNOWN = (
+_SYSTEM_FONTS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -24,12 +30,27 @@ class MissingFontError(RuntimeError):
     pass
 
 
-@cache
-def find_cjk_font() -> Path | None:
-    env = os.environ.get(FONT_ENV)
-    if env and Path(env).is_file():
-        return Path(env)
-    for candidate in _KNOWN:
+def _configured_font() -> Path | None:
+    value = os.environ.get(FONT_ENV)
+    if not value:
+        return None
+    if not Path(value).is_file():
+        raise MissingFontError(f"{FONT_ENV}={value} is not a font file")
+    return Path(value)
+
+
+def packaged_font() -> Path | None:
+    """The font file inside the ``noto-cjk-sans-otc`` wheel, if it is installed."""
+    try:
+        from noto_cjk_sans_otc import FONT_PATH
+    except ImportError:
+        return None
+    path = Path(str(FONT_PATH))
+    return path if path.is_file() else None
+
+
+def system_font() -> Path | None:
+    for candidate in _SYSTEM_FONTS:
         if Path(candidate).is_file():
             return Path(candidate)
     if shutil.which("fc-list"):
@@ -43,11 +64,16 @@ def find_cjk_font() -> Path | None:
     return None
 
 
+@cache
+def find_cjk_font() -> Path | None:
+    return _configured_font() or packaged_font() or system_font()
+
+
 def require_cjk_font() -> Path:
     font = find_cjk_font()
     if font is None:
         raise MissingFontError(
-            "no CJK font found: install one (Debian: apt-get install fonts-noto-cjk) "
-            f"or point {FONT_ENV} at a .ttf/.otf/.ttc file"
+            f"no CJK font found: reinstall medrealmm (it depends on {FONT_PACKAGE}), "
+            f"pip install {FONT_PACKAGE}, or point {FONT_ENV} at a .ttf/.otf/.ttc file"
         )
     return font

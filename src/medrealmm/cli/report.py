@@ -9,7 +9,6 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, user_errors
-from medrealmm.fonts import MissingFontError
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -42,15 +41,12 @@ def report(
     from medrealmm.report import existing_store, write_report
     from medrealmm.store import RunStore
 
-    with user_errors():
-        try:
-            with (
-                RunStore(existing_store(runstore)) as store,
-                console.status("computing tables and drawing figures"),
-            ):
-                result = write_report(store, out, grader=grader, seed=seed, resamples=resamples)
-        except MissingFontError as exc:
-            raise ValueError(str(exc)) from None
+    with (
+        user_errors(),
+        RunStore(existing_store(runstore)) as store,
+        console.status("computing tables and drawing figures"),
+    ):
+        result = write_report(store, out, grader=grader, seed=seed, resamples=resamples)
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(
         f"  grader {result.primary_grader or '—'}; {result.scored} scored responses "

@@ -7,6 +7,7 @@ any thread and never opens a window.
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from medrealmm.fonts import require_cjk_font
+from medrealmm.fonts import MissingFontError, require_cjk_font
 from medrealmm.report.tables import SCALE, Table
 
 matplotlib.use("Agg")
@@ -34,19 +35,31 @@ DPI = 110
 HEAT_MAP = matplotlib.colormaps["viridis"].with_extremes(bad="#eeeeee")  # grey: no case
 
 
+class MissingFontWarning(UserWarning):
+    """Figures were drawn without a CJK font: their Chinese labels show as empty boxes."""
+
+
 @cache
-def cjk_family() -> str:
-    """Register the CJK font with matplotlib once; its family name goes first in the rc."""
-    path = require_cjk_font()
+def cjk_family() -> str | None:
+    """Register the CJK font with matplotlib once; its family name goes first in the rc.
+
+    Without one the report is still written: one warning says why its labels are boxes.
+    """
+    try:
+        path = require_cjk_font()
+    except MissingFontError as exc:
+        warnings.warn(f"{exc}; figure labels will show as boxes", MissingFontWarning, stacklevel=2)
+        return None
     font_manager.fontManager.addfont(str(path))
     return font_manager.FontProperties(fname=str(path)).get_name()
 
 
 def chinese_style() -> AbstractContextManager[Any]:
+    family = cjk_family()
     return matplotlib.rc_context(
         {
             "font.family": "sans-serif",
-            "font.sans-serif": [cjk_family(), "DejaVu Sans"],
+            "font.sans-serif": [family, "DejaVu Sans"] if family else ["DejaVu Sans"],
             "axes.unicode_minus": False,
             "axes.spines.top": False,
             "axes.spines.right": False,
@@ -55,7 +68,9 @@ def chinese_style() -> AbstractContextManager[Any]:
 
 
 def png_bytes(draw: Callable[[], Figure]) -> bytes:
-    with chinese_style():
+    with chinese_style(), warnings.catch_warnings():
+        if cjk_family() is None:  # said once by cjk_family, not once per missing glyph
+            warnings.filterwarnings("ignore", "Glyph .* missing from font", UserWarning)
         figure = draw()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")

@@ -1,0 +1,72 @@
+"""The CJK font comes with the install; without any font the report still renders."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.ft2font import FT2Font
+
+from medrealmm import fonts
+from medrealmm.report import figures
+
+LABELS = "医生小组有图得分皮肤科内分泌科"
+
+
+@pytest.fixture()
+def no_system_fonts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Discovery sees only what the Python install brings, as on a bare machine."""
+    monkeypatch.delenv(fonts.FONT_ENV, raising=False)
+    monkeypatch.setattr(fonts, "system_font", lambda: None)
+    fonts.find_cjk_font.cache_clear()
+    figures.cjk_family.cache_clear()
+    yield
+    fonts.find_cjk_font.cache_clear()
+    figures.cjk_family.cache_clear()
+
+
+def _chinese_figure() -> Figure:
+    figure = Figure(figsize=(3, 2))
+    figure.add_subplot().set_title(LABELS)
+    return figure
+
+
+def _render() -> tuple[bytes, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = figures.png_bytes(_chinese_figure)
+    return png, [str(w.message) for w in caught]
+
+
+def test_the_packaged_font_is_found_without_system_fonts(no_system_fonts: None) -> None:
+    font = fonts.find_cjk_font()
+    assert font is not None and font == fonts.packaged_font()
+    assert "noto_cjk_sans_otc" in font.parts
+    charmap = FT2Font(str(font)).get_charmap()
+    assert all(ord(char) in charmap for char in LABELS)
+    png, caught = _render()
+    assert png.startswith(b"\x89PNG") and figures.cjk_family()
+    assert not [w for w in caught if "missing from font" in w]
+
+
+def test_no_font_at_all_still_renders_with_one_clear_warning(
+    no_system_fonts: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fonts, "packaged_font", lambda: None)
+    with pytest.raises(fonts.MissingFontError, match=fonts.FONT_PACKAGE):
+        fonts.require_cjk_font()
+    png, caught = _render()
+    assert png.startswith(b"\x89PNG") and figures.cjk_family() is None
+    assert [w for w in caught if fonts.FONT_PACKAGE in w and "boxes" in w]
+    assert not [w for w in caught if "missing from font" in w]  # not one per glyph
+
+
+def test_a_configured_font_that_is_not_a_file_is_named(
+    no_system_fonts: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(fonts.FONT_ENV, str(tmp_path / "nope.ttf"))
+    with pytest.raises(fonts.MissingFontError, match=r"nope\.ttf is not a font file"):
+        fonts.find_cjk_font()
