@@ -143,3 +143,16 @@ def test_retry_after_parses_seconds_and_ms() -> None:
     assert retry_after_s(Exc({"retry-after-ms": "250"})) == 0.25
     assert retry_after_s(Exc({})) is None
     assert classify(ValueError()) == "error"
+
+
+def test_command_line_max_tokens_and_timeout_override_the_yaml(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from medrealmm.llm.config import MAX_TOKENS_ENV, TIMEOUT_ENV, ModelSpec, with_overrides
+
+    spec = ModelSpec(name="m", base_url="http://127.0.0.1:1/v1", params={"max_tokens": 50})
+    assert with_overrides(spec) == spec
+    monkeypatch.setenv(MAX_TOKENS_ENV, "256")
+    monkeypatch.setenv(TIMEOUT_ENV, "7.5")
+    changed = with_overrides(spec)
+    assert changed.params.max_tokens == 256 and changed.timeout_s == 7.5

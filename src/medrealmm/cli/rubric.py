@@ -11,7 +11,14 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    LimitOption,
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    report_failures,
+    user_errors,
+)
 from medrealmm.llm import build_client, resolve_spec
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore
@@ -42,10 +49,19 @@ def _open(run: Path) -> RunStore:
     return RunStore(run)
 
 
-def _report(stats: RunStats, what: str) -> None:
-    console.print(f"{what}: {stats.done} done, {stats.failed} failed, {stats.skipped} already done")
-    for key, error in sorted(stats.errors.items()):
-        console.print(f"  [red]{key}[/red]: {error}")
+def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:
+    """One line of counts that agree with the failures listed after it; exit 1 if any.
+
+    ``recorded``: failures the stage stored as rows (its units then count as run, not ok).
+    """
+    recorded = recorded or {}
+    ok = max(stats.done - len(recorded), 0)
+    failed = stats.failed + len(recorded)
+    console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
+    for key in sorted([*stats.errors, *recorded]):
+        console.print(f"  [red]{key}[/red]")
+    if report_failures([*stats.errors.values(), *recorded.values()], "units"):
+        raise typer.Exit(1)
 
 
 @rubric_app.command()
@@ -58,6 +74,7 @@ def generate(
         int, typer.Option(min=1, help="The platform's per-turn character limit.")
     ] = 500,
     images: ImagesOption = True,
+    limit: LimitOption = None,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
 
@@ -70,11 +87,11 @@ def generate(
     with user_errors(), _open(run) as store:
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         client = build_client(resolve_spec(model, models_config), cache=store.cache)
-        stats = asyncio.run(generate_all(store, client, settings, concurrency=concurrency))
+        stats = asyncio.run(
+            generate_all(store, client, settings, concurrency=concurrency, limit=limit)
+        )
         failures = store.failures("rubric.round")
-    _report(stats, f"rubric round 0 ({client.name})")
-    for key, error in sorted(failures.items()):
-        console.print(f"  [yellow]failed[/yellow] {key}: {error}")
+    _report(stats, f"rubric round 0 ({client.name})", failures)
 
 
 @rubric_app.command("export-round")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -68,8 +69,25 @@ def resolve_spec(name: str, config: Path | str | None = None) -> ModelSpec:
     return ModelSpec(name=name, model=name)
 
 
+#: Set by ``medrealmm --max-tokens N --timeout S ...``: they override every model's YAML.
+MAX_TOKENS_ENV = "MEDREALMM_MAX_TOKENS"
+TIMEOUT_ENV = "MEDREALMM_TIMEOUT_S"
+
+
+def with_overrides(spec: ModelSpec) -> ModelSpec:
+    """The spec with the command line's ``--max-tokens``/``--timeout`` applied, if given."""
+    max_tokens, timeout = os.environ.get(MAX_TOKENS_ENV), os.environ.get(TIMEOUT_ENV)
+    update: dict[str, object] = {}
+    if max_tokens:
+        update["params"] = spec.params.model_copy(update={"max_tokens": int(max_tokens)})
+    if timeout:
+        update["timeout_s"] = float(timeout)
+    return spec.model_copy(update=update) if update else spec
+
+
 def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
     client: LLMClient
+    spec = with_overrides(spec)
     if spec.backend == "offline":
         client = OfflineClient(spec.name)
     else:
