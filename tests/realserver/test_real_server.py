@@ -107,14 +107,18 @@ def test_mccp_extract_on_the_real_server_records_every_consultation(
     args = ["mccp", "extract", corpus, run, "--from", "raw", "--limit", "1"]
     first = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
     assert_clean(first, 1)
+    output = first.stdout + first.stderr
     if first.returncode == 1:
-        assert "failed" in first.stdout  # failures are named, with the exit code to match
+        assert "failed" in output  # failures are named, with the exit code to match
     with RunStore(run) as store:
-        calls = len(store.cache)
-    again = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
-    assert_clean(again, 1)
-    with RunStore(run) as store:
-        assert len(store.cache) >= calls  # finished calls were kept, not dropped
+        # The consultation ended as an instance, a discard record or a recorded failure.
+        ended = store.keys(stages.MCCP_DISCARDED, status=None) | {
+            key.split("#")[0] for key in store.keys(stages.MCCP_INSTANCE)
+        }
+        failures = store.failures(stages.MCCP_DISCARDED)
+    assert ended, output[-2000:]
+    for error in failures.values():
+        assert error.strip(), "a failure without its reason"
 
 
 def test_rubric_generate_on_the_real_server_leaves_a_row_per_instance(
