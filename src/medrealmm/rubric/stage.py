@@ -62,6 +62,7 @@ async def generate_all(
 ) -> RunStats:
     """R^(0) for every MCCP instance that has none yet (failed ones are retried); only the
     first ``limit`` instances by id when given (a trial run against a new endpoint)."""
+    store.prune_stale(stages.RUBRIC_ROUND)  # instances that changed or went since
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
     chosen = sorted(store.keys(stages.MCCP_INSTANCE))[:limit]
     todo = [i for i in chosen if round_key(i, 0) not in done]
