@@ -1,15 +1,18 @@
-"""Grading throughput against a local OpenAI-compatible server, and repeats after a kill.
+"""Grading throughput against an OpenAI-compatible server in another process, side by side.
 
-A loopback server answers every grader call after a fixed latency L and admits at most N
-concurrent requests; the grader runs with concurrency N, so the ideal throughput is N / L
-calls per second. The script grades C criteria (the online reply of synthetic instances, so
-every call is a grader call) and prints achieved / ideal, and beside it the same number of
-calls made by the bare client (no store, no grading): their ratio is the evaluation's own
-overhead, whatever the machine's load. It then repeats the run in a fresh store,
-stops it half way (cancelling every call in flight, as a kill does), reruns it and prints how
-many finished calls the rerun asked again (goal 0).
+A loopback server (its own process, so its CPU is not counted as ours) answers every call
+after a fixed latency L and admits N at once, so the ideal rate is N / L calls per second.
+In one run, for each N, the same C grader calls are made by:
 
-    python benchmarks/eval_throughput.py --criteria 2000 --latency 0.1 --concurrency 16
+- the harness: ``run_eval`` grading C criteria (store, cache, structured output, scoring);
+- the bare async SDK: ``AsyncOpenAI.chat.completions.create`` with N in flight;
+- a simple-evals-style thread pool: the sync SDK in a ``ThreadPoolExecutor`` of N threads.
+
+It prints achieved / ideal and the client process's CPU per call for each, with the machine
+load (``os.getloadavg``) before and after, then kills a run half way, reruns it and prints
+how many finished calls the rerun asked again (goal 0).
+
+    python benchmarks/eval_throughput.py --criteria 2000 --latency 0.1 --concurrency 16 64
 """
 
 from __future__ import annotations
@@ -18,17 +21,30 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import openai
 import yaml
 
-from medrealmm.evaluate import GRADER_TASK, ONLINE, EvalSettings, GraderOutput, run_eval
-from medrealmm.llm import ChatRequest, OpenAICompatibleClient, render_messages
+from medrealmm.evaluate import (
+    GRADER_TASK,
+    ONLINE,
+    EvalSettings,
+    GraderOutput,
+    run_eval,
+    run_evaluation,
+)
+from medrealmm.llm import ChatRequest, render_messages
+from medrealmm.llm.openai_compat import OpenAICompatibleClient
 from medrealmm.schema import Criterion, Event, Instance, Rubric, Sender
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
@@ -47,21 +63,43 @@ def grader_reply(body: dict[str, Any]) -> FakeReply:
     return FakeReply(content=json.dumps({"rationale": "符合准则", "met": True}))
 
 
-def serve(args: argparse.Namespace) -> FakeOpenAIServer:
-    return FakeOpenAIServer(grader_reply, latency_s=args.latency, max_concurrency=args.concurrency)
+def _serve(latency: float, concurrency: int, queue: Any) -> None:
+    with FakeOpenAIServer(grader_reply, latency_s=latency, max_concurrency=concurrency) as s:
+        queue.put(s.base_url)
+        while True:
+            time.sleep(3600)
+
+
+@contextlib.contextmanager
+def server_process(latency: float, concurrency: int) -> Iterator[str]:
+    """The fake server in its own process: the client's CPU is then all that we measure."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=_serve, args=(latency, concurrency, queue), daemon=True)
+    process.start()
+    try:
+        yield queue.get(timeout=60)
+    finally:
+        process.terminate()
+        process.join()
 
 
 def fill(store: RunStore, criteria: int) -> None:
     cases = -(-criteria // CRITERIA_PER_CASE)
     left = criteria
     for i in range(cases):
-        stamp = datetime(2025, 1, 1)
         instance = Instance(
             id=f"bench-{i:05d}",
             consultation_id=f"c{i}",
             department="皮肤科",
             t_star=0,
-            context=[Event(sender=Sender.PATIENT, timestamp=stamp, content=f"医生您好，第{i}例")],
+            context=[
+                Event(
+                    sender=Sender.PATIENT,
+                    timestamp=datetime(2025, 1, 1),
+                    content=f"医生您好，第{i}例",
+                )
+            ],
             target_reply="您好，考虑湿疹，建议外用药膏并保持皮肤清洁。",
         )
         n = min(CRITERIA_PER_CASE, left)
@@ -74,12 +112,13 @@ def fill(store: RunStore, criteria: int) -> None:
         store.put(stages.RUBRIC_ROUND, f"{instance.id}#00", rubric)
 
 
-def write_config(folder: Path, server: FakeOpenAIServer, concurrency: int) -> Path:
+def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
     spec = {
         "name": "bench-judge",
         "model": "bench-judge",
-        "base_url": server.base_url,
+        "base_url": base_url,
         "concurrency": concurrency,
+        "structured_mode": "json_schema",
     }
     path = folder / "models.yaml"
     path.write_text(yaml.safe_dump({"models": [spec]}), encoding="utf-8")
@@ -90,72 +129,109 @@ def settings(config: Path) -> EvalSettings:
     return EvalSettings(model=ONLINE, grader="bench-judge", models_config=config)
 
 
-async def bare_client(server: FakeOpenAIServer, args: argparse.Namespace) -> float:
-    """Calls/s of the OpenAI-compatible client alone: same calls, no store, no grading."""
-    client = OpenAICompatibleClient(
-        "bench-judge", base_url=server.base_url, concurrency=args.concurrency
+def _wire_request() -> dict[str, Any]:
+    """The grader call as the bare clients send it: same messages, same json_schema."""
+    client = OpenAICompatibleClient("bench-judge", structured_mode="json_schema")
+    request = ChatRequest(
+        task=GRADER_TASK,
+        messages=render_messages("medrealmm.evaluate", "grader", **BARE_PROMPT),
+        json_schema=GraderOutput.model_json_schema(),
     )
-    schema = GraderOutput.model_json_schema()
-    gate = asyncio.Semaphore(args.concurrency)
-    prompt = render_messages("medrealmm.evaluate", "grader", **BARE_PROMPT)
-
-    async def one(i: int) -> None:
-        request = ChatRequest(task=GRADER_TASK, messages=prompt, json_schema=schema)
-        async with gate:
-            await client.complete(request)
-
-    started = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(args.criteria)))
-    wall = time.perf_counter() - started
-    await client.aclose()
-    return args.criteria / wall
+    return client._payload(request, "json_schema")
 
 
-async def throughput(folder: Path, server: FakeOpenAIServer, args: argparse.Namespace) -> None:
-    config = write_config(folder, server, args.concurrency)
-    before = await bare_client(server, args)  # bare runs on both sides: load drifts
-    with RunStore(folder / "throughput") as store:
-        fill(store, args.criteria)
-        started, cpu_started = time.perf_counter(), time.process_time()
-        outcome = await run_eval(store, settings(config))
-        wall = time.perf_counter() - started
-        cpu = time.process_time() - cpu_started
-    achieved = outcome.verdicts.done / wall
-    ideal = args.concurrency / args.latency
-    done = outcome.verdicts.done
-    print(f"graded {done} criteria in {wall:.2f}s ({outcome.incomplete} incomplete)")
-    print(f"achieved {achieved:.1f} calls/s, ideal N/L = {ideal:.1f} calls/s")
-    print(f"throughput ratio achieved/ideal = {achieved / ideal:.3f}  (goal >= 0.9)")
-    per_call_ms = 1000 * cpu / max(done, 1)
-    print(
-        f"CPU per graded criterion (client and in-process server) = {per_call_ms:.1f} ms, "
-        f"so one free core caps throughput at {1000 / per_call_ms:.0f} calls/s"
-    )
-    after = await bare_client(server, args)
-    bare = (before + after) / 2
-    print(f"bare client, same calls without store or grading: {before:.1f} / {after:.1f} calls/s")
-    print(f"evaluation / bare client (mean) = {achieved / bare:.3f}  (the evaluation's overhead)")
-    rejected = server.status_log.count(429)
-    print(f"server: peak concurrency {server.peak_concurrency}, 429 rejections {rejected}")
+def measure(run: Callable[[], int]) -> tuple[int, float, float]:
+    """(calls, wall seconds, client CPU seconds) of one side."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    calls = run()
+    return calls, time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def repeats_after_kill(
-    folder: Path, server: FakeOpenAIServer, args: argparse.Namespace
-) -> None:
-    config = write_config(folder, server, args.concurrency)
+def harness(folder: Path, base_url: str, n: int, criteria: int) -> int:
+    config = write_config(folder, base_url, n)
+    with RunStore(folder / f"harness-{n}") as store:
+        fill(store, criteria)
+        outcome = run_evaluation(store, settings(config))
+    return outcome.verdicts.done
+
+
+def bare_sdk(base_url: str, n: int, criteria: int) -> int:
+    payload = _wire_request()
+
+    async def main() -> int:
+        client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
+        gate = asyncio.Semaphore(n)
+
+        async def one() -> None:
+            async with gate:
+                reply = await client.chat.completions.create(**payload)
+                GraderOutput.model_validate_json(reply.choices[0].message.content or "")
+
+        await asyncio.gather(*(one() for _ in range(criteria)))
+        await client.close()
+        return criteria
+
+    return asyncio.run(main())
+
+
+def thread_pool(base_url: str, n: int, criteria: int) -> int:
+    payload = _wire_request()
+    client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
+
+    def one(_: int) -> None:
+        reply = client.chat.completions.create(**payload)
+        GraderOutput.model_validate_json(reply.choices[0].message.content or "")
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        list(pool.map(one, range(criteria)))
+    client.close()
+    return criteria
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def side_by_side(folder: Path, args: argparse.Namespace) -> None:
+    print(f"{args.criteria} grader calls per side, L = {1000 * args.latency:.0f} ms; {load()}")
+    print(f"{'N':>4} {'client':<28} {'calls/s':>9} {'of ideal':>9} {'CPU ms/call':>12}")
+    for n in args.concurrency:
+        ideal = n / args.latency
+        with server_process(args.latency, n) as base_url:
+            sides = {
+                "harness (run_evaluation)": partial(harness, folder, base_url, n, args.criteria),
+                "bare async SDK": partial(bare_sdk, base_url, n, args.criteria),
+                "thread pool (simple-evals)": partial(thread_pool, base_url, n, args.criteria),
+            }
+            for name, side in sides.items():
+                calls, wall, cpu = measure(side)
+                rate = calls / wall
+                print(
+                    f"{n:>4} {name:<28} {rate:>9.1f} {rate / ideal:>9.3f} "
+                    f"{1000 * cpu / max(calls, 1):>12.2f}"
+                )
+    print("goal: harness >= 0.9 of ideal at N=16, >= 0.85 at N=64, <= 1.5 ms CPU per call")
+    print(f"after: {load()}")
+
+
+async def repeats_after_kill(folder: Path, args: argparse.Namespace) -> None:
+    n = args.concurrency[0]
     with RunStore(folder / "killed") as store:
         fill(store, args.criteria)
-        task = asyncio.create_task(run_eval(store, settings(config)))
-        while store.count(stages.EVAL_VERDICT) < args.criteria // 2:
-            await asyncio.sleep(0.01)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        with server_process(args.latency, n) as base_url:
+            config = write_config(folder, base_url, n)
+            task = asyncio.create_task(run_eval(store, settings(config)))
+            while store.count(stages.EVAL_VERDICT) < args.criteria // 2:
+                await asyncio.sleep(0.01)
+            task.cancel()  # every call in flight is cut off, as by a kill
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         done_at_kill = store.count(stages.EVAL_VERDICT)
         finished_calls = len(store.cache)
-        # The rerun talks to a fresh server, so calls cut off by the kill are not counted.
-        with serve(args) as fresh:
-            outcome = await run_eval(store, settings(write_config(folder, fresh, args.concurrency)))
+        with FakeOpenAIServer(grader_reply) as fresh:
+            config = write_config(folder, fresh.base_url, n)
+            outcome = await run_eval(store, settings(config))
             sent = len(fresh.requests)
         needed = len(store.cache) - finished_calls
     print(
@@ -167,14 +243,16 @@ async def repeats_after_kill(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--criteria", type=int, default=2000, help="criteria to grade")
+    parser.add_argument("--criteria", type=int, default=2000, help="grader calls per side")
     parser.add_argument("--latency", type=float, default=0.1, help="server latency L (s)")
-    parser.add_argument("--concurrency", type=int, default=16, help="N, server and client")
+    parser.add_argument(
+        "--concurrency", type=int, nargs="+", default=[16, 64], help="N, server and client"
+    )
     args = parser.parse_args()
     os.environ.setdefault("MEDREALMM_PROGRESS", "0")
-    with tempfile.TemporaryDirectory() as tmp, serve(args) as server:
-        asyncio.run(throughput(Path(tmp), server, args))
-        asyncio.run(repeats_after_kill(Path(tmp), server, args))
+    with tempfile.TemporaryDirectory() as tmp:
+        side_by_side(Path(tmp), args)
+        asyncio.run(repeats_after_kill(Path(tmp), args))
 
 
 if __name__ == "__main__":

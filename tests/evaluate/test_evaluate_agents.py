@@ -173,20 +173,54 @@ def test_retry_failed_asks_again_for_malformed_verdicts(tmp_path: Path, store: R
         assert all(is_grader(b) for b in server.requests)  # the finished reply was kept
 
 
-def test_empty_reply_is_a_failed_response_that_can_be_retried(
+@pytest.mark.parametrize("content", ["  ", None])
+def test_empty_or_refused_reply_is_graded_as_a_reply_not_dropped(
+    tmp_path: Path, store: RunStore, content: str | None
+) -> None:
+    def silent(body: dict[str, Any]) -> FakeReply:
+        if is_grader(body):
+            return FakeReply(content=json.dumps({"rationale": "未作答", "met": False}))
+        return FakeReply(content=content)
+
+    with FakeOpenAIServer(silent) as server:
+        first = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
+    (score,) = first.scores
+    assert first.incomplete == 0 and score.complete and score.score is not None
+    (response,) = store.iter(stages.EVAL_RESPONSE, Response)
+    assert response.status is VerdictStatus.OK and response.text == ""
+
+
+def test_truncated_reply_is_graded_as_written_and_flagged(tmp_path: Path, store: RunStore) -> None:
+    def cut(body: dict[str, Any]) -> FakeReply:
+        if is_grader(body):
+            return responder(body)
+        return FakeReply(content=REPLY[:10], finish_reason="length")
+
+    with FakeOpenAIServer(cut) as server:
+        outcome = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
+    assert outcome.incomplete == 0
+    (response,) = store.iter(stages.EVAL_RESPONSE, Response)
+    assert response.truncated and response.text == REPLY[:10]
+
+
+def test_permanent_failure_is_not_asked_again_unless_retry_failed(
     tmp_path: Path, store: RunStore
 ) -> None:
-    with FakeOpenAIServer(lambda body: FakeReply(content="  ")) as server:
-        first = run_evaluation(store, settings(models_yaml(tmp_path, server), limit=1))
-    assert first.incomplete == 1 and first.scores[0].failed_criteria == ["c1", "c2", "c3", "c4"]
-    (response,) = store.iter(stages.EVAL_RESPONSE, Response)
-    assert response.status is VerdictStatus.FAILED and response.error == "empty reply"
-    with FakeOpenAIServer(responder) as server:
+    def too_long(body: dict[str, Any]) -> FakeReply:
+        if is_grader(body):
+            return responder(body)
+        return FakeReply(status=400, content="maximum context length is 2048 tokens")
+
+    with FakeOpenAIServer(too_long) as server:
         config = models_yaml(tmp_path, server)
-        assert run_evaluation(store, settings(config, limit=1)).incomplete == 1
-        assert not server.requests  # without --retry-failed the failure stands
-        again = run_evaluation(store, settings(config, limit=1, retry_failed=True))
-    assert again.incomplete == 0
+        run_evaluation(store, settings(config, limit=1))
+        asked = len(server.requests)
+        run_evaluation(store, settings(config, limit=1))
+        assert len(server.requests) == asked  # a plain rerun does not ask again
+        run_evaluation(store, settings(config, limit=1, retry_failed=True))
+        assert len(server.requests) == asked + 1
+    (response,) = store.iter(stages.EVAL_RESPONSE, Response)
+    assert "[context_length]" in (response.error or "")
 
 
 def test_grader_repairs_a_malformed_reply(
@@ -205,7 +239,7 @@ def test_transport_failure_is_retried_on_the_next_run(tmp_path: Path, store: Run
 
     def flaky(body: dict[str, Any]) -> FakeReply:
         if is_grader(body) and down["grader"]:
-            return FakeReply(status=400, content="bad request")
+            return FakeReply(status=503, content="overloaded")
         return responder(body)
 
     with FakeOpenAIServer(flaky) as server:

@@ -137,7 +137,7 @@ async def test_failed_generation_is_recorded_and_retried(
         client = OpenAICompatibleClient("m", base_url=server.base_url, max_attempts=1)
         await generate_all(store, client, SETTINGS)
     assert store.failures(stages.RUBRIC_ROUND) == {
-        f"{tinea_instance.id}#00": "no JSON object found in the reply"
+        f"{tinea_instance.id}#00": "[malformed_output] no JSON object found in the reply"
     }
     assert states(store, SETTINGS) == {tinea_instance.id: RubricState.FAILED}
     await generate_all(store, OfflineClient(), SETTINGS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 app = typer.Typer(
@@ -16,3 +18,21 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # locals may hold patient text
     rich_markup_mode="rich",
 )
+
+
+@app.callback()
+def _global_options(
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=1, help="Reply budget for every model call (default per task)."
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.1, help="Seconds to wait for one model call (default 120)."
+    ),
+) -> None:
+    """Options before the command apply to every model the command uses."""
+    from medrealmm.llm.config import MAX_TOKENS_ENV, TIMEOUT_ENV
+
+    if max_tokens is not None:
+        os.environ[MAX_TOKENS_ENV] = str(max_tokens)
+    if timeout is not None:
+        os.environ[TIMEOUT_ENV] = str(timeout)

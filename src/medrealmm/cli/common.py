@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -26,6 +26,11 @@ ModelsConfigOption = Annotated[
     typer.Option("--models-config", help="YAML file listing models (see examples/models.yaml)."),
 ]
 
+LimitOption = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, help="Only the first N units by id (a trial run)."),
+]
+
 
 @contextmanager
 def user_errors() -> Iterator[None]:
@@ -41,3 +46,22 @@ def print_error(message: str) -> None:
     """One line on stderr, never wrapped, with data-borne ``[markup]`` shown as written."""
     line = " ".join(message.split())
     console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+
+
+def report_failures(errors: Iterable[str], what: str) -> int:
+    """Print failures grouped by reason, each group with its fix; return how many there were.
+
+    Callers exit non-zero when this is not 0, so scripts notice work that is still missing.
+    """
+    from rich.markup import escape
+
+    from medrealmm.llm.failures import summarise
+
+    groups = summarise(errors)
+    total = sum(group.count for group in groups)
+    if total:
+        console.print(f"[yellow]{total} {what} failed:[/yellow]")
+    for group in groups:
+        console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
+        console.print(f"    e.g. {escape(group.example[:200])}")
+    return total

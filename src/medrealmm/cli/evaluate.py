@@ -13,7 +13,13 @@ from rich import box
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    report_failures,
+    user_errors,
+)
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
@@ -137,9 +143,16 @@ def run_command(
     )
     if outcome.no_rubric:
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
-    for stats, what in ((outcome.responses, "replies"), (outcome.verdicts, "verdicts")):
-        if stats.failed:
-            console.print(f"[yellow]{stats.failed} {what} failed; rerun to retry calls[/yellow]")
+    errors = list(outcome.responses.errors.values())
+    for score in outcome.scores:
+        errors.extend(v.error for v in score.verdicts if v.error is not None)
+    failed = report_failures(errors, "calls")
+    if failed or outcome.incomplete:
+        console.print(
+            "rerun to retry transient failures; --retry-failed also asks again for "
+            "permanent and malformed ones"
+        )
+        raise typer.Exit(1)
 
 
 @eval_app.command("import-responses")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import LimitOption, ModelOption, ModelsConfigOption, console, user_errors
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.store import RunStore, stages
 
@@ -55,6 +55,7 @@ def extract(
             "approved it, or raw / corpus.sampled for un-masked experiments (never released).",
         ),
     ] = stages.CORPUS_DEID,
+    limit: LimitOption = None,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
     history up to each candidate, t* = argmax of the summed scores.
@@ -83,6 +84,7 @@ def extract(
                 stage_taxonomy=load_taxonomy(stage_taxonomy) if stage_taxonomy else None,
                 verifier_images=verifier_images,
                 concurrency=concurrency,
+                limit=limit,
             ),
         )
         instances, discarded = export_outputs(store, out / "mccp")

@@ -10,7 +10,14 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    LimitOption,
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    report_failures,
+    user_errors,
+)
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore, stages
@@ -41,10 +48,19 @@ def _open(run: Path, *, writer: bool = False) -> RunStore:
     return RunStore(run, writer=writer)
 
 
-def _report(stats: RunStats, what: str) -> None:
-    console.print(f"{what}: {stats.done} done, {stats.failed} failed, {stats.skipped} already done")
-    for key, error in sorted(stats.errors.items()):
-        console.print(f"  [red]{key}[/red]: {error}")
+def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:
+    """One line of counts that agree with the failures listed after it; exit 1 if any.
+
+    ``recorded``: failures the stage stored as rows (its units then count as run, not ok).
+    """
+    recorded = recorded or {}
+    ok = max(stats.done - len(recorded), 0)
+    failed = stats.failed + len(recorded)
+    console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
+    for key in sorted([*stats.errors, *recorded]):
+        console.print(f"  [red]{key}[/red]")
+    if report_failures([*stats.errors.values(), *recorded.values()], "units"):
+        raise typer.Exit(1)
 
 
 @rubric_app.command()
@@ -57,6 +73,7 @@ def generate(
         int, typer.Option(min=1, help="The platform's per-turn character limit.")
     ] = 500,
     images: ImagesOption = True,
+    limit: LimitOption = None,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
 
@@ -70,12 +87,11 @@ def generate(
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         client = open_client(model, models_config, store.cache)
         stats = run_with_client(
-            client, lambda c: generate_all(store, c, settings, concurrency=concurrency)
+            client,
+            lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
         )
         failures = store.failures(stages.RUBRIC_ROUND)
-    _report(stats, f"rubric round 0 ({client.name})")
-    for key, error in sorted(failures.items()):
-        console.print(f"  [yellow]failed[/yellow] {key}: {error}")
+    _report(stats, f"rubric round 0 ({client.name})", failures)
 
 
 @rubric_app.command("export-round")

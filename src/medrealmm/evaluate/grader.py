@@ -56,7 +56,8 @@ def grader_request(
 async def grade(
     client: LLMClient, request: ChatRequest, criterion: Criterion, *, attempts: int = 3
 ) -> tuple[Verdict, list[Completion], bool]:
-    """(verdict, completions, retryable): retryable when the last call never came back."""
+    """(verdict, completions, retryable): retryable when the last call never came back for a
+    reason that may pass (a permanent error such as a 400 is finished, like a malformed one)."""
     result = await complete_structured(client, request, GraderOutput, attempts=attempts)
     if result.value is not None:
         verdict = Verdict(
@@ -73,4 +74,5 @@ async def grade(
         grader=client.name,
         error=result.error,
     )
-    return verdict, result.completions, len(result.completions) < result.attempts
+    transient = not result.permanent and len(result.completions) < result.attempts
+    return verdict, result.completions, transient

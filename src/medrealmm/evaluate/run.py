@@ -74,7 +74,7 @@ class EvalSettings:
     grader_images: bool = True
     attempts: int = 3
     limit: int | None = None
-    retry_failed: bool = False  # ask again for empty replies and still-malformed verdicts
+    retry_failed: bool = False  # ask again for permanent failures and still-malformed verdicts
     # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
     replies: Mapping[str, str] | None = None
     replies_sha256: str | None = None
@@ -302,18 +302,19 @@ async def _respond(plan: _Plan) -> RunStats:
             completion = await client.complete(request)
         except (LLMError, MissingImageError) as exc:
             failed = base.model_copy(update={"status": VerdictStatus.FAILED, "error": str(exc)})
-            store.put(stages.EVAL_RESPONSE, key, failed, status=FAILED, error=str(exc))
+            # A permanent failure (4xx, unsupported, context length) is finished: a plain rerun
+            # would only get the same answer; --retry-failed asks again.
+            status = DONE if getattr(exc, "permanent", False) else FAILED
+            store.put(stages.EVAL_RESPONSE, key, failed, status=status, error=str(exc))
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
-        text = completion.text.strip() or None
-        if text is None:
-            client.forget(request)  # an empty reply is kept as a failure, not a cached answer
+        # A refusal or an empty reply is the model's reply: graded (it meets no positive
+        # criterion), never dropped from the mean. A cut reply is graded as written, flagged.
         response = base.model_copy(
             update={
-                "text": text,
+                "text": completion.text.strip(),
                 "is_baseline": client.is_baseline,
-                "status": VerdictStatus.OK if text else VerdictStatus.FAILED,
-                "error": None if text else "empty reply",
+                "truncated": completion.truncated,
             }
         )
         store.put(

@@ -30,8 +30,15 @@ class ModelSpec(BaseModel):
     rpm: float | None = Field(default=None, gt=0)
     timeout_s: float = Field(default=120.0, gt=0)
     max_attempts: int = Field(default=5, ge=1)
-    structured_mode: StructuredMode = "json_schema"
-    vision: bool = True
+    structured_mode: StructuredMode = Field(
+        default="auto",
+        description="How the schema reaches the server; auto steps down from json_schema "
+        "once if the server rejects it, and logs the mode it settled on.",
+    )
+    vision: bool = Field(default=True, description="False: image parts are never sent.")
+    context_window: int | None = Field(default=None, gt=0, description="Tokens, if known.")
+    price_per_mtok_in: float | None = Field(default=None, ge=0, description="Cost per 1M input.")
+    price_per_mtok_out: float | None = Field(default=None, ge=0, description="Cost per 1M output.")
     phi: Literal["allowed", "refused"] = Field(
         default="refused",
         description="'allowed' lets stages that see un-masked data call a non-loopback host.",
@@ -93,8 +100,25 @@ def resolve_spec(name: str, config: Path | str | None = None) -> ModelSpec:
     return spec
 
 
+#: Set by ``medrealmm --max-tokens N --timeout S ...``: they override every model's YAML.
+MAX_TOKENS_ENV = "MEDREALMM_MAX_TOKENS"
+TIMEOUT_ENV = "MEDREALMM_TIMEOUT_S"
+
+
+def with_overrides(spec: ModelSpec) -> ModelSpec:
+    """The spec with the command line's ``--max-tokens``/``--timeout`` applied, if given."""
+    max_tokens, timeout = os.environ.get(MAX_TOKENS_ENV), os.environ.get(TIMEOUT_ENV)
+    update: dict[str, object] = {}
+    if max_tokens:
+        update["params"] = spec.params.model_copy(update={"max_tokens": int(max_tokens)})
+    if timeout:
+        update["timeout_s"] = float(timeout)
+    return spec.model_copy(update=update) if update else spec
+
+
 def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
     client: LLMClient
+    spec = with_overrides(spec)
     if spec.backend == "offline":
         client = OfflineClient(spec.name)
     elif not spec.base_url:

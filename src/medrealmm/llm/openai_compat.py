@@ -1,20 +1,23 @@
-"""OpenAI-compatible backend (official SDK, async): vLLM, SGLang, llama.cpp, Ollama, hosted APIs."""
+"""OpenAI-compatible backend (official SDK, async): vLLM, SGLang, llama.cpp, Ollama, hosted APIs.
+
+The SDK carries auth, timeouts, connection pooling and its error types; the request body and
+the reply are plain JSON handled here, because the SDK's typed request transform and response
+parsing cost more CPU per call than everything else in the harness together (see
+``benchmarks/eval_throughput.py``). Every failure leaves as an ``LLMError`` with a reason.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import random
 import time
 from typing import Any, Literal
 
 import openai
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
+from medrealmm.llm.failures import classify, is_permanent, retry_after_s, tagged
 from medrealmm.llm.types import (
     ChatRequest,
     Completion,
@@ -26,21 +29,60 @@ from medrealmm.llm.types import (
     Usage,
 )
 
-StructuredMode = Literal["json_schema", "json_object", "none"]
+log = logging.getLogger(__name__)
+
+#: How the JSON schema of a structured call reaches the server, most to least enforced.
+#: ``json_object_schema`` is ``{"type": "json_object", "schema": ...}`` (llama.cpp's server).
+#: ``auto`` starts at the top and steps down once when the server rejects a mode.
+StructuredMode = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
+MODE_ORDER: tuple[StructuredMode, ...] = (
+    "json_schema",
+    "json_object_schema",
+    "json_object",
+    "none",
+)
+
+#: Reply budget when neither the request nor the model config sets ``max_tokens``: a bare
+#: model id otherwise lets a small model ramble past the timeout.
+DEFAULT_MAX_TOKENS: dict[str, int] = {
+    "evaluate.grader": 512,
+    "evaluate.respond": 1024,
+    "rubric.generator": 2048,
+    "rubric.refiner": 2048,
+}
+FALLBACK_MAX_TOKENS = 1024
+
+#: Longest server-requested wait we honour before a retry; longer ones count as a failure.
+MAX_RETRY_AFTER_S = 120.0
+
+#: Statuses with which servers reject a ``response_format`` they do not support.
+_FORMAT_REJECTIONS = frozenset({400, 422, 500, 501})
+
+IMAGE_NOT_SENT = "[图片未发送：该模型不接收图片]"
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | openai.RateLimitError):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+def default_max_tokens(task: str) -> int:
+    return DEFAULT_MAX_TOKENS.get(task, FALLBACK_MAX_TOKENS)
 
 
-def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Text-only messages go as plain strings: some local servers reject content arrays."""
+def to_openai_messages(messages: list[Message], *, vision: bool = True) -> list[dict[str, Any]]:
+    """Text-only messages go as plain strings: some local servers reject content arrays.
+
+    With ``vision`` off an image part becomes a short text marker, so a text-only model
+    never receives pixels whatever the stage built.
+    """
     wire: list[dict[str, Any]] = []
     for message in messages:
-        if all(isinstance(part, TextPart) for part in message.content):
+        has_image = any(isinstance(part, ImagePart) for part in message.content)
+        if not has_image:
             wire.append({"role": message.role, "content": message.plain_text})
+            continue
+        if not vision:
+            text = "".join(
+                part.text if isinstance(part, TextPart) else f"\n{IMAGE_NOT_SENT}\n"
+                for part in message.content
+            )
+            wire.append({"role": message.role, "content": text})
             continue
         parts: list[dict[str, Any]] = []
         for part in message.content:
@@ -50,6 +92,17 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
                 parts.append({"type": "text", "text": part.text})
         wire.append({"role": message.role, "content": parts})
     return wire
+
+
+def response_format(mode: StructuredMode, task: str, schema: dict[str, Any]) -> dict | None:
+    if mode == "json_schema":
+        name = task.replace(".", "_")[:64]
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return None
 
 
 class RateLimiter:
@@ -71,6 +124,31 @@ class RateLimiter:
             await asyncio.sleep(delay)
 
 
+class _Malformed(Exception):
+    """The server answered 200 with a body that is not a chat completion."""
+
+
+def parse_completion(data: object, model: str) -> Completion:
+    """The SDK's decoded body (a dict, or a string for a non-JSON body) as a ``Completion``."""
+    try:
+        assert isinstance(data, dict)
+        choice = data["choices"][0]
+        message = choice.get("message") or {}
+    except (AssertionError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        snippet = str(data)[:80].replace("\n", " ")
+        raise _Malformed(f"not a chat completion ({type(exc).__name__}): {snippet!r}") from None
+    usage = data.get("usage") or {}
+    return Completion(
+        text=message.get("content") or "",  # a refusal or an empty reply is still a reply
+        model=data.get("model") or model,
+        usage=Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        ),
+        finish_reason=choice.get("finish_reason"),
+    )
+
+
 class OpenAICompatibleClient:
     is_baseline = False
 
@@ -89,14 +167,14 @@ class OpenAICompatibleClient:
         max_attempts: int = 5,
         backoff_initial_s: float = 1.0,
         backoff_max_s: float = 30.0,
-        structured_mode: StructuredMode = "json_schema",
+        structured_mode: StructuredMode = "auto",
         vision: bool = True,
     ) -> None:
         self.model = model
-        self.vision = vision
         self.name = name or model
         self.params = params or GenerationParams()
-        self.structured_mode = structured_mode
+        self.structured_mode: StructuredMode = structured_mode
+        self.vision = vision
         key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not base_url:  # the SDK's default is a public host: never send data there by accident
@@ -111,71 +189,125 @@ class OpenAICompatibleClient:
         self._limiter = RateLimiter(rpm)
         self._max_attempts = max_attempts
         self._backoff = (backoff_initial_s, backoff_max_s)
+        # ``auto``: the first structured call settles the mode; the others wait for it.
+        self._mode: StructuredMode = "json_schema" if structured_mode == "auto" else structured_mode
+        self._mode_settled = structured_mode != "auto"
+        self._mode_lock = asyncio.Lock()
+        #: Calls that ended in failure after all attempts, and attempts made in all.
+        self.failed_calls = 0
+        self.attempts = 0
+
+    @property
+    def active_structured_mode(self) -> StructuredMode:
+        return self._mode
 
     def cache_identity(self, request: ChatRequest) -> str:
-        """Name, served model id and configured decoding: what changes the answer."""
+        """Name, model id, decoding settings and whether images are sent: what changes a reply."""
         settings = self.params.model_dump_json()
-        return f"{self.name}|{self.model}|{self.structured_mode}|{settings}"
+        sees = "img" if self.vision else "noimg"
+        return f"{self.name}|{self.model}|{self.structured_mode}|{sees}|{settings}"
 
-    def _payload(self, request: ChatRequest) -> dict[str, Any]:
+    def _payload(self, request: ChatRequest, mode: StructuredMode) -> dict[str, Any]:
         # Only what the request set explicitly overrides the model's configured settings.
         params = self.params.model_copy(update=request.params.model_dump(exclude_unset=True))
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.messages),
+            "messages": to_openai_messages(request.messages, vision=self.vision),
         }
         for key in ("temperature", "top_p", "max_tokens", "seed"):
             value = getattr(params, key)
             if value is not None:
                 payload[key] = value
+        payload.setdefault("max_tokens", default_max_tokens(request.task))
         if params.extra_body:
-            payload["extra_body"] = params.extra_body
-        if request.json_schema is not None and self.structured_mode == "json_schema":
-            payload["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": request.task.replace(".", "_")[:64],
-                    "schema": request.json_schema,
-                },
-            }
-        elif request.json_schema is not None and self.structured_mode == "json_object":
-            payload["response_format"] = {"type": "json_object"}
+            payload.update(params.extra_body)
+        if request.json_schema is not None:
+            fmt = response_format(mode, request.task, request.json_schema)
+            if fmt is not None:
+                payload["response_format"] = fmt
         return payload
 
     async def complete(self, request: ChatRequest) -> Completion:
-        payload = self._payload(request)
+        if request.json_schema is None or self._mode_settled:
+            return await self._complete(request, self._mode)
+        async with self._mode_lock:
+            while not self._mode_settled:
+                mode = self._mode
+                try:
+                    completion = await self._complete(request, mode)
+                except LLMError as exc:
+                    lower = MODE_ORDER.index(mode) + 1
+                    if exc.status not in _FORMAT_REJECTIONS or exc.reason == "context_length":
+                        raise  # not about the format: the mode stays open for the next call
+                    if lower >= len(MODE_ORDER):
+                        # Every mode was rejected: the request itself is at fault, not the mode.
+                        self._mode, self._mode_settled = MODE_ORDER[0], True
+                        raise
+                    self._mode = MODE_ORDER[lower]
+                    log.warning(
+                        "%s: the server rejected structured mode %s (HTTP %s); trying %s",
+                        self.name,
+                        mode,
+                        exc.status,
+                        self._mode,
+                    )
+                    continue
+                self._mode_settled = True
+                log.warning("%s: structured output via %s", self.name, mode)
+                return completion
+        return await self._complete(request, self._mode)
+
+    async def _complete(self, request: ChatRequest, mode: StructuredMode) -> Completion:
+        payload = self._payload(request, mode)
         initial, maximum = self._backoff
-        try:
-            async for attempt in AsyncRetrying(
-                retry=retry_if_exception(_retryable),
-                stop=stop_after_attempt(self._max_attempts),
-                wait=wait_exponential_jitter(multiplier=initial, max=maximum, jitter=initial),
-                reraise=True,
-            ):
-                with attempt:
-                    async with self._semaphore:
-                        await self._limiter.wait()
-                        started = time.perf_counter()
-                        response = await self._client.chat.completions.create(**payload)
-                        latency = time.perf_counter() - started
-        except openai.OpenAIError as exc:
-            raise LLMError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        if not response.choices:
-            raise LLMError(f"{self.name}: response had no choices")
-        text = response.choices[0].message.content or ""
-        usage = response.usage
-        return Completion(
-            text=text,
-            model=response.model or self.model,
-            usage=Usage(
-                prompt_tokens=usage.prompt_tokens if usage else 0,
-                completion_tokens=usage.completion_tokens if usage else 0,
-            ),
-            latency_s=latency,
-        )
+        for attempt in range(1, self._max_attempts + 1):
+            self.attempts += 1
+            try:
+                async with self._semaphore:
+                    await self._limiter.wait()
+                    started = time.perf_counter()
+                    try:
+                        data = await self._client.post(
+                            "/chat/completions", body=payload, cast_to=object
+                        )
+                    except ValueError as exc:  # a body cut short or not JSON at all
+                        raise _Malformed(f"undecodable body: {exc}") from None
+                    latency = time.perf_counter() - started
+                completion = parse_completion(data, self.model)
+                return completion.model_copy(update={"latency_s": latency})
+            except (openai.OpenAIError, _Malformed) as exc:
+                reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
+                wait = retry_after_s(exc)
+                # A timed-out call is not re-sent in this run: a one-at-a-time server may still
+                # be computing it, and a second copy would only queue behind the first.
+                final = (
+                    is_permanent(reason)
+                    or reason == "timeout"
+                    or attempt == self._max_attempts
+                    or (wait is not None and wait > MAX_RETRY_AFTER_S)
+                )
+                if final:
+                    self.failed_calls += 1
+                    raise LLMError(
+                        tagged(reason, f"{self.name}: {_describe(exc)}"),
+                        reason=reason,
+                        permanent=is_permanent(reason),
+                        status=getattr(exc, "status_code", None),
+                        attempts=attempt,
+                    ) from exc
+                if wait is None:
+                    wait = min(maximum, initial * 2 ** (attempt - 1)) + random.uniform(0, initial)
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def forget(self, request: ChatRequest) -> None:
         """Nothing is stored here; the cache wrapper forgets."""
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {str(exc.message)[:300]}"
+    return f"{type(exc).__name__}: {str(exc)[:300]}"

@@ -11,6 +11,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from medrealmm.llm.client import LLMClient
+from medrealmm.llm.failures import tagged
 from medrealmm.llm.types import ChatRequest, Completion, LLMError, Message
 
 T = TypeVar("T", bound=BaseModel)
@@ -43,6 +44,9 @@ class StructuredResult(Generic[T]):
     error: str | None = None
     attempts: int = 0
     completions: list[Completion] = field(default_factory=list)
+    #: True when asking again cannot help (a 4xx, an unsupported feature, context length):
+    #: a plain rerun leaves it recorded; ``--retry-failed`` asks anyway.
+    permanent: bool = False
 
     @property
     def ok(self) -> bool:
@@ -77,6 +81,7 @@ async def complete_structured(
             completion = await client.complete(current)
         except LLMError as exc:
             result.error = f"call failed: {exc}"
+            result.permanent = exc.permanent
             return result
         result.completions.append(completion)
         try:
@@ -84,12 +89,14 @@ async def complete_structured(
             result.error = None
             return result
         except (ValueError, ValidationError) as exc:
-            result.error = _short_error(exc)
+            cut = " (reply cut at max_tokens)" if completion.truncated else ""
+            detail = _short_error(exc) + cut
+            result.error = tagged("malformed_output", detail)
             # An answer that failed validation must not be replayed from the cache by a rerun.
             client.forget(current)
         repair = [
             Message.text("assistant", completion.text),
-            Message.text("user", REPAIR_MESSAGE.format(error=result.error)),
+            Message.text("user", REPAIR_MESSAGE.format(error=detail)),
         ]
         current = current.model_copy(update={"messages": [*request.messages, *repair]})
     return result

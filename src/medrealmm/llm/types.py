@@ -85,7 +85,34 @@ class Completion(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
+    #: The server's ``finish_reason``; ``length`` means the reply was cut at ``max_tokens``.
+    finish_reason: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """A cut reply is still the model's reply: graded as written, flagged in results."""
+        return self.finish_reason == "length"
 
 
 class LLMError(RuntimeError):
-    """A call that failed for good (retries exhausted or a non-retryable error)."""
+    """A call that failed for good (retries exhausted or a non-retryable error).
+
+    ``reason`` groups failures for the CLI summary (see ``medrealmm.llm.failures``);
+    ``permanent`` failures (bad request, unsupported feature, context length) are not
+    re-asked by a plain rerun, transient ones (timeouts, 5xx, rate limits) are.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "error",
+        permanent: bool = False,
+        status: int | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.permanent = permanent
+        self.status = status
+        self.attempts = attempts

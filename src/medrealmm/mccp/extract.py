@@ -122,8 +122,10 @@ async def run_mccp(
     stage_taxonomy: Taxonomy | None = None,
     verifier_images: bool = True,
     concurrency: int = 16,
+    limit: int | None = None,
 ) -> MccpSummary:
-    """Extract MCCPs for every consultation of ``source_stage`` not yet done.
+    """Extract MCCPs for every consultation of ``source_stage`` not yet done (only the first
+    ``limit`` consultations by id when given: a trial run against a new endpoint).
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
@@ -150,7 +152,7 @@ async def run_mccp(
     )
     store.prune_stale(stages.MCCP_INSTANCE)
     store.prune_stale(stages.MCCP_DISCARDED)
-    all_keys = sorted(store.keys(source_stage))
+    all_keys = sorted(store.keys(source_stage))[:limit]
     done = finished_consultations(store)
     todo = [key for key in all_keys if key not in done]
 

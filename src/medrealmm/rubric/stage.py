@@ -58,11 +58,14 @@ async def generate_all(
     settings: RubricSettings,
     *,
     concurrency: int = 8,
+    limit: int | None = None,
 ) -> RunStats:
-    """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
+    """R^(0) for every MCCP instance that has none yet (failed ones are retried); only the
+    first ``limit`` instances by id when given (a trial run against a new endpoint)."""
     store.prune_stale(stages.RUBRIC_ROUND)  # instances that changed or went since
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
-    todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
+    chosen = sorted(store.keys(stages.MCCP_INSTANCE))[:limit]
+    todo = [i for i in chosen if round_key(i, 0) not in done]
     image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:

@@ -48,6 +48,9 @@ class Response(BaseModel):
     error: str | None = None
     is_baseline: bool = False
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
+    truncated: bool = Field(
+        default=False, description="Cut at max_tokens; graded as written (it is the reply)."
+    )
 
 
 class CaseScore(BaseModel):

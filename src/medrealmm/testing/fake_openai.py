@@ -20,7 +20,8 @@ from typing import Any
 @dataclass
 class FakeReply:
     status: int = 200
-    content: str = ""
+    content: str | None = ""  # None: a null message content (some servers' refusals)
+    finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
 
@@ -109,7 +110,8 @@ class FakeOpenAIServer:
                     }
                     self._send(reply.status, {"error": error}, reply.headers)
                 else:
-                    self._send(200, outer._completion(body, reply.content), reply.headers)
+                    payload = outer._completion(body, reply.content, reply.finish_reason)
+                    self._send(200, payload, reply.headers)
 
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -173,7 +175,9 @@ class FakeOpenAIServer:
         return reply
 
     @staticmethod
-    def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+    def _completion(
+        body: dict[str, Any], content: str | None, finish_reason: str = "stop"
+    ) -> dict[str, Any]:
         prompt_chars = len(json.dumps(body.get("messages", []), ensure_ascii=False))
         return {
             "id": f"chatcmpl-fake-{time.monotonic_ns()}",
@@ -184,12 +188,12 @@ class FakeOpenAIServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
+                    "finish_reason": finish_reason,
                 }
             ],
             "usage": {
                 "prompt_tokens": prompt_chars // 2,
-                "completion_tokens": len(content),
-                "total_tokens": prompt_chars // 2 + len(content),
+                "completion_tokens": len(content or ""),
+                "total_tokens": prompt_chars // 2 + len(content or ""),
             },
         }

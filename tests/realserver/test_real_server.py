@@ -1,0 +1,209 @@
+"""The real model path against a server nobody here wrote (``pytest -m real_server``).
+
+llama-cpp-python's OpenAI-compatible server with SmolLM2-135M on loopback: it rejects
+``json_schema`` (500), answers one request at a time and cuts replies at ``max_tokens``.
+The tests assert behaviour (rows, recorded failures, resume), never the model's quality.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.store import RunStore, stages
+from medrealmm.testing.llama_server import MODEL_ALIAS, LlamaServer, missing_reason
+
+pytestmark = [
+    pytest.mark.real_server,
+    pytest.mark.slow,
+    pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason())),
+]
+
+CLI = [sys.executable, "-c", "from medrealmm.cli import main; main()"]
+CONSULTATIONS = 2
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with LlamaServer(log=log) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first demo consultations with their images: a few calls, not a few hundred."""
+    source = bundled_corpus_dir()
+    folder = tmp_path_factory.mktemp("corpus")
+    lines = (source / CORPUS_FILE).read_text(encoding="utf-8").splitlines()[:CONSULTATIONS]
+    (folder / CORPUS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copytree(source / "images", folder / "images")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory, server: LlamaServer) -> Path:
+    entry = {
+        "name": MODEL_ALIAS,
+        "model": MODEL_ALIAS,
+        "base_url": server.base_url,
+        "vision": False,  # SmolLM2 is text-only: no stage may send it image parts
+        "concurrency": 1,
+        "timeout_s": 300,
+        "max_attempts": 2,
+        "params": {"max_tokens": 96},
+    }
+    path = tmp_path_factory.mktemp("config") / "models.yaml"
+    path.write_text(yaml.safe_dump({"models": [entry]}), encoding="utf-8")
+    return path
+
+
+def cli(*args: object, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+    return subprocess.run(
+        [*CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def assert_clean(result: subprocess.CompletedProcess[str], *allowed: int) -> None:
+    """A run ends with its own summary, never a traceback, and an exit code that says so."""
+    output = result.stdout + result.stderr
+    assert result.returncode in (0, *allowed), output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
+
+
+@pytest.fixture(scope="module")
+def offline_chain(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+    """Instances and rubrics from the offline baseline: input for the real eval stages."""
+    run = tmp_path_factory.mktemp("chain") / "run"
+    assert_clean(cli("mccp", "extract", corpus, run, "--from", "raw"))
+    assert_clean(cli("rubric", "generate", run))
+    with RunStore(run) as store:
+        assert store.count(stages.MCCP_INSTANCE) >= 1
+    return run
+
+
+def fresh_copy(run: Path, folder: Path) -> Path:
+    target = folder / "copy"
+    shutil.copytree(run, target)
+    return target
+
+
+def test_mccp_extract_on_the_real_server_records_every_consultation(
+    tmp_path: Path, corpus: Path, models: Path
+) -> None:
+    run = tmp_path / "run"
+    args = ["mccp", "extract", corpus, run, "--from", "raw", "--limit", "1"]
+    first = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
+    assert_clean(first, 1)
+    output = first.stdout + first.stderr
+    if first.returncode == 1:
+        assert "failed" in output  # failures are named, with the exit code to match
+    with RunStore(run) as store:
+        # The consultation ended as an instance, a discard record or a recorded failure.
+        ended = store.keys(stages.MCCP_DISCARDED, status=None) | {
+            key.split("#")[0] for key in store.keys(stages.MCCP_INSTANCE)
+        }
+        failures = store.failures(stages.MCCP_DISCARDED)
+    assert ended, output[-2000:]
+    for error in failures.values():
+        assert error.strip(), "a failure without its reason"
+
+
+def test_rubric_generate_on_the_real_server_leaves_a_row_per_instance(
+    tmp_path: Path, offline_chain: Path, models: Path
+) -> None:
+    run = fresh_copy(offline_chain, tmp_path)
+    with RunStore(run) as store:
+        instances = store.keys(stages.MCCP_INSTANCE)
+        for key in list(store.keys(stages.RUBRIC_ROUND)):
+            store.delete(stages.RUBRIC_ROUND, key)
+    args = ["rubric", "generate", run, "--limit", "1"]
+    result = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
+    assert_clean(result, 1)
+    with RunStore(run) as store:
+        rounds = {key.split("#")[0] for key in store.keys(stages.RUBRIC_ROUND, status=None)}
+        failures = store.failures(stages.RUBRIC_ROUND)
+    assert rounds == set(sorted(instances)[:1])  # each instance: a rubric or a recorded failure
+    for error in failures.values():
+        assert error.startswith("[")  # every failure carries its reason
+
+
+def _eval_args(run: Path, models: Path) -> list[object]:
+    return [
+        "eval", "run", run, "--model", MODEL_ALIAS, "--grader", MODEL_ALIAS,
+        "--models-config", models, "--images", "off", "--grader-images", "off", "--limit", "1",
+    ]  # fmt: skip
+
+
+def _verdicts(run: Path) -> dict[str, object]:
+    with RunStore(run) as store:
+        return {
+            key: store.get_raw(stages.EVAL_VERDICT, key) for key in store.keys(stages.EVAL_VERDICT)
+        }
+
+
+def test_eval_run_score_and_report_with_a_real_respondent_and_grader(
+    tmp_path: Path, offline_chain: Path, models: Path
+) -> None:
+    run = fresh_copy(offline_chain, tmp_path)
+    result = cli(*_eval_args(run, models))
+    assert_clean(result, 1)
+    with RunStore(run) as store:
+        responses = store.keys(stages.EVAL_RESPONSE)
+        assert len(responses) == 1  # --limit 1
+        verdicts = store.count(stages.EVAL_VERDICT)
+    assert verdicts >= 1
+    score = cli("eval", "score", run, "--json", tmp_path / "score.json")
+    assert_clean(score, 1)
+    table = json.loads((tmp_path / "score.json").read_text(encoding="utf-8"))
+    assert table["usage"], "usage was not recorded"
+    report = cli("report", run, tmp_path / "report")
+    assert_clean(report)
+    assert (tmp_path / "report" / "index.html").is_file()
+
+
+def test_eval_killed_mid_run_resumes_without_losing_or_repeating_work(
+    tmp_path: Path, offline_chain: Path, models: Path
+) -> None:
+    run = fresh_copy(offline_chain, tmp_path)
+    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+    process = subprocess.Popen(
+        [*CLI, *map(str, _eval_args(run, models))],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            with RunStore(run) as store:
+                if store.count(stages.EVAL_VERDICT) >= 1:
+                    break
+            time.sleep(1)
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    at_kill = _verdicts(run)
+    assert at_kill, "no verdict was stored before the kill"
+    assert_clean(cli(*_eval_args(run, models)), 1)
+    after = _verdicts(run)
+    for key, row in at_kill.items():
+        assert after[key] == row  # finished work kept exactly as it was
+    with RunStore(run) as store:
+        calls = len(store.cache)
+    assert_clean(cli(*_eval_args(run, models)), 1)
+    with RunStore(run) as store:
+        assert len(store.cache) == calls  # a finished run asks nothing again
