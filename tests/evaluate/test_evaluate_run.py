@@ -15,7 +15,7 @@ from medrealmm.evaluate import (
     evaluate_demo,
     load_scores,
     run_evaluation,
-    summarize,
+    summarize_models,
 )
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.schema import Response
@@ -31,7 +31,10 @@ def test_offline_demo_scores_every_instance_for_baseline_and_online(tmp_path: Pa
         fill_store(store, instances)
         lines = evaluate_demo(store)
         scores = load_scores(store, OFFLINE_NAME)
-        rows = {(r.model, r.images): r for r in summarize(scores, baselines=baseline_models(store))}
+        rows = {
+            (r.model, r.images): r
+            for r in summarize_models(scores, baselines=baseline_models(store))
+        }
         usage = store.usage()
     assert set(rows) == {(OFFLINE_NAME, True), (OFFLINE_NAME, False), (ONLINE, True)}
     for row in rows.values():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medrealmm.evaluate.cases import load_cases
+from medrealmm.evaluate.cases import load_eval_cases
 from medrealmm.evaluate.results import load_results
 from medrealmm.evaluate.run import ONLINE, EvalSettings, run_evaluation
 from medrealmm.store import RunStore
@@ -10,7 +10,7 @@ from medrealmm.store import RunStore
 
 def evaluate_demo(store: RunStore) -> list[str]:
     """Score every instance that has a rubric with the offline grader; one summary line."""
-    cases, missing = load_cases(store)
+    cases, missing = load_eval_cases(store)
     if not cases:
         return [f"evaluate: no instances with a rubric yet ({len(missing)} without)"]
     runs = [

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from medrealmm.io import write_jsonl
 from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
-from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.candidates import candidate_turns, history_up_to, target_reply
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
@@ -57,7 +57,7 @@ async def extract_consultation(
             reason=discard_reason(judgements),
             candidates=judgements,
         )
-    context = history(events, best.t)
+    context = history_up_to(events, best.t)
     intent, stage = await asyncio.gather(
         agents.label(INTENT_TASK, consultation.department, context),
         agents.label(STAGE_TASK, consultation.department, context),

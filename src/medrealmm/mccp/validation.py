@@ -115,7 +115,7 @@ class ValidationSummary:
         return [head, *rows]
 
 
-def summarize(store: RunStore) -> ValidationSummary:
+def summarize_validation(store: RunStore) -> ValidationSummary:
     found = decisions(store)
     summary = ValidationSummary(decided=len(found), accepted=sum(d.accept for d in found))
     for decision in found:
@@ -213,4 +213,4 @@ def import_validation_csv(
             pending.append((instance_id, who, accept, (row.get("note") or "").strip()))
     for instance_id, who, accept, note in pending:
         record_decision(store, instance_id, who, accept, note)
-    return summarize(store)
+    return summarize_validation(store)

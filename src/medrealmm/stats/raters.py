@@ -12,7 +12,7 @@ from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Verdict
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.keys import parse_response_key, split_verdict_key
-from medrealmm.stats.scoring import rubric_score
+from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
 
 PANEL_RATER = "医生小组"
@@ -131,7 +131,7 @@ def rater_scores(data: RaterData) -> list[RaterScore]:
         scores = {}
         for response, values in by_response.items():
             weights = data.weights.get(parse_response_key(response).instance_id, {})
-            score = rubric_score(weights, values)
+            score = complete_rubric_score(weights, values)
             if score is not None:
                 scores[response] = score
         per_rater[rater] = scores
