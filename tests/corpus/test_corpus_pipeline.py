@@ -1,22 +1,28 @@
-"""The corpus and review-queue steps of the demo pipeline."""
+"""The corpus and review-queue stages of the chain."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from medrealmm.pipeline import run_corpus_stage, run_review_queue_stage
+import pytest
+
+from medrealmm.pipeline import MissingInputError, PipelineSettings, StageContext, run_stage
+from medrealmm.pipeline import stage_named as stage
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
 
-def test_demo_steps_build_the_corpus_then_queue_review_after_deid(
-    demo_dir: Path, tmp_path: Path
-) -> None:
+def test_corpus_then_review_queue_after_deid(demo_dir: Path, tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
-        line = run_corpus_stage(store, demo_dir, tmp_path)
+        ctx = StageContext(store, tmp_path, PipelineSettings(input=demo_dir, workers=1))
+        with pytest.raises(MissingInputError, match="'raw'"):
+            run_stage(stage("corpus"), ctx)
+        run_stage(stage("ingest"), ctx)
+        (line,) = run_stage(stage("corpus"), ctx).lines
         assert line == "corpus: 40 raw -> 33 sampled, 7 dropped with reasons"
-        assert run_review_queue_stage(store) == "review queue: waiting for corpus.deid"
+        with pytest.raises(MissingInputError, match=r"'corpus\.deid'"):
+            run_stage(stage("review"), ctx)
         cases = list(store.iter(stages.CORPUS_SAMPLED, Consultation))
         store.put_many(stages.CORPUS_DEID, ((c.id, c) for c in cases))  # as de-id would
-        assert "66 tasks added" in run_review_queue_stage(store)
-        assert "0 tasks added" in run_review_queue_stage(store)  # rerun repeats nothing
+        assert "66 tasks added" in run_stage(stage("review"), ctx).lines[0]
+        assert "0 tasks added" in run_stage(stage("review"), ctx).lines[0]  # repeats nothing

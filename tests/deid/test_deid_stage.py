@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from medrealmm.cli import app
 from medrealmm.deid.record import DeidRecord
-from medrealmm.deid.stage import input_stage, run_deid_stage
+from medrealmm.deid.stage import run_deid_stage
 from medrealmm.io import iter_jsonl
 from medrealmm.llm import OfflineClient
 from medrealmm.schema import Consultation
@@ -21,9 +21,9 @@ CASES = ("demo-000", "demo-001")
 
 def seed_store(run: Path, demo_dir: Path) -> RunStore:
     store = RunStore(run)
-    store.set_meta(stages.image_root_key(stages.RAW), str(demo_dir))
+    store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(demo_dir))
     store.put_many(
-        stages.RAW,
+        stages.CORPUS_SAMPLED,
         (
             (c.id, c)
             for c in iter_jsonl(demo_dir / "consultations.jsonl", Consultation)
@@ -37,7 +37,6 @@ def seed_store(run: Path, demo_dir: Path) -> RunStore:
 async def test_stage_masks_text_and_images_and_resumes(demo_dir: Path, tmp_path: Path) -> None:
     truth = json.loads((demo_dir / "truth.json").read_text(encoding="utf-8"))
     with seed_store(tmp_path, demo_dir) as store:
-        assert input_stage(store) == stages.RAW
         stats = await run_deid_stage(store, tmp_path, OfflineClient())
         assert (stats.done, stats.failed) == (2, 0)
         assert store.get_meta(stages.image_root_key(stages.CORPUS_DEID)) == str(tmp_path / "deid")
@@ -66,9 +65,15 @@ async def test_stage_masks_text_and_images_and_resumes(demo_dir: Path, tmp_path:
         assert (third.done, third.skipped) == (1, 1)
 
 
-async def test_stage_prefers_corpus_sampled_and_needs_an_image_root(tmp_path: Path) -> None:
+async def test_stage_reads_only_corpus_sampled_and_needs_an_image_root(
+    tmp_path: Path, demo_dir: Path
+) -> None:
     with RunStore(tmp_path) as store:
-        assert input_stage(store) == stages.RAW
+        case = next(iter_jsonl(demo_dir / "consultations.jsonl", Consultation))
+        store.put(stages.RAW, case.id, case)  # raw alone is never de-identified
+        with pytest.raises(ValueError, match="corpus build"):
+            await run_deid_stage(store, tmp_path, None)
+        store.replace({stages.CORPUS_SAMPLED: []})  # built, empty, but no image root
         with pytest.raises(ValueError, match="image root"):
             await run_deid_stage(store, tmp_path, None)
 
@@ -106,8 +111,8 @@ async def test_an_unreadable_image_fails_its_case_only_and_is_recorded(
         (source / ref.path).parent.mkdir(parents=True, exist_ok=True)
         (source / ref.path).write_bytes(b"not an image")
     with RunStore(tmp_path / "run") as store:
-        store.set_meta(stages.image_root_key(stages.RAW), str(source))
-        store.put(stages.RAW, case.id, case)
+        store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(source))
+        store.put(stages.CORPUS_SAMPLED, case.id, case)
         stats = await run_deid_stage(store, tmp_path / "run", None)
         assert stats.failed == 1 and case.id in stats.errors
         assert store.count(stages.CORPUS_DEID) == 0  # never an unmasked copy downstream

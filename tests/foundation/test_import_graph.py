@@ -24,7 +24,6 @@ PENDING_CIRCLES = [
     ["medrealmm.deid.names", "medrealmm.deid.patterns", "medrealmm.deid.registry"],
 ]
 PENDING_AREA_EDGES = {
-    ("medrealmm.mccp", "medrealmm.pipeline"),  # which corpus stage to read (-> pipeline/)
     ("medrealmm.deid", "medrealmm.testing"),  # the deid eval-set builder (-> testing)
 }
 

@@ -28,7 +28,7 @@ def test_every_mccp_command_explains_itself() -> None:
 
 def test_extract_then_validate_round_trip(tmp_path: Path, demo_dir: Path) -> None:
     out = tmp_path / "out"
-    result = runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out)])
+    result = runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out), "--from", "raw"])
     assert result.exit_code == 0, result.output
     assert "offline baseline" in result.output
     lines = (out / "mccp" / "instances.jsonl").read_text(encoding="utf-8").splitlines()
@@ -39,7 +39,7 @@ def test_extract_then_validate_round_trip(tmp_path: Path, demo_dir: Path) -> Non
         "demo-bad-02-refund-close"
     }
 
-    rerun = runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out)])
+    rerun = runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out), "--from", "raw"])
     assert rerun.exit_code == 0 and "reused from earlier runs 40" in flat(rerun.output)
 
     sheet = tmp_path / "sheet.csv"
@@ -73,7 +73,10 @@ def test_bad_input_is_one_clear_error(tmp_path: Path, demo_dir: Path) -> None:
     assert result.exit_code == 2 and "field 'events'" in flat(result.output)
 
     out = tmp_path / "o2"
-    assert runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["mccp", "extract", str(demo_dir), str(out), "--from", "raw"]).exit_code
+        == 0
+    )
     result = runner.invoke(app, ["mccp", "extract", str(corpus), str(out)])
     assert result.exit_code == 2 and "already holds a run" in flat(result.output)
 

@@ -12,8 +12,8 @@ import pytest
 from medrealmm.demo import TRUTH_FILE
 from medrealmm.llm import build_client, resolve_spec
 from medrealmm.mccp import DiscardRecord, export_outputs, run_mccp
-from medrealmm.mccp.selection import NO_ENGAGEMENT, NO_RELEVANCE
-from medrealmm.pipeline import load_raw
+from medrealmm.mccp.selection import NO_ENGAGEMENT, NO_PATIENT_IMAGE, NO_RELEVANCE
+from medrealmm.pipeline.steps.ingest import load_raw
 from medrealmm.schema import Consultation, Instance, Sender
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
@@ -38,7 +38,7 @@ async def test_offline_demo_yields_an_instance_for_every_valid_consultation(
     demo_store: RunStore, demo_dir: Path
 ) -> None:
     client = build_client(resolve_spec("offline"), cache=demo_store.cache)
-    summary = await run_mccp(demo_store, client)
+    summary = await run_mccp(demo_store, client, source_stage=stages.RAW)
     truth = json.loads((demo_dir / TRUTH_FILE).read_text(encoding="utf-8"))
     valid = {cid for cid, case in truth.items() if case["expected_drop"] is None}
     instances = {i.consultation_id: i for i in demo_store.iter(stages.MCCP_INSTANCE, Instance)}
@@ -58,7 +58,7 @@ async def test_offline_demo_yields_an_instance_for_every_valid_consultation(
     discarded = {
         d.consultation_id: d for d in demo_store.iter(stages.MCCP_DISCARDED, DiscardRecord)
     }
-    assert discarded["demo-bad-00-no-patient-image"].reason == NO_RELEVANCE
+    assert discarded["demo-bad-00-no-patient-image"].reason == NO_PATIENT_IMAGE
     assert discarded["demo-bad-02-refund-close"].reason == NO_ENGAGEMENT
     assert discarded["demo-bad-02-refund-close"].candidates  # evidence kept
     image_root = demo_store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
@@ -67,11 +67,11 @@ async def test_offline_demo_yields_an_instance_for_every_valid_consultation(
 
 async def test_rerun_repeats_no_work_and_resumes_lost_units(demo_store: RunStore) -> None:
     first = build_client(resolve_spec("offline"), cache=demo_store.cache)
-    await run_mccp(demo_store, first)
+    await run_mccp(demo_store, first, source_stage=stages.RAW)
     before = {i.id: i for i in demo_store.iter(stages.MCCP_INSTANCE, Instance)}
 
     again = build_client(resolve_spec("offline"), cache=demo_store.cache)
-    summary = await run_mccp(demo_store, again)
+    summary = await run_mccp(demo_store, again, source_stage=stages.RAW)
     assert summary.reused == summary.consultations
     assert again.misses == 0 and again.hits == 0  # type: ignore[attr-defined]
 
@@ -79,7 +79,7 @@ async def test_rerun_repeats_no_work_and_resumes_lost_units(demo_store: RunStore
     for key in lost:
         demo_store.delete(stages.MCCP_INSTANCE, key)
     resumed = build_client(resolve_spec("offline"), cache=demo_store.cache)
-    summary = await run_mccp(demo_store, resumed)
+    summary = await run_mccp(demo_store, resumed, source_stage=stages.RAW)
     assert summary.reused == summary.consultations - 3
     assert resumed.misses == 0 and resumed.hits > 0  # type: ignore[attr-defined]
     assert {i.id: i for i in demo_store.iter(stages.MCCP_INSTANCE, Instance)} == before
@@ -123,7 +123,11 @@ async def test_t_star_is_the_argmax_of_summed_scores_over_the_real_client(
     respond = _scripted_scores(wire, {0: 0.9, 2: 0.4, 4: 0.7}, {0: 0.1, 2: 0.9, 4: 0.6})
     with FakeOpenAIServer(respond) as server:
         summary = await run_mccp(
-            store, wire.fake_client(server), verifier_images=False, concurrency=2
+            store,
+            wire.fake_client(server),
+            source_stage=stages.RAW,
+            verifier_images=False,
+            concurrency=2,
         )
     assert summary.failed == 0, summary.errors
     by_case = {i.consultation_id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
@@ -136,7 +140,8 @@ async def test_t_star_is_the_argmax_of_summed_scores_over_the_real_client(
         "diagnostic_reasoning",
     )
     agents = [wire.agent_of(body) for body in server.requests]
-    assert agents.count("cropper") == 6 and agents.count("verifier") == 6
+    # c1's t0 comes before any patient image, so its Verifier is never asked
+    assert agents.count("cropper") == 6 and agents.count("verifier") == 5
     assert store.usage()[0]["calls"] == len(server.requests)
 
 
@@ -148,7 +153,9 @@ async def test_consultation_without_admitted_turn_is_discarded_with_reason(
     store = _small_store(tmp_path, [case])
     respond = _scripted_scores(wire, {0: 0.8, 2: 0.0}, {0: 0.0})
     with FakeOpenAIServer(respond) as server:
-        summary = await run_mccp(store, wire.fake_client(server), verifier_images=False)
+        summary = await run_mccp(
+            store, wire.fake_client(server), source_stage=stages.RAW, verifier_images=False
+        )
     assert summary.instances == 0 and summary.reasons == {NO_RELEVANCE: 1}
     record = store.get(stages.MCCP_DISCARDED, "c1", DiscardRecord)
     assert record is not None and record.reason == NO_RELEVANCE
@@ -158,18 +165,50 @@ async def test_consultation_without_admitted_turn_is_discarded_with_reason(
     assert json.loads(discarded.read_text(encoding="utf-8"))["reason"] == NO_RELEVANCE
 
 
+async def test_a_permissive_verifier_cannot_admit_a_turn_before_any_patient_image(
+    tmp_path: Path, consultation: Any, wire: Any
+) -> None:
+    P, D = Sender.PATIENT, Sender.PHYSICIAN
+    late_image = consultation(
+        [(P, "起疹子了"), (D, "多久了"), (P, "一周，照片", ["images/a.png"]), (D, "湿疹")],
+        cid="late",
+    )
+    never = consultation(
+        [(P, "起疹子了"), (D, "多久了"), (P, "一周"), (D, "湿疹"), (P, "补照片", ["images/b.png"])],
+        cid="never",
+    )
+    store = _small_store(tmp_path, [late_image, never])
+    # the Cropper prefers t0 and the Verifier says yes to everything, images or not
+    respond = _scripted_scores(wire, {0: 1.0, 2: 0.1}, {0: 1.0, 2: 1.0})
+    with FakeOpenAIServer(respond) as server:
+        summary = await run_mccp(
+            store, wire.fake_client(server), source_stage=stages.RAW, verifier_images=False
+        )
+    assert summary.failed == 0, summary.errors
+    (instance,) = store.iter(stages.MCCP_INSTANCE, Instance)
+    assert instance.consultation_id == "late" and instance.t_star == 2
+    assert any(ref.is_patient_medical for e in instance.context for ref in e.images)
+    record = store.get(stages.MCCP_DISCARDED, "never", DiscardRecord)
+    assert record is not None and record.reason == NO_PATIENT_IMAGE
+    assert [c.patient_images for c in record.candidates] == [0, 0]
+
+
 async def test_agent_failure_is_recorded_and_retried_on_the_next_run(
     tmp_path: Path, skin_case: Consultation, wire: Any
 ) -> None:
     store = _small_store(tmp_path, [skin_case])
     with FakeOpenAIServer(lambda body: FakeReply(content="不知道")) as server:
-        summary = await run_mccp(store, wire.fake_client(server), verifier_images=False)
+        summary = await run_mccp(
+            store, wire.fake_client(server), source_stage=stages.RAW, verifier_images=False
+        )
     assert summary.failed == 1 and "mccp.cropper" in summary.errors["c1"]
     assert "mccp.cropper" in store.failures(stages.MCCP_DISCARDED)["c1"]
 
     respond = _scripted_scores(wire, {0: 0.5, 2: 0.5, 4: 0.5}, {0: 0.0, 2: 0.9, 4: 0.5})
     with FakeOpenAIServer(respond) as server:
-        summary = await run_mccp(store, wire.fake_client(server), verifier_images=False)
+        summary = await run_mccp(
+            store, wire.fake_client(server), source_stage=stages.RAW, verifier_images=False
+        )
     assert summary.failed == 0 and summary.instances == 1
     assert store.failures(stages.MCCP_DISCARDED) == {}
 
@@ -180,4 +219,4 @@ async def test_real_model_needs_an_image_root_to_send_images(
     store = RunStore(tmp_path / "noroot")
     store.put_many(stages.RAW, [(skin_case.id, skin_case)])
     with FakeOpenAIServer() as server, pytest.raises(ValueError, match="no image root"):
-        await run_mccp(store, wire.fake_client(server))
+        await run_mccp(store, wire.fake_client(server), source_stage=stages.RAW)

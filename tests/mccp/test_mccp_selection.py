@@ -3,15 +3,22 @@ from __future__ import annotations
 import random
 
 from medrealmm.mccp import CandidateJudgement, discard_reason, select_t_star
-from medrealmm.mccp.selection import NO_CANDIDATE, NO_ENGAGEMENT, NO_RELEVANCE
+from medrealmm.mccp.selection import NO_CANDIDATE, NO_ENGAGEMENT, NO_PATIENT_IMAGE, NO_RELEVANCE
 from medrealmm.schema import AgentJudgement
 
 
 def judged(
-    t: int, s_a: float, s_m: float | None, *, l_a: bool = True, l_m: bool = True
+    t: int,
+    s_a: float,
+    s_m: float | None,
+    *,
+    l_a: bool = True,
+    l_m: bool = True,
+    images: int = 1,
 ) -> CandidateJudgement:
     verifier = None if s_m is None else AgentJudgement(label=l_m, score=s_m)
-    return CandidateJudgement(t=t, cropper=AgentJudgement(label=l_a, score=s_a), verifier=verifier)
+    cropper = AgentJudgement(label=l_a, score=s_a)
+    return CandidateJudgement(t=t, cropper=cropper, verifier=verifier, patient_images=images)
 
 
 def test_argmax_of_summed_scores() -> None:
@@ -55,3 +62,11 @@ def test_discard_reasons_name_the_failed_criterion() -> None:
     no_images = [judged(0, 0.8, 0.0, l_m=False), judged(2, 0.1, None, l_a=False)]
     assert select_t_star(no_images) is None
     assert discard_reason(no_images) == NO_RELEVANCE
+
+
+def test_no_patient_image_in_the_history_is_never_admitted_whatever_the_verifier_says() -> None:
+    best = select_t_star([judged(0, 1.0, 1.0, images=0), judged(2, 0.1, 0.1, images=1)])
+    assert best is not None and best.t == 2
+    imageless = [judged(0, 1.0, 1.0, images=0), judged(2, 1.0, 1.0, images=0)]
+    assert select_t_star(imageless) is None
+    assert discard_reason(imageless) == NO_PATIENT_IMAGE

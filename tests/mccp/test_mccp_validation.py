@@ -21,7 +21,7 @@ from medrealmm.mccp import (
     summarize_validation,
     validation_sample,
 )
-from medrealmm.pipeline import load_raw
+from medrealmm.pipeline.steps.ingest import load_raw
 from medrealmm.store import RunStore, stages
 
 
@@ -33,7 +33,8 @@ def extracted_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with RunStore(folder) as store:
         store.set_meta(stages.image_root_key(stages.RAW), str(demo))
         load_raw(store, demo)
-        asyncio.run(run_mccp(store, build_client(resolve_spec("offline"), cache=store.cache)))
+        client = build_client(resolve_spec("offline"), cache=store.cache)
+        asyncio.run(run_mccp(store, client, source_stage=stages.RAW))
     return folder
 
 

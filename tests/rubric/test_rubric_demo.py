@@ -118,13 +118,14 @@ async def test_real_models_get_the_patient_images(
 def test_demo_stage_generates_round_zero_and_exports_it_unapproved(
     tmp_path: Path, demo_instances: list[Instance], demo_dir: Path
 ) -> None:
-    from medrealmm.rubric.stage import run_demo_stage
+    from medrealmm.pipeline import PipelineSettings, StageContext, run_stage, stage_named
 
     _seed(tmp_path, demo_instances[:5], demo_dir)
     with RunStore(tmp_path) as store:
-        (line,) = run_demo_stage(store, tmp_path)
-        again = run_demo_stage(store, tmp_path)  # a rerun reuses the finished rounds
+        ctx = StageContext(store, tmp_path, PipelineSettings(input=demo_dir))
+        (line,) = run_stage(stage_named("rubric"), ctx).lines
+        again = run_stage(stage_named("rubric"), ctx).lines  # a rerun reuses finished rounds
         assert store.count(stages.RUBRIC_ROUND) == 5 and store.count(stages.RUBRIC_FINAL) == 0
-    assert "offline baseline" in line and "5 exported" in line and again == [line]
+    assert "rubrics (offline baseline)" in line and "5 exported" in line and again == [line]
     packets = (tmp_path / "rubric" / "review.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(packets) == 5

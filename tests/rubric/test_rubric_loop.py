@@ -124,7 +124,7 @@ async def test_rerun_repeats_no_finished_work(store: RunStore, tinea_instance: I
     again = await generate_all(store, client, SETTINGS)
     assert (first.done, again.done, again.skipped) == (1, 0, 1)
     usage = {row["stage"]: row for row in store.usage()}
-    assert usage["rubric"]["calls"] == 1
+    assert usage[stages.RUBRIC_ROUND]["calls"] == 1
 
 
 async def test_failed_generation_is_recorded_and_retried(

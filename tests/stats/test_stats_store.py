@@ -16,9 +16,9 @@ from medrealmm.stats import (
     stratify,
 )
 from medrealmm.stats.cases import primary_grader
-from medrealmm.stats.keys import parse_response_key, split_verdict_key
 from medrealmm.stats.strata import image_bin, turn_bin
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ResponseKey, VerdictKey
 from medrealmm.testing.synthetic_store import build_synthetic_store
 
 
@@ -30,16 +30,16 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> RunStore:
 
 def test_keys_round_trip() -> None:
     key = stages.response_key("a|b", False, "case-1", 2)
-    parsed = parse_response_key(key)
+    parsed = ResponseKey.parse(key)
     assert (parsed.model, parsed.images, parsed.instance_id, parsed.sample) == (
         "a|b",
         False,
         "case-1",
         2,
     )
-    assert split_verdict_key(f"judge|{key}|p1") == ("judge", key, "p1")
+    assert VerdictKey.parse(f"judge|{key}|p1") == VerdictKey("judge", key, "p1")
     with pytest.raises(ValueError, match="not a response key"):
-        parse_response_key("model|maybe|case|0")
+        ResponseKey.parse("model|maybe|case|0")
 
 
 def test_cases_keep_incomplete_out_of_means(store: RunStore) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Annotated
@@ -31,17 +30,21 @@ def run(
     ] = False,
     concurrency: Annotated[int, typer.Option(help="Consultations in flight at once.")] = 2,
 ) -> None:
-    """Mask corpus.sampled (or raw) into corpus.deid, masked images under RUN_DIR/deid/.
+    """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
+    Refused until `corpus build` has written corpus.sampled (raw is never read).
     Resumable: consultations already de-identified are skipped.
     """
     from medrealmm.deid.stage import run_deid_stage
-    from medrealmm.llm import build_client, resolve_spec
+    from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.store import RunStore, stages
 
     with user_errors(), RunStore(run_dir) as store:
-        client = None if no_llm else build_client(resolve_spec(model, models_config), store.cache)
-        stats = asyncio.run(run_deid_stage(store, run_dir, client, concurrency=concurrency))
+        client = None if no_llm else open_client(model, models_config, store.cache)
+        stats = run_with_client(
+            client,
+            lambda client: run_deid_stage(store, run_dir, client, concurrency=concurrency),
+        )
         console.print(
             f"corpus.deid: {store.count(stages.CORPUS_DEID)} consultations "
             f"({stats.done} new, {stats.skipped} already done, {stats.failed} failed)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -24,17 +23,9 @@ OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqli
 
 
 def _load_corpus(store: RunStore, corpus: Path) -> None:
-    """Put CORPUS/consultations.jsonl into the raw stage once; refuse a different corpus."""
-    from medrealmm.pipeline import load_raw
+    """Ingest CORPUS/consultations.jsonl as the raw stage; refuse a different corpus."""
+    from medrealmm.pipeline.steps.ingest import load_raw
 
-    source = corpus / CORPUS_FILE
-    if not source.is_file():
-        raise FileNotFoundError(f"{source} not found: CORPUS/ must hold {CORPUS_FILE} and images/")
-    root_key = stages.image_root_key(stages.RAW)
-    recorded = store.get_meta(root_key)
-    if store.count(stages.RAW) and recorded and Path(recorded).resolve() != corpus.resolve():
-        raise ValueError(f"{store.path} already holds a run over {recorded}; use another OUT/")
-    store.set_meta(root_key, str(corpus.resolve()))
     load_raw(store, corpus)
 
 
@@ -56,30 +47,41 @@ def extract(
     verifier_images: Annotated[
         bool, typer.Option(help="Send patient images to the Verifier (vision models only).")
     ] = True,
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="Corpus stage to read: corpus.deid (default), corpus.final once physicians "
+            "approved it, or raw / corpus.sampled for un-masked experiments (never released).",
+        ),
+    ] = stages.CORPUS_DEID,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
     history up to each candidate, t* = argmax of the summed scores.
 
-    Reads the most processed corpus stage in OUT/ (final > deid > sampled > raw; CORPUS/ is
-    loaded as raw when OUT/ is new). Writes instances and discard reasons to the run store and
+    Reads the corpus stage named by --from and refuses to run when OUT/ does not hold it
+    (CORPUS/ is ingested as raw first). Writes instances and discard reasons to the run store and
     to OUT/mccp/{instances,discarded}.jsonl. Safe to rerun: finished consultations are reused.
     """
-    from medrealmm.llm import build_client, resolve_spec
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.mccp import export_outputs, load_taxonomy, run_mccp
 
     with user_errors(), RunStore(out) as store:
         _load_corpus(store, corpus)
         spec = resolve_spec(model, models_config)
-        client = build_client(spec, cache=store.cache)
-        summary = asyncio.run(
-            run_mccp(
+        client = open_client(spec, models_config, store.cache)
+        summary = run_with_client(
+            client,
+            lambda client: run_mccp(
                 store,
                 client,
+                source_stage=source,
                 intent_taxonomy=load_taxonomy(intent_taxonomy) if intent_taxonomy else None,
                 stage_taxonomy=load_taxonomy(stage_taxonomy) if stage_taxonomy else None,
                 verifier_images=verifier_images,
                 concurrency=concurrency,
-            )
+            ),
         )
         instances, discarded = export_outputs(store, out / "mccp")
     if client.is_baseline:

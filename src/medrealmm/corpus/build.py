@@ -26,11 +26,12 @@ from medrealmm.llm import LLMClient, build_client, resolve_spec, send_pixels
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
 SAMPLED_FILE = "corpus.sampled.jsonl"
 DROPPED_FILE = "corpus.dropped.jsonl"
 MANIFEST_FILE = "manifest.json"
-MANIFEST_META = "corpus.manifest"
+MANIFEST_META = stages.CORPUS_MANIFEST_META
 
 
 @dataclass
@@ -89,7 +90,7 @@ async def screen_with_agent(
     async def work(key: str) -> None:
         result = await screen_privacy(client, sources[key], image_root)
         for completion in result.completions:
-            store.record_usage(stages.CORPUS_PRIVACY, client.name, completion)
+            store.record_usage(usage_label(stages.CORPUS_PRIVACY), client.name, completion)
         if result.value is None:
             store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=result.error)
         else:
@@ -218,11 +219,14 @@ def _persist(
     drops: list[Drop],
     manifest: Manifest,
 ) -> None:
-    """Replace the corpus rows wholesale so a rebuild with a new config leaves none stale."""
-    store.delete(stages.CORPUS_SAMPLED)
-    store.delete(stages.CORPUS_DROPPED)
-    store.put_many(stages.CORPUS_SAMPLED, ((c.id, c) for c in survivors))
-    store.put_many(stages.CORPUS_DROPPED, ((d.consultation_id, d) for d in drops))
+    """Replace the corpus rows wholesale, in one transaction, so a rebuild with a new config
+    leaves none stale and a killed rebuild leaves the old corpus whole."""
+    store.replace(
+        {
+            stages.CORPUS_SAMPLED: ((c.id, c) for c in survivors),
+            stages.CORPUS_DROPPED: ((d.consultation_id, d) for d in drops),
+        }
+    )
     store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(input_path.parent.resolve()))
     store.set_meta(MANIFEST_META, manifest.model_dump(mode="json"))
     write_jsonl(out / SAMPLED_FILE, sorted(survivors, key=lambda c: c.id))

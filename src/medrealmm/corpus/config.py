@@ -14,25 +14,31 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from medrealmm.io.errors import DataError
 
 REFUND_KEYWORDS = ("退款", "退费", "退钱", "取消问诊", "取消订单", "取消咨询", "不问了", "撤销")
-DIAGNOSTIC_KEYWORDS = (
-    "考虑",
-    "诊断",
-    "建议",
-    "可能",
-    "提示",
-    "显示",
-    "怀疑",
-    "排除",
-    "警惕",
-    "治疗",
-    "用药",
-    "服用",
-    "口服",
-    "外用",
-    "复查",
-    "偏高",
-    "偏低",
-    "异常",
+# A physician message naming any of these is about the order, not the patient's problem.
+ADMINISTRATIVE_KEYWORDS = ("退款", "退费", "退钱", "客服", "取消", "订单", "撤销", "平台")
+# Courtesy and stalling that carry no clinical content; stripped before a reply's length is judged.
+COURTESY_PHRASES = (
+    "前面患者较多",
+    "患者较多",
+    "为您解答",
+    "我看一下",
+    "看一下",
+    "抱歉",
+    "不好意思",
+    "您好",
+    "你好",
+    "请稍等",
+    "稍等",
+    "马上",
+    "在的",
+    "收到",
+    "好的",
+    "谢谢",
+    "不客气",
+    "很高兴为您服务",
+    "请问有什么可以帮您",
+    "请详细描述",
+    "怎么了",
 )
 PRIVACY_CATEGORIES = ("face_photo", "full_face", "face")
 HIGH_SENSITIVITY = {
@@ -45,18 +51,38 @@ HIGH_SENSITIVITY = {
 
 
 class CompletenessConfig(BaseModel):
-    """Φ_cmpl: drop if turns outside [min, max], length > max_chars, one side > fraction."""
+    """Φ_cmpl: turns in [min, max], length <= max_chars, no dominant side, no refund close.
+
+    Side balance is a ratio, not the paper's literal "more than half": read literally, every
+    odd-length dialogue would go (docs/CHOICES.md).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     min_turns: int = Field(default=5, ge=1)
     max_turns: int = Field(default=30, ge=1)
     max_chars: int = Field(default=4000, ge=1)
-    max_side_fraction: float = Field(
-        default=0.5, gt=0, le=1, description="Drop when one side sends more than this share."
+    max_side_ratio: float = Field(
+        default=2.0,
+        ge=1,
+        description="Drop when one side sends more than this many times the other side's "
+        "messages (2.0 keeps any alternating dialogue; a side with none is always dominated).",
     )
     refund_keywords: list[str] = Field(default_factory=lambda: list(REFUND_KEYWORDS))
-    diagnostic_keywords: list[str] = Field(default_factory=lambda: list(DIAGNOSTIC_KEYWORDS))
+    refund_tail_messages: int = Field(
+        default=2, ge=1, description="How many of the patient's last messages can close a case."
+    )
+    administrative_keywords: list[str] = Field(
+        default_factory=lambda: list(ADMINISTRATIVE_KEYWORDS),
+        description="A physician message with any of these is never a substantive reply.",
+    )
+    courtesy_phrases: list[str] = Field(default_factory=lambda: list(COURTESY_PHRASES))
+    substantive_min_chars: int = Field(
+        default=8,
+        ge=1,
+        description="Characters a physician message keeps, courtesy and punctuation removed, "
+        "to count as a substantive reply.",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> CompletenessConfig:
@@ -141,11 +167,11 @@ def load_config(path: Path | str | None) -> CorpusConfig:
         return CorpusConfig.model_validate(data)
     except ValidationError as exc:
         loc = exc.errors()[0]["loc"]
-        error = DataError.from_validation(path, _yaml_line(path, loc), exc)
+        error = DataError.from_validation(path, yaml_line(path, loc), exc)
         raise error from None
 
 
-def _yaml_line(path: Path, loc: tuple[int | str, ...]) -> int:
+def yaml_line(path: Path, loc: tuple[int | str, ...]) -> int:
     """1-based line of the deepest YAML node on ``loc`` (where the user must look)."""
     node = yaml.compose(path.read_text(encoding="utf-8"))
     line = 1

@@ -30,11 +30,10 @@ def completeness_filter(consultation: Consultation, config: CompletenessConfig) 
     if chars > config.max_chars:
         return _drop(consultation, DropReason.TOO_LONG, f"chars={chars}>{config.max_chars}")
     side, count = _dominant_side(consultation)
-    if Fraction(count, turns) > Fraction(config.max_side_fraction).limit_denominator(10_000):
+    ratio = Fraction(config.max_side_ratio).limit_denominator(10_000)
+    if count > ratio * (turns - count):
         return _drop(consultation, DropReason.ONE_SIDED, f"{side}={count}/{turns}")
-    if _closed_by_refund(consultation, config) and not _has_diagnostic_exchange(
-        consultation, config
-    ):
+    if _closed_by_refund(consultation, config) and not _has_substantive_reply(consultation, config):
         return _drop(consultation, DropReason.REFUND_CLOSE, "refund close, no diagnostic reply")
     return None
 
@@ -55,20 +54,35 @@ def _dominant_side(consultation: Consultation) -> tuple[str, int]:
 
 
 def _closed_by_refund(consultation: Consultation, config: CompletenessConfig) -> bool:
-    """The patient's last message asks to cancel or refund (a platform reply may follow)."""
+    """One of the patient's last messages asks to cancel or refund (a platform reply may follow).
+
+    Several closing messages are read because patients often add a line after asking.
+    """
     patient_messages = [e.content for e in consultation.events if e.sender is Sender.PATIENT]
-    if not patient_messages:
-        return False
-    return any(keyword in patient_messages[-1] for keyword in config.refund_keywords)
+    closing = patient_messages[-config.refund_tail_messages :]
+    return any(keyword in text for text in closing for keyword in config.refund_keywords)
 
 
-def _has_diagnostic_exchange(consultation: Consultation, config: CompletenessConfig) -> bool:
+def _has_substantive_reply(consultation: Consultation, config: CompletenessConfig) -> bool:
     return any(
-        keyword in event.content
+        is_substantive_reply(event.content, config)
         for event in consultation.events
         if event.sender is Sender.PHYSICIAN
-        for keyword in config.diagnostic_keywords
     )
+
+
+def is_substantive_reply(text: str, config: CompletenessConfig) -> bool:
+    """Clinical content, not order handling or courtesy: a keyword alone (建议) decides nothing.
+
+    A message about refunds or customer service never counts; otherwise what remains once
+    courtesy phrases and punctuation are removed must reach ``substantive_min_chars``.
+    """
+    if any(keyword in text for keyword in config.administrative_keywords):
+        return False
+    for phrase in config.courtesy_phrases:
+        text = text.replace(phrase, "")
+    content = [ch for ch in text if ch.isalnum()]
+    return len(content) >= config.substantive_min_chars
 
 
 def _drop(consultation: Consultation, reason: DropReason, detail: str) -> Drop:

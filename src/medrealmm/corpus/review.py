@@ -25,6 +25,7 @@ from medrealmm.io import DataError, write_jsonl
 from medrealmm.llm import dialogue_text
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ReviewTaskKey
 
 
 class ReviewPass(StrEnum):
@@ -48,7 +49,7 @@ class ReviewVerdict(StrEnum):
 
 
 def task_key(consultation_id: str, review_pass: ReviewPass, round_: ReviewRound) -> str:
-    return f"{consultation_id}|{review_pass.value}|{round_.value}"
+    return ReviewTaskKey(consultation_id, review_pass.value, round_.value).format()
 
 
 class ReviewTask(BaseModel):

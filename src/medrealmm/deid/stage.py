@@ -1,4 +1,4 @@
-"""The Φdeid stage: C3 (corpus.sampled, or raw before the corpus stage runs) -> C4 (corpus.deid).
+"""The Φdeid stage: C3 (corpus.sampled) -> C4 (corpus.deid); refused until the corpus is built.
 
 Each consultation is one unit: text masked (rules, LLM pass, consistency), every image
 re-encoded and masked into ``<run>/deid/``, then its de-id record and its masked copy
@@ -18,14 +18,14 @@ from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Consultation, ImageRef
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
-USAGE_STAGE = "deid"
+USAGE_STAGE = usage_label(stages.DEID_RECORD)
 OUTPUT_FOLDER = "deid"
 
 
-def input_stage(store: RunStore) -> str:
-    """corpus.sampled when the corpus stage has run; raw otherwise."""
-    return stages.CORPUS_SAMPLED if store.count(stages.CORPUS_SAMPLED) else stages.RAW
+#: The one stage de-identification reads: never raw, which holds the cases Phase 1 removed.
+INPUT_STAGE = stages.CORPUS_SAMPLED
 
 
 def mask_image_file(source: Path, target: Path, rel: str) -> ImageRecord:
@@ -82,8 +82,12 @@ async def deid_one(
 async def run_deid_stage(
     store: RunStore, run_dir: Path | str, client: LLMClient | None, *, concurrency: int = 2
 ) -> RunStats:
-    """De-identify every consultation of the input stage not yet in corpus.deid."""
-    source_stage = input_stage(store)
+    """De-identify every consultation of corpus.sampled not yet in corpus.deid."""
+    source_stage = INPUT_STAGE
+    if not store.is_built(source_stage):
+        raise ValueError(
+            f"{store.path} holds no {source_stage!r} stage; run `medrealmm corpus build` first"
+        )
     source_root = store.get_meta(stages.image_root_key(source_stage))
     if source_root is None:
         raise ValueError(f"store has no image root for stage {source_stage!r}")

@@ -25,20 +25,21 @@ from medrealmm.stats.cases import (
     primary_grader,
 )
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ScoreKey, VerdictKey
 
 Condition = tuple[str, bool]  # (model, images)
 
 
 def verdict_key(grader: str, response_key: str, criterion_id: str) -> str:
-    return f"{grader}|{response_key}|{criterion_id}"
+    return VerdictKey(grader, response_key, criterion_id).format()
 
 
 def score_key(grader: str, response_key: str) -> str:
-    return f"{grader}|{response_key}"
+    return ScoreKey(grader, response_key).format()
 
 
 def graders(store: RunStore) -> list[str]:
-    return sorted({key.split("|", 1)[0] for key in store.keys(stages.EVAL_SCORE)})
+    return sorted({ScoreKey.parse(key).rater for key in store.keys(stages.EVAL_SCORE)})
 
 
 def load_scores(store: RunStore, grader: str) -> list[CaseScore]:

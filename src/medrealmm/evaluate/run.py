@@ -55,6 +55,7 @@ from medrealmm.schema import (
 )
 from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
+from medrealmm.store.keys import usage_label
 
 ONLINE = "online"
 
@@ -125,7 +126,7 @@ class _Plan:
     spec: EvalSpec
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_usage(stage, client.name, completion)
+        self.store.record_usage(usage_label(stage), client.name, completion)
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 

@@ -18,7 +18,6 @@ from medrealmm.mccp.extract import (
     export_outputs,
     extract_consultation,
     instance_id,
-    run_demo_stage,
     run_mccp,
 )
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
@@ -63,7 +62,6 @@ __all__ = [
     "labeler_request",
     "load_taxonomy",
     "record_decision",
-    "run_demo_stage",
     "run_mccp",
     "select_t_star",
     "summarize_validation",

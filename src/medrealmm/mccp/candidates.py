@@ -41,3 +41,8 @@ def target_reply(events: Sequence[Event], t: int) -> str:
 def history_up_to(events: Sequence[Event], t: int) -> list[Event]:
     """C<=t: what the Verifier and the evaluated models may see."""
     return list(events[: t + 1])
+
+
+def patient_images_before(events: Sequence[Event], t: int) -> int:
+    """Patient-uploaded medical images in C<=t (origin and kind from platform metadata)."""
+    return sum(len(event.patient_medical_images) for event in events[: t + 1])

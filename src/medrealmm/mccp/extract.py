@@ -12,14 +12,20 @@ from pydantic import BaseModel, ConfigDict
 from medrealmm.io import write_jsonl
 from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
-from medrealmm.mccp.candidates import candidate_turns, history_up_to, target_reply
+from medrealmm.mccp.candidates import (
+    candidate_turns,
+    history_up_to,
+    patient_images_before,
+    target_reply,
+)
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import InstanceKey, usage_label
 
-USAGE_STAGE = "mccp"
+USAGE_STAGE = usage_label(stages.MCCP_INSTANCE)
 
 
 class DiscardRecord(BaseModel):
@@ -34,18 +40,22 @@ class DiscardRecord(BaseModel):
 
 
 def instance_id(consultation_id: str, t_star: int) -> str:
-    return f"{consultation_id}-t{t_star}"
+    return InstanceKey(consultation_id, t_star).format()
 
 
 async def extract_consultation(
     agents: MccpAgents, consultation: Consultation
 ) -> Instance | DiscardRecord:
-    """Cropper on every t in T, Verifier on the engaged ones, then t* and its labels."""
+    """Cropper on every t in T, Verifier on the engaged ones with an image, then t* and labels."""
     events = consultation.events
     turns = candidate_turns(events)
     croppings = await asyncio.gather(*(agents.crop(consultation, t) for t in turns))
-    judgements = [CandidateJudgement(t=t, cropper=j) for t, j in zip(turns, croppings, strict=True)]
-    engaged = [j for j in judgements if j.cropper.label]
+    judgements = [
+        CandidateJudgement(t=t, cropper=j, patient_images=patient_images_before(events, t))
+        for t, j in zip(turns, croppings, strict=True)
+    ]
+    # The Verifier is not asked where no patient image exists yet: such a t cannot be admitted.
+    engaged = [j for j in judgements if j.cropper.label and j.patient_images]
     verdicts = await asyncio.gather(*(agents.verify(consultation, j.t) for j in engaged))
     for judgement, verdict in zip(engaged, verdicts, strict=True):
         judgement.verifier = verdict
@@ -107,22 +117,20 @@ async def run_mccp(
     store: RunStore,
     client: LLMClient,
     *,
-    source_stage: str | None = None,
+    source_stage: str,
     intent_taxonomy: Taxonomy | None = None,
     stage_taxonomy: Taxonomy | None = None,
     verifier_images: bool = True,
     concurrency: int = 16,
 ) -> MccpSummary:
-    """Extract MCCPs for every consultation of the latest corpus stage not yet done.
+    """Extract MCCPs for every consultation of ``source_stage`` not yet done.
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
     Pixels go to the Verifier when asked for and the client reads images (``send_pixels``).
     """
-    if source_stage is None:
-        from medrealmm.pipeline import latest_corpus_stage
-
-        source_stage = latest_corpus_stage(store)
+    if not store.is_built(source_stage):
+        raise ValueError(f"{store.path} holds no {source_stage!r} stage to extract MCCPs from")
     image_root = store.get_meta(stages.image_root_key(source_stage))
     if send_pixels(client, verifier_images) and image_root is None:
         raise ValueError(
@@ -188,13 +196,3 @@ def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
     write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
     write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
     return instances, discarded
-
-
-def run_demo_stage(store: RunStore, out: Path | str) -> list[str]:
-    """The demo's Phase 2: the offline baseline over the latest corpus stage, into OUT/mccp."""
-    from medrealmm.llm import build_client, resolve_spec
-
-    client = build_client(resolve_spec("offline"), cache=store.cache)
-    summary = asyncio.run(run_mccp(store, client))
-    export_outputs(store, Path(out) / "mccp")
-    return summary.lines()

@@ -1,4 +1,8 @@
-"""t* = argmax over admitted candidates of s_A + s_M, with a deterministic tie-break."""
+"""t* = argmax over admitted candidates of s_A + s_M, with a deterministic tie-break.
+
+Multimodal relevance presupposes an image, so a candidate whose history C<=t holds no
+patient-uploaded medical image is never admitted, whatever the Verifier said.
+"""
 
 from __future__ import annotations
 
@@ -13,17 +17,24 @@ TIE_TOLERANCE = 1e-6
 
 
 class CandidateJudgement(BaseModel):
-    """Both agents' view of one candidate t; ``verifier`` is None when the Cropper rejected t."""
+    """Both agents' view of one candidate t; ``verifier`` is None when the Cropper rejected t
+    or C<=t holds no patient medical image (``patient_images``, counted from metadata)."""
 
     model_config = ConfigDict(extra="forbid")
 
     t: int
     cropper: AgentJudgement
     verifier: AgentJudgement | None = None
+    patient_images: int = 0
 
     @property
     def admitted(self) -> bool:
-        return self.cropper.label and self.verifier is not None and self.verifier.label
+        return (
+            self.patient_images >= 1
+            and self.cropper.label
+            and self.verifier is not None
+            and self.verifier.label
+        )
 
     @property
     def total(self) -> float:
@@ -32,6 +43,7 @@ class CandidateJudgement(BaseModel):
 
 NO_CANDIDATE = "no_candidate_turn"
 NO_ENGAGEMENT = "no_clinical_engagement"
+NO_PATIENT_IMAGE = "no_patient_image_before_t"
 NO_RELEVANCE = "no_multimodal_relevance"
 
 
@@ -55,6 +67,9 @@ def discard_reason(judgements: Sequence[CandidateJudgement]) -> str:
     """Why a consultation yielded no MCCP, naming the first criterion nothing passed."""
     if not judgements:
         return NO_CANDIDATE
-    if not any(j.cropper.label for j in judgements):
+    engaged = [j for j in judgements if j.cropper.label]
+    if not engaged:
         return NO_ENGAGEMENT
+    if not any(j.patient_images for j in engaged):
+        return NO_PATIENT_IMAGE
     return NO_RELEVANCE

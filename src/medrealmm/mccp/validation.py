@@ -20,8 +20,9 @@ from medrealmm.io import DataError, atomic_writer
 from medrealmm.llm import dialogue_text
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ValidationKey
 
-SAMPLE_META = "mccp.validation.sample"
+SAMPLE_META = stages.MCCP_SAMPLE_META
 CSV_COLUMNS = (
     "instance_id",
     "consultation_id",
@@ -52,7 +53,7 @@ class ValidationDecision(BaseModel):
 
 
 def decision_key(reviewer: str, instance_id: str) -> str:
-    return f"{reviewer}|{instance_id}"
+    return ValidationKey(reviewer, instance_id).format()
 
 
 def draw_validation_sample(store: RunStore, n: int, seed: int = 0) -> list[str]:

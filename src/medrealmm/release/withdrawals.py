@@ -17,7 +17,7 @@ from medrealmm.io import append_jsonl, iter_jsonl
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
 
-WITHDRAWN = "release.withdrawn"  # Withdrawal, key = consultation id
+WITHDRAWN = stages.RELEASE_WITHDRAWN
 REGISTER_FILENAME = "withdrawals.jsonl"
 
 

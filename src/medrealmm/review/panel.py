@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from medrealmm.review.cases import rubric_for
 from medrealmm.schema import Response, Rubric, Verdict, VerdictStatus
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import VerdictKey
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class PanelItem:
 
 
 def verdict_key(reviewer: str, response_key: str, criterion_id: str) -> str:
-    return f"{reviewer}|{response_key}|{criterion_id}"
+    return VerdictKey(reviewer, response_key, criterion_id).format()
 
 
 def response_key_of(response: Response) -> str:

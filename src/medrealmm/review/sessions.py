@@ -15,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 
 from itsdangerous import BadSignature, TimestampSigner
 
+from medrealmm.store import stages
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS review_sessions (
     token_hash TEXT PRIMARY KEY,
@@ -24,7 +26,7 @@ CREATE TABLE IF NOT EXISTS review_sessions (
 );
 """
 
-SECRET_META_KEY = "review:secret"
+SECRET_META_KEY = stages.REVIEW_SECRET_META
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from medrealmm.rubric.feedback import FeedbackError, RoundFeedback, check_feedba
 from medrealmm.rubric.settings import RubricSettings
 from medrealmm.schema import Rubric
 from medrealmm.store import DONE, FAILED, RunStore, stages
+from medrealmm.store.keys import RoundKey
 
 
 class RubricState(StrEnum):
@@ -29,12 +30,12 @@ class RubricState(StrEnum):
 
 
 def round_key(instance_id: str, round_: int) -> str:
-    return f"{instance_id}#{round_:02d}"
+    return RoundKey(instance_id, round_).format()
 
 
 def split_key(key: str) -> tuple[str, int]:
-    instance_id, _, number = key.rpartition("#")
-    return instance_id, int(number)
+    parsed = RoundKey.parse(key)
+    return parsed.instance_id, parsed.round
 
 
 def _rounds_by_instance(store: RunStore, status: str = DONE) -> dict[str, list[int]]:

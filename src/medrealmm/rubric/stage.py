@@ -4,13 +4,11 @@ run resumes where it stopped and the LLM cache repeats no finished call."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 from pathlib import Path
 
-from medrealmm.llm import OFFLINE_NAME, LLMClient, build_client, resolve_spec, send_pixels
+from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
-from medrealmm.rubric.exchange import export_round
 from medrealmm.rubric.rounds import (
     RubricState,
     latest_round,
@@ -24,8 +22,9 @@ from medrealmm.rubric.settings import RubricSettings
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Instance
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.keys import RoundKey, usage_label
 
-USAGE_STAGE = "rubric"
+USAGE_STAGE = usage_label(stages.RUBRIC_ROUND)
 
 
 def instance_image_root(
@@ -61,7 +60,7 @@ async def generate_all(
     concurrency: int = 8,
 ) -> RunStats:
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
-    done = {key for key in store.keys(stages.RUBRIC_ROUND) if key.endswith("#00")}
+    done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
     image_root = instance_image_root(store, client, settings)
 
@@ -114,21 +113,3 @@ async def refine_all(
         _record(store, client, round_key(instance_id, current.round + 1), result)
 
     return await run_units(ready, work, description="rubric: refine", concurrency=concurrency)
-
-
-def run_demo_stage(store: RunStore, out: Path) -> list[str]:
-    """The demo's rubric step: round 0 on the offline baseline, exported for physicians.
-
-    No approvals are faked: the demo has no physicians, so every rubric stays at round 0,
-    unapproved, until feedback is imported (or given in the review app).
-    """
-    settings = RubricSettings()
-    client = build_client(resolve_spec(OFFLINE_NAME), cache=store.cache)
-    stats = asyncio.run(generate_all(store, client, settings))
-    folder = out / "rubric"
-    pending = export_round(store, folder / "review.jsonl", folder / "feedback.jsonl", settings)
-    rounds = store.count(stages.RUBRIC_ROUND)
-    return [
-        f"rubrics (offline baseline): {rounds} rounds, {stats.failed} failed, "
-        f"{pending} exported for physician review to {folder / 'review.jsonl'}"
-    ]

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CaseScore, Instance, Response
-from medrealmm.stats.keys import parse_response_key, split_scored_key
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ResponseKey, ScoreKey
 
 #: Model name under which evaluation stores the treating physician's original reply.
 ONLINE_MODEL = "online"
 #: Store meta key naming the grader whose scores are the headline results.
-PRIMARY_GRADER_META = "eval.primary_grader"
+PRIMARY_GRADER_META = stages.PRIMARY_GRADER_META
 UNLABELED = "未标注"
 
 
@@ -99,8 +99,9 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
     records = []
     for key, score in store.items(stages.EVAL_SCORE, CaseScore):
-        grader, response = split_scored_key(key)
-        parse_response_key(response)  # a malformed key is a broken contract: say so now
+        scored = ScoreKey.parse(key)
+        grader, response = scored.rater, scored.response
+        ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
         instance = instances.get(score.instance_id)
         records.append(to_record(grader, score, instance, baselines, applicable))
     return records

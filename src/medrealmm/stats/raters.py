@@ -11,9 +11,9 @@ from itertools import combinations
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Verdict
 from medrealmm.stats.agreement import agreement
-from medrealmm.stats.keys import parse_response_key, split_verdict_key
 from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ResponseKey, VerdictKey
 
 PANEL_RATER = "医生小组"
 SUBSETS = ("all", "positive", "negative")
@@ -27,7 +27,7 @@ class RaterData:
     weights: dict[str, dict[str, int]] = field(default_factory=dict)  # instance -> crit -> w
 
     def weight(self, item: Item) -> int | None:
-        instance_id = parse_response_key(item[0]).instance_id
+        instance_id = ResponseKey.parse(item[0]).instance_id
         return self.weights.get(instance_id, {}).get(item[1])
 
 
@@ -56,9 +56,9 @@ def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
     for key, verdict in store.items(stage, Verdict):
         if verdict.value is None:
             continue  # a failed verdict is no judgement, not a "no"
-        rater, response, criterion = split_verdict_key(key)
-        parse_response_key(response)
-        out[rater][(response, criterion)] = verdict.value
+        parsed = VerdictKey.parse(key)
+        ResponseKey.parse(parsed.response)
+        out[parsed.rater][(parsed.response, parsed.criterion_id)] = verdict.value
     return dict(out)
 
 
@@ -130,7 +130,7 @@ def rater_scores(data: RaterData) -> list[RaterScore]:
             by_response[response][criterion] = value
         scores = {}
         for response, values in by_response.items():
-            weights = data.weights.get(parse_response_key(response).instance_id, {})
+            weights = data.weights.get(ResponseKey.parse(response).instance_id, {})
             score = complete_rubric_score(weights, values)
             if score is not None:
                 scores[response] = score

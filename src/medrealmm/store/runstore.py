@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
+from medrealmm.store.stages import built_key
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -101,6 +102,45 @@ class RunStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def replace(self, rows: Mapping[str, Iterable[tuple[str, BaseModel]]]) -> None:
+        """Swap each named stage's rows for the given ones in one transaction, and mark them
+        built: a reader (or a killed rebuild) sees all old rows or all new, never a mix."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for stage, items in rows.items():
+                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                    self._db.executemany(
+                        "INSERT INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
+                        ((stage, key, DONE, payload.model_dump_json()) for key, payload in items),
+                    )
+                    self._set_meta(built_key(stage), True)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def clear(self, stages: Iterable[str]) -> None:
+        """Drop the rows and the built mark of ``stages`` in one transaction (a redo)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for stage in stages:
+                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                    self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def mark_built(self, stage: str) -> None:
+        self.set_meta(built_key(stage), True)
+
+    def is_built(self, stage: str) -> bool:
+        """Whether the stage that writes ``stage`` ran here (rows alone count, for stores
+        filled before built marks existed)."""
+        return bool(self.get_meta(built_key(stage))) or self.count(stage) > 0
 
     def get(self, stage: str, key: str, model: type[M]) -> M | None:
         with self._lock:
@@ -202,10 +242,13 @@ class RunStore:
     # -- metadata --------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                (key, json.dumps(value, ensure_ascii=False, sort_keys=True)),
-            )
+            self._set_meta(key, value)
+
+    def _set_meta(self, key: str, value: Any) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+            (key, json.dumps(value, ensure_ascii=False, sort_keys=True)),
+        )
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         with self._lock:

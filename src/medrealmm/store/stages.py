@@ -1,11 +1,13 @@
-"""Stage names in the run store: the contract between phases.
+"""Every stage and meta name in the run store: the contract between phases.
 
-Each stage's rows are keyed as noted; payloads are the named schema models. Image paths in a
-stage's consultations are relative to that stage's image root, kept in store meta under
-``image_root_key(stage)``.
+Each stage's rows are keyed as noted (composite keys are typed in ``store/keys.py``);
+payloads are the named schema models. Image paths in a stage's consultations are relative to
+that stage's image root, kept in store meta under ``image_root_key(stage)``.
 """
 
 from __future__ import annotations
+
+from medrealmm.store.keys import ResponseKey
 
 RAW = "raw"  # Consultation, key = consultation id
 CORPUS_DROPPED = "corpus.dropped"  # medrealmm.corpus drop record, key = consultation id
@@ -32,11 +34,24 @@ EVAL_SCORE = "eval.score"  # CaseScore, key = f"{grader}|{response key}"
 PANEL_VERDICT = (
     "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
 )
+RELEASE_WITHDRAWN = "release.withdrawn"  # release Withdrawal, key = consultation id
+
+# -- meta names (store.set_meta / get_meta) ----------------------------------------------
+INPUT_META = "input"  # {"path", "sha256"} of the file the raw stage was ingested from
+CORPUS_MANIFEST_META = "corpus.manifest"  # corpus Manifest of the last `corpus build`
+MCCP_SAMPLE_META = "mccp.validation.sample"  # {"n", "seed", "ids"} drawn for physicians
+PRIMARY_GRADER_META = "eval.primary_grader"  # the grader whose scores the report leads with
+REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
 
 
 def image_root_key(stage: str) -> str:
     return f"image_root:{stage}"
 
 
+def built_key(stage: str) -> str:
+    """Meta marking that the stage that writes ``stage`` has run (it may hold no rows)."""
+    return f"built:{stage}"
+
+
 def response_key(model: str, images: bool, instance_id: str, sample: int) -> str:
-    return f"{model}|{'img' if images else 'txt'}|{instance_id}|{sample}"
+    return ResponseKey(model, images, instance_id, sample).format()

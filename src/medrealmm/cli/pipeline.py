@@ -1,0 +1,53 @@
+"""``medrealmm run``: the whole chain with the models a pipeline YAML names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medrealmm.cli.app import app
+from medrealmm.cli.common import console, user_errors
+
+StageList = Annotated[
+    list[str] | None,
+    typer.Option(help="Stage name; repeat for several (see the list in `medrealmm run --help`)."),
+]
+
+
+@app.command("run")
+def run(
+    run_dir: Annotated[
+        Path, typer.Argument(help="Run folder; created if missing, resumed if not.")
+    ],
+    config: Annotated[
+        Path, typer.Option("--config", help="Pipeline YAML (see examples/pipeline.yaml).")
+    ],
+    skip: StageList = None,
+    redo: StageList = None,
+) -> None:
+    """Run every stage in order: ingest -> corpus -> deid -> review -> mccp -> rubric ->
+    evaluate -> release -> report.
+
+    Resumable: finished units are reused from RUN_DIR/store.sqlite, so a killed run picks up
+    where it stopped. --skip leaves a stage as it is; --redo clears a stage's rows first so it
+    is rebuilt from its input. A stage whose input stage is missing is refused.
+    """
+    from medrealmm.pipeline import CHAIN, StageContext, load_settings, run_chain
+    from medrealmm.store import RunStore
+
+    with user_errors():
+        settings = load_settings(config)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with RunStore(run_dir) as store:
+            ctx = StageContext(store, run_dir, settings)
+            reports = run_chain(ctx, CHAIN, skip=skip or (), redo=redo or ())
+    for report in reports:
+        for line in report.lines:
+            console.print(f"  {line}")
+    failed = sum(report.failed for report in reports)
+    if failed:
+        console.print(f"[red]{failed} units failed[/red]; rerun to retry them")
+        raise typer.Exit(1)
+    console.print(f"[green]run finished[/green]; outputs in [bold]{run_dir}[/bold]")

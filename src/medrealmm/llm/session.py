@@ -1,0 +1,38 @@
+"""Run one stage's async work against one model: resolve the spec, build the client over the
+run store's cache, run the coroutine, close the client. Every stage and CLI goes through here,
+so endpoint rules applied in ``resolve_spec``/``build_client`` hold everywhere."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from medrealmm.llm.cache import LLMCache
+from medrealmm.llm.client import LLMClient
+from medrealmm.llm.config import ModelSpec, build_client, resolve_spec
+
+T = TypeVar("T")
+
+
+def open_client(
+    model: str | ModelSpec, models_config: Path | str | None, cache: LLMCache | None
+) -> LLMClient:
+    spec = model if isinstance(model, ModelSpec) else resolve_spec(model, models_config)
+    return build_client(spec, cache=cache)
+
+
+def run_with_client(
+    client: LLMClient | None, work: Callable[[LLMClient | None], Awaitable[T]]
+) -> T:
+    """``asyncio.run(work(client))``, closing the client on the same event loop."""
+
+    async def main() -> T:
+        try:
+            return await work(client)
+        finally:
+            if client is not None:
+                await client.aclose()
+
+    return asyncio.run(main())

@@ -1,0 +1,84 @@
+"""``pipeline.yaml``: which models each agent role uses and how the chain runs.
+
+Relative paths are read relative to the YAML file. A bad entry is a ``DataError`` naming the
+file, line and field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from medrealmm.corpus.config import CorpusConfig, yaml_line
+from medrealmm.corpus.engines import Engine
+from medrealmm.evaluate import ONLINE
+from medrealmm.io.errors import DataError
+from medrealmm.llm import OFFLINE_NAME
+from medrealmm.store import stages
+
+
+class ModelRoles(BaseModel):
+    """A model name per agent role: 'offline' (the baseline), a name in ``models_config``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    privacy: str | None = Field(default=OFFLINE_NAME, description="4a screen; null: rule only")
+    deid: str | None = Field(default=OFFLINE_NAME, description="LLM pass; null: rules only")
+    mccp: str = OFFLINE_NAME
+    rubric: str = OFFLINE_NAME
+    grader: str = OFFLINE_NAME
+
+
+class Respondent(BaseModel):
+    """One evaluated model (``online`` scores the physician's own reply), images on or off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    images: bool = True
+
+
+def default_respondents() -> list[Respondent]:
+    return [
+        Respondent(model=OFFLINE_NAME, images=True),
+        Respondent(model=OFFLINE_NAME, images=False),
+        Respondent(model=ONLINE),
+    ]
+
+
+class PipelineSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input: Path = Field(description="Folder holding consultations.jsonl and its images/.")
+    models_config: Path | None = Field(default=None, description="YAML listing models.")
+    models: ModelRoles = Field(default_factory=ModelRoles)
+    respondents: list[Respondent] = Field(default_factory=default_respondents)
+    corpus: CorpusConfig = Field(default_factory=CorpusConfig)
+    engine: Engine = Engine.LOCAL
+    workers: int | None = Field(default=None, ge=1, description="Processes (default: all CPUs).")
+    mccp_input: Literal["corpus.deid", "corpus.final"] = Field(
+        default=stages.CORPUS_DEID,
+        description="corpus.final once physicians approved the corpus; corpus.deid before.",
+    )
+
+
+def load_settings(path: Path | str) -> PipelineSettings:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"pipeline config not found: {path}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise DataError(path, 1, "<config>", "expected a mapping of settings")
+    try:
+        settings = PipelineSettings.model_validate(data)
+    except ValidationError as exc:
+        line = yaml_line(path, exc.errors()[0]["loc"])
+        raise DataError.from_validation(path, line, exc) from None
+    base = path.parent
+    updates: dict[str, Path] = {"input": base / settings.input}
+    if settings.models_config is not None:
+        updates["models_config"] = base / settings.models_config
+    return settings.model_copy(update=updates)

@@ -1,0 +1,1 @@
+"""The concrete stages of the chain, one small module per phase."""

@@ -1,0 +1,55 @@
+"""Evaluation (Phase 4): every respondent's replies graded against the applicable rubrics."""
+
+from __future__ import annotations
+
+from medrealmm.evaluate import (
+    ONLINE,
+    EvalSettings,
+    load_eval_cases,
+    load_results,
+    run_evaluation,
+)
+from medrealmm.pipeline.contract import Stage, StageContext, StageReport
+from medrealmm.store import stages
+
+
+class Evaluate(Stage):
+    name = "evaluate"
+    reads = stages.RUBRIC_ROUND
+    writes = (stages.EVAL_RESPONSE, stages.EVAL_VERDICT, stages.EVAL_SCORE)
+    agent = "grader"
+    cli = "medrealmm eval run"
+
+    def run(self, ctx: StageContext) -> StageReport:
+        settings = ctx.settings
+        cases, missing = load_eval_cases(ctx.store)
+        if not cases:
+            line = f"evaluate: no instances with a rubric yet ({len(missing)} without)"
+            return StageReport(self.name, [line])
+        outcomes = [
+            run_evaluation(
+                ctx.store,
+                EvalSettings(
+                    model=r.model,
+                    images=r.images,
+                    grader=settings.models.grader,
+                    models_config=settings.models_config,
+                ),
+            )
+            for r in settings.respondents
+        ]
+        first = outcomes[0]
+        rows = load_results(ctx.store, first.grader).summary()
+        parts = []
+        for row in rows:
+            mode = "" if row.model == ONLINE else " img" if row.images else " txt"
+            shown = "incomplete" if row.score is None else f"{100 * row.score:.1f}"
+            parts.append(f"{row.model}{mode} {shown}")
+        unapproved = max((row.unapproved_rubrics for row in rows), default=0)
+        failed = sum(o.responses.failed + o.verdicts.failed for o in outcomes)
+        line = (
+            f"evaluate (grader {first.grader}): {first.cases} instances, "
+            + ", ".join(parts)
+            + f"; {unapproved} rubrics unapproved"
+        )
+        return StageReport(self.name, [line], failed=failed)

@@ -1,0 +1,59 @@
+"""Ingest: the run's input folder -> ``raw``, with the file's hash kept so later stages can
+tell the input they read is the one ingested."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from medrealmm.demo import CORPUS_FILE
+from medrealmm.io import file_sha256, iter_jsonl
+from medrealmm.pipeline.contract import Stage, StageContext, StageReport
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+
+
+def input_file(corpus_dir: Path) -> Path:
+    source = corpus_dir / CORPUS_FILE
+    if not source.is_file():
+        raise FileNotFoundError(f"{source} not found: the input folder must hold {CORPUS_FILE}")
+    return source
+
+
+def load_raw(store: RunStore, corpus_dir: Path) -> int:
+    """Replace ``raw`` with CORPUS_DIR/consultations.jsonl in one transaction; refuse a run
+    folder that already holds a different corpus folder."""
+    source = input_file(corpus_dir)
+    root = str(corpus_dir.resolve())
+    recorded = store.get_meta(stages.image_root_key(stages.RAW))
+    if recorded and recorded != root and store.count(stages.RAW):
+        raise ValueError(
+            f"{store.path} already holds a run over {recorded}; use another run folder"
+        )
+    store.replace({stages.RAW: ((c.id, c) for c in iter_jsonl(source, Consultation))})
+    store.set_meta(stages.image_root_key(stages.RAW), root)
+    store.set_meta(
+        stages.INPUT_META, {"path": str(source.resolve()), "sha256": file_sha256(source)}
+    )
+    return store.count(stages.RAW)
+
+
+def ingested_file(store: RunStore) -> Path:
+    """The file ``raw`` was loaded from, refusing one that changed since (re-ingest it)."""
+    recorded = store.get_meta(stages.INPUT_META)
+    if not recorded:
+        raise ValueError(f"{store.path} records no ingested input; run the ingest stage first")
+    path = Path(recorded["path"])
+    if not path.is_file() or file_sha256(path) != recorded["sha256"]:
+        raise ValueError(f"{path} changed or vanished since it was ingested; ingest it again")
+    return path
+
+
+class Ingest(Stage):
+    name = "ingest"
+    reads = None
+    writes = (stages.RAW,)
+    cli = "medrealmm run"
+
+    def run(self, ctx: StageContext) -> StageReport:
+        n = load_raw(ctx.store, ctx.settings.input)
+        return StageReport(self.name, [f"raw consultations loaded: {n}"])
