@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
-from medrealmm.io import iter_jsonl
+from medrealmm.io import file_sha256, iter_jsonl
+from medrealmm.release.build import release_store
+from medrealmm.release.dua import record_acceptance
+from medrealmm.release.layout import ReleaseInfo
 from medrealmm.schema import (
     Consultation,
     Criterion,
@@ -89,3 +92,39 @@ def eval_store(tmp_path: Path) -> Iterator[RunStore]:
     with RunStore(tmp_path / "run") as store:
         fill_store(store, demo_instances(4))
         yield store
+
+
+INFO = ReleaseInfo(name="medrealmm-test", version="1.0", title="test release", authors=("t",))
+#: What the fake model server answers to every reply request.
+REPLY = "您好，请问症状持续多长时间了？既往病史和过敏史？请不要自行停药，症状加重请线下就诊。"
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): file_sha256(p) for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture()
+def builder(tmp_path: Path) -> Path:
+    """A builder's run: de-identified corpus (the synthetic demo stands in), instances, rubrics."""
+    instances = demo_instances(4)
+    wanted = {i.consultation_id for i in instances}
+    corpus = bundled_corpus_dir()
+    consultations = [c for c in iter_jsonl(corpus / CORPUS_FILE, Consultation) if c.id in wanted]
+    folder = tmp_path / "builder"
+    with RunStore(folder) as store:
+        fill_store(store, instances)
+        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in consultations))
+        store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(corpus))
+    return folder
+
+
+@pytest.fixture()
+def release(builder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
+    with RunStore(builder) as store:
+        out = release_store(store, tmp_path / "release", INFO, register=tmp_path / "w.jsonl").out
+    return out
+
+
+def accept(release: Path) -> None:
+    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-test 1.0")

@@ -10,53 +10,15 @@ import pytest
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.evaluate import EvalSettings, load_results, run_evaluation
 from medrealmm.evaluate.source import results_store
-from medrealmm.io import file_sha256, iter_jsonl
+from medrealmm.io import file_sha256
 from medrealmm.llm import OFFLINE_NAME
-from medrealmm.release.build import release_store
 from medrealmm.release.dua import record_acceptance
-from medrealmm.release.layout import ReleaseInfo
-from medrealmm.schema import Consultation
-from medrealmm.store import RunStore, stages
+from medrealmm.store import RunStore
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
-from .conftest import demo_instances, fill_store
-
-INFO = ReleaseInfo(name="medrealmm-test", version="1.0", title="test release", authors=("t",))
-REPLY = "您好，请问症状持续多长时间了？既往病史和过敏史？请不要自行停药，症状加重请线下就诊。"
-
-
-def tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): file_sha256(p) for p in root.rglob("*") if p.is_file()}
-
-
-@pytest.fixture()
-def builder(tmp_path: Path) -> Path:
-    """A builder's run: de-identified corpus (the synthetic demo stands in), instances, rubrics."""
-    instances = demo_instances(4)
-    wanted = {i.consultation_id for i in instances}
-    corpus = bundled_corpus_dir()
-    consultations = [c for c in iter_jsonl(corpus / CORPUS_FILE, Consultation) if c.id in wanted]
-    folder = tmp_path / "builder"
-    with RunStore(folder) as store:
-        fill_store(store, instances)
-        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in consultations))
-        store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(corpus))
-    return folder
-
-
-@pytest.fixture()
-def release(builder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
-    with RunStore(builder) as store:
-        out = release_store(store, tmp_path / "release", INFO, register=tmp_path / "w.jsonl").out
-    return out
-
-
-def accept(release: Path) -> None:
-    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-test 1.0")
+from .conftest import REPLY, accept, tree
 
 
 def score_of(folder: Path, model: str, images: bool = True) -> float | None:
@@ -104,10 +66,10 @@ def test_release_refusals_are_clear_and_write_nothing(release: Path, tmp_path: P
     assert unaccepted.exit_code == 2 and "accept-dua" in unaccepted.output
     accept(release)
     inside = runner.invoke(app, ["eval", "run", str(release), "--out", str(release / "r")])
-    assert inside.exit_code == 2 and "inside the release" in inside.output
+    assert inside.exit_code == 2 and "inside the release" in " ".join(inside.output.split())
     (release / "data" / "extra.txt").write_text("x", encoding="utf-8")
     changed = runner.invoke(app, ["eval", "run", str(release), "--out", str(tmp_path / "r")])
-    assert changed.exit_code == 2 and "not part of the release" in changed.output
+    assert changed.exit_code == 2 and "not part of the release" in " ".join(changed.output.split())
     (release / "data" / "extra.txt").unlink()
     assert tree(release) == before
 
@@ -150,3 +112,16 @@ def test_demo_release_scores_as_the_demo_did(
     assert result.exit_code == 0, result.output
     assert tree(release) == before
     assert score_of(tmp_path / "consumer", OFFLINE_NAME) == score_of(out, OFFLINE_NAME)
+
+
+def test_a_builders_run_can_be_evaluated_into_a_separate_folder(
+    builder: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    for source, out in ((builder, []), (builder, ["--out", str(tmp_path / "copy")])):
+        result = runner.invoke(app, ["eval", "run", str(source), *out, "--model", "offline"])
+        assert result.exit_code == 0, result.output
+    assert score_of(tmp_path / "copy", OFFLINE_NAME) == score_of(builder, OFFLINE_NAME)
+    with RunStore(tmp_path / "copy") as store:
+        (spec,) = load_results(store).specs.values()
+    assert spec.benchmark.kind == "run" and spec.benchmark.location == str(builder.resolve())

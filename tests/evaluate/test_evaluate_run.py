@@ -12,7 +12,6 @@ from medrealmm.evaluate import (
     ONLINE,
     EvalSettings,
     baseline_models,
-    evaluate_demo,
     load_scores,
     run_evaluation,
     summarize_models,
@@ -24,12 +23,17 @@ from medrealmm.store import RunStore, stages
 from .conftest import demo_instances, fill_store
 
 
-def test_offline_demo_scores_every_instance_for_baseline_and_online(tmp_path: Path) -> None:
+def test_offline_scores_every_instance_for_baseline_and_online(tmp_path: Path) -> None:
     instances = demo_instances()
     assert len(instances) >= 30
     with RunStore(tmp_path / "run") as store:
         fill_store(store, instances)
-        lines = evaluate_demo(store)
+        for settings in (
+            EvalSettings(model="offline", images=True),
+            EvalSettings(model="offline", images=False),
+            EvalSettings(model=ONLINE),
+        ):
+            run_evaluation(store, settings)
         scores = load_scores(store, OFFLINE_NAME)
         rows = {
             (r.model, r.images): r
@@ -44,7 +48,6 @@ def test_offline_demo_scores_every_instance_for_baseline_and_online(tmp_path: Pa
     assert rows[(OFFLINE_NAME, True)].is_baseline and not rows[(ONLINE, True)].is_baseline
     # the rubric is built from the online reply, so it must beat the rule-based baseline
     assert rows[(ONLINE, True)].score > rows[(OFFLINE_NAME, True)].score  # type: ignore[operator]
-    assert "baseline" in lines[0] and f"{len(instances)} instances" in lines[0]
     assert {u["stage"] for u in usage} == {stages.EVAL_RESPONSE, stages.EVAL_VERDICT}
 
 
@@ -113,11 +116,15 @@ def test_cli_run_and_score(tmp_path: Path) -> None:
     result = runner.invoke(app, score)
     assert result.exit_code == 0, result.output
     assert "offline-baseline*" in result.output and "online" in result.output
+    assert "Evaluations" in result.output and "eval-" in result.output  # provenance shown
     payload = json.loads(out.read_text(encoding="utf-8"))
     rows = {(r["model"], r["images"]): r for r in payload["rows"]}
     assert rows[(OFFLINE_NAME, True)]["k"] == 2
     assert rows[(OFFLINE_NAME, True)]["worst_of_k"] is not None
     assert payload["usage"]
+    kinds = sorted(e["kind"] for e in payload["evaluations"])
+    assert kinds == ["generated", "generated", "online"]
+    assert "worst@k" in payload["definitions"]
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:

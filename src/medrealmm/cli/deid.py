@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.engines import Engine
 
 deid_app = typer.Typer(
     help="De-identify consultations (paper 6.2): typed placeholders in text, solid black boxes "
@@ -29,6 +30,12 @@ def run(
         bool, typer.Option("--no-llm", help="Rules only; skip the LLM pass.")
     ] = False,
     concurrency: Annotated[int, typer.Option(help="Consultations in flight at once.")] = 2,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="Where images are masked: local or ray.")
+    ] = Engine.LOCAL,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, help="Processes / Ray CPUs masking images.")
+    ] = 1,
 ) -> None:
     """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
@@ -36,15 +43,23 @@ def run(
     Resumable: consultations already de-identified are skipped.
     """
     from medrealmm.deid.stage import run_deid_stage
+    from medrealmm.engines import offload
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.store import RunStore, stages
 
-    with user_errors(), RunStore(run_dir) as store:
+    with user_errors(), RunStore(run_dir, writer=True) as store:
         client = None if no_llm else open_client(model, models_config, store.cache)
-        stats = run_with_client(
-            client,
-            lambda client: run_deid_stage(store, run_dir, client, concurrency=concurrency),
-        )
+        with offload(engine, workers) as pool:
+            stats = run_with_client(
+                client,
+                lambda client: run_deid_stage(
+                    store,
+                    run_dir,
+                    client,
+                    concurrency=max(concurrency, 2 * pool.workers),
+                    offload=pool,
+                ),
+            )
         console.print(
             f"corpus.deid: {store.count(stages.CORPUS_DEID)} consultations "
             f"({stats.done} new, {stats.skipped} already done, {stats.failed} failed)"

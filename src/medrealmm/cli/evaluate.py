@@ -17,6 +17,7 @@ from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
+    from medrealmm.evaluate.results import Results
     from medrealmm.evaluate.scoring import ModelSummary
 
 eval_app = typer.Typer(
@@ -220,6 +221,7 @@ def score_command(
         rows = results.summary()
         usage = store.usage()
     show_summary(results.grader, rows, results.stale_by_condition())
+    show_evaluations(results)
     spend = Table(title="Calls and tokens", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
     for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok"):
         spend.add_column(column, no_wrap=True)
@@ -243,6 +245,30 @@ def score_command(
             "usage": usage,
         }
         json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def show_evaluations(results: Results) -> None:
+    """Where each row's numbers came from: one line per evaluation (EvalSpec)."""
+    table = Table(title="Evaluations", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
+    for column in ("id", "row", "kind", "model id", "grader", "k", "benchmark", "finished"):
+        table.add_column(column, no_wrap=True)
+    conditions = sorted({r.condition for r in results.records})
+    for model, images in conditions:
+        for spec in results.eval_of((model, images)):
+            asked = spec.model
+            served = (asked.served or [asked.model or asked.name]) if asked else []
+            bench = spec.benchmark
+            table.add_row(
+                spec.eval_id,
+                f"{model} ({'img' if images else 'txt'})",
+                spec.kind,
+                ", ".join(served) or "-",
+                spec.grader.name,
+                str(spec.k),
+                f"{bench.name} {bench.version}" if bench.kind == "release" else "run",
+                f"{spec.finished_at:%Y-%m-%d %H:%M}" if spec.finished_at else "unfinished",
+            )
+    console.print(table)
 
 
 def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:

@@ -67,7 +67,7 @@ def extract(
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.mccp import export_outputs, load_taxonomy, run_mccp
 
-    with user_errors(), RunStore(out) as store:
+    with user_errors(), RunStore(out, writer=True) as store:
         _load_corpus(store, corpus)
         spec = resolve_spec(model, models_config)
         client = open_client(spec, models_config, store.cache)

@@ -40,7 +40,7 @@ def run(
     with user_errors():
         settings = load_settings(config)
         run_dir.mkdir(parents=True, exist_ok=True)
-        with RunStore(run_dir) as store:
+        with RunStore(run_dir, writer=True) as store:
             ctx = StageContext(store, run_dir, settings)
             reports = run_chain(ctx, CHAIN, skip=skip or (), redo=redo or ())
     for report in reports:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +27,14 @@ def report(
             "grader, else the one that scored most).",
         ),
     ] = None,
+    add: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--add",
+            help="Another results folder of the same benchmark (repeat): one leaderboard across "
+            "every model evaluated in any of them.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for each 95% confidence interval.")
@@ -41,12 +50,13 @@ def report(
     from medrealmm.report import existing_store, write_report
     from medrealmm.store import RunStore
 
-    with (
-        user_errors(),
-        RunStore(existing_store(runstore)) as store,
-        console.status("computing tables and drawing figures"),
-    ):
-        result = write_report(store, out, grader=grader, seed=seed, resamples=resamples)
+    with user_errors(), ExitStack() as stack:
+        store = stack.enter_context(RunStore(existing_store(runstore)))
+        others = [stack.enter_context(RunStore(existing_store(p))) for p in add or []]
+        stack.enter_context(console.status("computing tables and drawing figures"))
+        result = write_report(
+            store, out, grader=grader, seed=seed, resamples=resamples, others=others
+        )
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(
         f"  grader {result.primary_grader or '—'}; {result.scored} scored responses "

@@ -34,12 +34,12 @@ ImagesOption = Annotated[
 ]
 
 
-def _open(run: Path) -> RunStore:
+def _open(run: Path, *, writer: bool = False) -> RunStore:
     if not (run / "store.sqlite").is_file() and not run.is_file():
         raise FileNotFoundError(
             f"{run} holds no run store (store.sqlite); run earlier stages first"
         )
-    return RunStore(run)
+    return RunStore(run, writer=writer)
 
 
 def _report(stats: RunStats, what: str) -> None:
@@ -67,7 +67,7 @@ def generate(
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import generate_all
 
-    with user_errors(), _open(run) as store:
+    with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         client = build_client(resolve_spec(model, models_config), cache=store.cache)
         stats = asyncio.run(generate_all(store, client, settings, concurrency=concurrency))
@@ -136,7 +136,7 @@ def refine(
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import refine_all
 
-    with user_errors(), _open(run) as store:
+    with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
         client = build_client(resolve_spec(model, models_config), cache=store.cache)
         stats = asyncio.run(refine_all(store, client, settings, concurrency=concurrency))

@@ -119,7 +119,7 @@ def build_corpus(
     if not input_path.is_file():
         raise FileNotFoundError(f"input corpus not found: {input_path}")
     owned = store is None
-    store = store or RunStore(out)
+    store = store or RunStore(out, writer=True)
     try:
         return _build(input_path, out, config, engine, workers, models_config, store)
     finally:

@@ -1,4 +1,5 @@
-"""Where the per-consultation screening runs: local processes (default) or Ray Data.
+"""Where the per-consultation screening runs: local processes (default) or Ray Data (the
+engines of ``medrealmm.engines``).
 
 Both engines run the same ``screen_shard`` over the same shard plan and return rows sorted
 by line, so their output is identical; only throughput and where the work runs differ.
@@ -7,17 +8,16 @@ by line, so their output is identical; only throughput and where the work runs d
 from __future__ import annotations
 
 import logging
-import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from enum import StrEnum
 from typing import Any
 
 import pyarrow as pa
 
 from medrealmm.corpus.config import CompletenessConfig
 from medrealmm.corpus.screen import ScreenRow, Shard, screen_shard
+from medrealmm.engines import Engine, default_workers
 
 Progress = Callable[[int], None]
 
@@ -31,15 +31,6 @@ SCREEN_SCHEMA = pa.schema(
         ("error", pa.string()),
     ]
 )
-
-
-class Engine(StrEnum):
-    LOCAL = "local"
-    RAY = "ray"
-
-
-def default_workers() -> int:
-    return max(1, os.cpu_count() or 1)
 
 
 def run_screen(

@@ -8,17 +8,22 @@ written. The masked copy is written last, so a killed run redoes at most the uni
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
 from medrealmm.deid.record import DeidRecord, ImageRecord, TurnRecord
+from medrealmm.engines import Offload
 from medrealmm.io import file_sha256, resolve_image
 from medrealmm.llm import LLMClient
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import Consultation, ImageRef
 from medrealmm.store import FAILED, RunStore, stages
 from medrealmm.store.keys import usage_label
+
+T = TypeVar("T")
 
 USAGE_STAGE = usage_label(stages.DEID_RECORD)
 OUTPUT_FOLDER = "deid"
@@ -54,7 +59,10 @@ async def deid_one(
     target_root: Path,
     client: LLMClient | None,
     store: RunStore | None = None,
+    offload: Offload | None = None,
 ) -> tuple[Consultation, DeidRecord]:
+    """Mask one consultation; its images on ``offload`` (a thread when None)."""
+    run = offload or _in_thread
     outcome = await deid_turns([event.content for event in consultation.events], client)
     if store is not None and client is not None:
         for completion in outcome.completions:
@@ -72,17 +80,27 @@ async def deid_one(
         for ref in event.images:
             source = resolve_image(source_root, ref)
             target = target_root / ref.path
-            image_record = await asyncio.to_thread(mask_image_file, source, target, ref.path)
+            image_record = await run(mask_image_file, source, target, ref.path)
             record.images.append(image_record)
             refs.append(ref.model_copy(update={"sha256": file_sha256(target)}))
         events.append(event.model_copy(update={"content": masked, "images": refs}))
     return consultation.model_copy(update={"events": events}), record
 
 
+async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.to_thread(fn, *args)
+
+
 async def run_deid_stage(
-    store: RunStore, run_dir: Path | str, client: LLMClient | None, *, concurrency: int = 2
+    store: RunStore,
+    run_dir: Path | str,
+    client: LLMClient | None,
+    *,
+    concurrency: int = 2,
+    offload: Offload | None = None,
 ) -> RunStats:
-    """De-identify every consultation of corpus.sampled not yet in corpus.deid."""
+    """De-identify every consultation of corpus.sampled not yet in corpus.deid; images are
+    masked on ``offload`` (``medrealmm.engines``: local processes or Ray), text here."""
     source_stage = INPUT_STAGE
     if not store.is_built(source_stage):
         raise ValueError(
@@ -94,7 +112,9 @@ async def run_deid_stage(
     target_root = Path(run_dir) / OUTPUT_FOLDER
     target_root.mkdir(parents=True, exist_ok=True)
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
-    done = store.keys(stages.CORPUS_DEID)
+    store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
+    store.prune_stale(stages.DEID_RECORD)
+    done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)
     todo = sorted(store.keys(source_stage) - done)
 
     async def work(key: str) -> None:
@@ -103,7 +123,7 @@ async def run_deid_stage(
             raise KeyError(f"{source_stage}/{key} vanished")
         try:
             masked, record = await deid_one(
-                consultation, Path(source_root), target_root, client, store
+                consultation, Path(source_root), target_root, client, store, offload
             )
         except Exception as exc:
             # Recorded for the operator; the case stays out of corpus.deid and is retried.
@@ -111,8 +131,9 @@ async def run_deid_stage(
                 stages.DEID_RECORD, key, None, status=FAILED, error=f"{type(exc).__name__}: {exc}"
             )
             raise
-        store.put(stages.DEID_RECORD, key, record)
-        store.put(stages.CORPUS_DEID, key, masked)
+        made_from = [(source_stage, key)]  # a changed or removed case drops both rows
+        store.put(stages.DEID_RECORD, key, record, sources=made_from)
+        store.put(stages.CORPUS_DEID, key, masked, sources=made_from)
 
     return await run_units(
         todo,

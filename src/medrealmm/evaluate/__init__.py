@@ -2,7 +2,6 @@
 
 from medrealmm.evaluate.baseline import baseline_reply
 from medrealmm.evaluate.cases import EvalCase, load_eval_cases
-from medrealmm.evaluate.demo import evaluate_demo
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
 from medrealmm.evaluate.provenance import BenchmarkRef, EvalSpec, ModelRef, load_specs
 from medrealmm.evaluate.respond import RESPOND_TASK, respond_request
@@ -40,7 +39,6 @@ __all__ = [
     "Results",
     "baseline_models",
     "baseline_reply",
-    "evaluate_demo",
     "grade",
     "grader_request",
     "graders",

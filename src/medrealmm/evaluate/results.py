@@ -11,13 +11,15 @@ and listed as stale; ``medrealmm eval run`` regrades only the criteria that chan
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medrealmm.evaluate.provenance import EvalSpec, load_specs
+from medrealmm.evaluate.provenance import EvalSpec, benchmark_of, load_specs
 from medrealmm.evaluate.scoring import ModelSummary, summarize_models
 from medrealmm.llm import resolve_spec
 from medrealmm.schema import CaseScore, Response
 from medrealmm.stats.cases import (
+    ONLINE_MODEL,
     PRIMARY_GRADER_META,
     CaseRecord,
     headline_records,
@@ -92,6 +94,49 @@ class Results:
         """The evaluations whose scores make up a condition's row."""
         ids = {r.eval_id for r in self.records if r.condition == condition and r.eval_id}
         return [self.specs[i] for i in sorted(ids) if i in self.specs]
+
+
+def combine(first: Results, other: Results, *, name: str = "another run") -> Results:
+    """A leaderboard over runs of one benchmark: ``other``'s rows added to ``first``'s.
+
+    Both must be graded by the same grader; a (model, images) row in both is refused, except
+    the Online anchor, which is the same replies everywhere and is kept from ``first``.
+    """
+    if other.grader != first.grader:
+        raise ValueError(f"{name} is graded by {other.grader!r}, not {first.grader!r}")
+    mine = {r.condition for r in [*first.records, *first.stale]}
+    theirs = {r.condition for r in [*other.records, *other.stale]} - {(ONLINE_MODEL, True)}
+    clash = sorted(mine & theirs)
+    if clash:
+        shown = ", ".join(f"{m} ({'img' if i else 'txt'})" for m, i in clash)
+        raise ValueError(f"{shown} scored in more than one run; give each model one run")
+    kept = [r for r in other.records if r.condition in theirs]
+    return Results(
+        grader=first.grader,
+        records=[*first.records, *kept],
+        stale=[*first.stale, *(r for r in other.stale if r.condition in theirs)],
+        specs={**other.specs, **first.specs},
+        graders=sorted(set(first.graders) | set(other.graders)),
+    )
+
+
+def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> Results:
+    """``load_results`` over several runs of the same benchmark (same release name, version
+    and manifest, or the same builder's run): one table across every evaluated model."""
+    first, *rest = stores
+    results = load_results(first, grader)
+    expected = benchmark_of(first)
+    for store in rest:
+        found = benchmark_of(store)
+        if found.identity != expected.identity:
+            raise ValueError(
+                f"{store.path.parent} evaluated {found.name or found.location} "
+                f"{found.version or ''}, not {expected.name or expected.location} "
+                f"{expected.version or ''}: a leaderboard needs one benchmark"
+            )
+        other = load_results(store, results.grader)
+        results = combine(results, other, name=str(store.path.parent))
+    return results
 
 
 def load_results(store: RunStore, grader: str | None = None) -> Results:

@@ -13,6 +13,7 @@ against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenan
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +56,7 @@ from medrealmm.schema import (
 )
 from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
-from medrealmm.store.keys import usage_label
+from medrealmm.store.keys import ResponseKey, VerdictKey, usage_label
 
 ONLINE = "online"
 
@@ -96,18 +97,29 @@ class EvalOutcome:
 
 
 class _Dialogues:
-    """Dialogue parts per (instance, images), encoded once and shared by all its calls."""
+    """Dialogue parts per (instance, images), base64-encoded once and shared by all its calls
+    (k replies, every criterion), so the cache key hashes each image once (llm.cache).
 
-    def __init__(self, root: Path | None) -> None:
+    Bounded: units run in case order, so the most recent cases are the ones still in use,
+    and a long run does not hold every case's images in memory.
+    """
+
+    def __init__(self, root: Path | None, keep: int = 64) -> None:
         self.root = root
-        self._memo: dict[tuple[str, bool], list[Part]] = {}
+        self.keep = keep
+        self._memo: OrderedDict[tuple[str, bool], list[Part]] = OrderedDict()
 
     def parts(self, instance: Instance, with_images: bool) -> list[Part]:
         key = (instance.id, with_images)
-        if key not in self._memo:
-            root = self.root if with_images else None
-            self._memo[key] = dialogue_parts(instance.context, image_root=root)
-        return self._memo[key]
+        if key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        root = self.root if with_images else None
+        parts = dialogue_parts(instance.context, image_root=root)
+        self._memo[key] = parts
+        if len(self._memo) > self.keep:
+            self._memo.popitem(last=False)
+        return parts
 
 
 @dataclass
@@ -200,6 +212,18 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
     }
 
 
+def _from_instances(replies: Sequence[tuple[str, Response]]) -> dict[str, list[tuple[str, str]]]:
+    """Lineage: a reply is made from its instance (a changed instance drops it)."""
+    return {key: [(stages.MCCP_INSTANCE, reply.instance_id)] for key, reply in replies}
+
+
+def _from_response(key: str) -> list[tuple[str, str]]:
+    """Lineage: a verdict goes with the instance of the reply it grades (not with the reply's
+    row, which a new evaluation restamps without changing what was graded)."""
+    response = ResponseKey.parse(VerdictKey.parse(key).response)
+    return [(stages.MCCP_INSTANCE, response.instance_id)]
+
+
 def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
     replies = []
     for key in pending:
@@ -211,7 +235,7 @@ def _store_online_replies(plan: _Plan, pending: list[str]) -> RunStats:
             eval_id=plan.spec.eval_id,
         )
         replies.append((key, reply))
-    plan.store.put_many(stages.EVAL_RESPONSE, replies)
+    plan.store.put_many(stages.EVAL_RESPONSE, replies, sources=_from_instances(replies))
     return RunStats(done=len(pending), skipped=len(plan.targets) - len(pending))
 
 
@@ -238,7 +262,7 @@ def _store_imported_replies(plan: _Plan, replies: Mapping[str, str]) -> RunStats
         if stored.get("text") != text:
             for criterion in case.rubric.criteria:
                 store.delete(stages.EVAL_VERDICT, verdict_key(plan.judge.name, key, criterion.id))
-    store.put_many(stages.EVAL_RESPONSE, changed)
+    store.put_many(stages.EVAL_RESPONSE, changed, sources=_from_instances(changed))
     missing = sum(1 for case, _ in plan.targets.values() if case.instance.id not in replies)
     return RunStats(done=len(changed), skipped=kept, failed=missing)
 
@@ -291,7 +315,9 @@ async def _respond(plan: _Plan) -> RunStats:
                 "error": None if text else "empty reply",
             }
         )
-        store.put(stages.EVAL_RESPONSE, key, response)
+        store.put(
+            stages.EVAL_RESPONSE, key, response, sources=_from_instances([(key, response)])[key]
+        )
 
     try:
         return await run_units(
@@ -330,7 +356,8 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
         stamp = (raw.get("rubric_version"), raw.get("eval_id"))
         if stamp != (case.rubric.version, plan.spec.eval_id):
             verdict = Verdict.model_validate(raw)
-            store.put(stages.EVAL_VERDICT, key, _stamped(plan, case, criterion, verdict))
+            restamped = _stamped(plan, case, criterion, verdict)
+            store.put(stages.EVAL_VERDICT, key, restamped, sources=_from_response(key))
         fresh.add(key)
     return fresh
 
@@ -353,7 +380,7 @@ async def _grade(plan: _Plan) -> RunStats:
         case, reply, criterion = units[key]
         if criterion.kind is CriterionKind.RULE:
             verdict = _stamped(plan, case, criterion, grade_rule(criterion, reply))
-            store.put(stages.EVAL_VERDICT, key, verdict)
+            store.put(stages.EVAL_VERDICT, key, verdict, sources=_from_response(key))
             return
         request = grader_request(
             department=case.instance.department,
@@ -369,7 +396,14 @@ async def _grade(plan: _Plan) -> RunStats:
             plan.record(stages.EVAL_VERDICT, client, completion)
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
-        store.put(stages.EVAL_VERDICT, key, verdict, status=status, error=verdict.error)
+        store.put(
+            stages.EVAL_VERDICT,
+            key,
+            verdict,
+            status=status,
+            error=verdict.error,
+            sources=_from_response(key),
+        )
         if verdict.status is VerdictStatus.FAILED:
             raise RuntimeError(f"criterion {criterion.id} not graded: {verdict.error}")
 
@@ -407,7 +441,8 @@ def _score(plan: _Plan) -> list[CaseScore]:
             rubric_version=case.rubric.version,
         )
         scores.append((score_key(grader, rkey), score))
-    plan.store.put_many(stages.EVAL_SCORE, scores)
+    links = {key: [(stages.MCCP_INSTANCE, score.instance_id)] for key, score in scores}
+    plan.store.put_many(stages.EVAL_SCORE, scores, sources=links)
     return [score for _, score in scores]
 
 

@@ -76,14 +76,16 @@ def copy_into(store: RunStore, benchmark: Benchmark) -> None:
             f"{store.path.parent} holds results for benchmark {recorded.get('name')!r} "
             f"({recorded.get('location')}); evaluate {benchmark.ref.name!r} into another --out"
         )
-    for stage in (stages.MCCP_INSTANCE, stages.RUBRIC_ROUND, stages.RUBRIC_FINAL):
-        store.delete(stage)
-    store.put_many(stages.MCCP_INSTANCE, ((i.id, i) for i in benchmark.instances))
-    store.put_many(
-        stages.RUBRIC_ROUND, ((round_key(r.instance_id, r.round), r) for r in benchmark.rubrics)
+    # One transaction; results made from an instance that changed (or left) go with it.
+    store.replace(
+        {
+            stages.MCCP_INSTANCE: ((i.id, i) for i in benchmark.instances),
+            stages.RUBRIC_ROUND: (
+                (round_key(r.instance_id, r.round), r) for r in benchmark.rubrics
+            ),
+            stages.RUBRIC_FINAL: ((r.instance_id, r) for r in benchmark.rubrics if r.approved),
+        }
     )
-    approved = ((r.instance_id, r) for r in benchmark.rubrics if r.approved)
-    store.put_many(stages.RUBRIC_FINAL, approved)
     root = str(benchmark.image_root) if benchmark.image_root else None
     store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), root)
     store.set_meta(BENCHMARK_META, benchmark.ref.model_dump(mode="json"))

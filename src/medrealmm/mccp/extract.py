@@ -148,6 +148,8 @@ async def run_mccp(
         verifier_images=verifier_images,
         on_completion=lambda c: store.record_usage(USAGE_STAGE, client.name, c),
     )
+    store.prune_stale(stages.MCCP_INSTANCE)
+    store.prune_stale(stages.MCCP_DISCARDED)
     all_keys = sorted(store.keys(source_stage))
     done = finished_consultations(store)
     todo = [key for key in all_keys if key not in done]
@@ -161,11 +163,12 @@ async def run_mccp(
         except Exception as exc:
             store.put(stages.MCCP_DISCARDED, key, None, status=FAILED, error=f"{exc}")
             raise
+        made_from = [(source_stage, key)]  # a changed or removed consultation drops it
         if isinstance(outcome, Instance):
-            store.put(stages.MCCP_INSTANCE, outcome.id, outcome)
+            store.put(stages.MCCP_INSTANCE, outcome.id, outcome, sources=made_from)
             store.delete(stages.MCCP_DISCARDED, key)  # an earlier failed attempt
         else:
-            store.put(stages.MCCP_DISCARDED, key, outcome)
+            store.put(stages.MCCP_DISCARDED, key, outcome, sources=made_from)
 
     stats = await run_units(
         todo,

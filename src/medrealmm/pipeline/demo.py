@@ -30,6 +30,6 @@ def run_demo(out: Path | str) -> list[str]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = demo_settings(out)
-    with RunStore(out) as store:
+    with RunStore(out, writer=True) as store:
         reports = run_chain(StageContext(store, out, settings), CHAIN)
     return [line for report in reports for line in report.lines]

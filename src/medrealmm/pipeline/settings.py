@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.corpus.config import CorpusConfig, yaml_line
-from medrealmm.corpus.engines import Engine
+from medrealmm.engines import Engine
 from medrealmm.evaluate import ONLINE
 from medrealmm.io.errors import DataError
 from medrealmm.llm import OFFLINE_NAME

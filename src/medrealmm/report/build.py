@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,15 +71,19 @@ def write_report(
     grader: str | None = None,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    others: Sequence[RunStore] = (),
 ) -> ReportResult:
     """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
-    read through the results layer ``eval score`` uses; stale scores are listed, not used."""
-    from medrealmm.evaluate import K_DEFINITIONS, load_results
+    read through the results layer ``eval score`` uses; stale scores are listed, not used.
+    ``others``: more runs of the same benchmark, for one leaderboard across all their models
+    (judge agreement still comes from ``store`` alone)."""
+    from medrealmm.evaluate import K_DEFINITIONS
+    from medrealmm.evaluate.results import load_leaderboard
 
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    results = load_results(store, grader)
+    results = load_leaderboard([store, *others], grader)
     primary = results.grader
     mine = results.headline
     tables = build_tables(

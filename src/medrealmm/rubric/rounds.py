@@ -47,7 +47,10 @@ def _rounds_by_instance(store: RunStore, status: str = DONE) -> dict[str, list[i
 
 
 def save_round(store: RunStore, rubric: Rubric) -> None:
-    store.put(stages.RUBRIC_ROUND, round_key(rubric.instance_id, rubric.round), rubric)
+    made_from = [(stages.MCCP_INSTANCE, rubric.instance_id)]  # a changed instance drops it
+    store.put(
+        stages.RUBRIC_ROUND, round_key(rubric.instance_id, rubric.round), rubric, sources=made_from
+    )
 
 
 def round_history(store: RunStore, instance_id: str) -> list[Rubric]:
@@ -107,11 +110,12 @@ def save_feedback(store: RunStore, feedback: RoundFeedback) -> None:
     """Record F^(k) for the latest round, replacing an earlier submission for that round;
     empty feedback approves it (R* = R^(k)). Raises ``FeedbackError`` (a ValueError)."""
     current = validate_feedback(store, feedback)
-    store.put(stages.RUBRIC_FEEDBACK, round_key(feedback.instance_id, feedback.round), feedback)
+    key = round_key(feedback.instance_id, feedback.round)
+    made_from = [(stages.RUBRIC_ROUND, key)]  # feedback and R* go with the round they judge
+    store.put(stages.RUBRIC_FEEDBACK, key, feedback, sources=made_from)
     if feedback.approves:
-        store.put(
-            stages.RUBRIC_FINAL, feedback.instance_id, current.model_copy(update={"approved": True})
-        )
+        approved = current.model_copy(update={"approved": True})
+        store.put(stages.RUBRIC_FINAL, feedback.instance_id, approved, sources=made_from)
 
 
 def approve(

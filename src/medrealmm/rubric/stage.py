@@ -60,6 +60,7 @@ async def generate_all(
     concurrency: int = 8,
 ) -> RunStats:
     """R^(0) for every MCCP instance that has none yet (failed ones are retried)."""
+    store.prune_stale(stages.RUBRIC_ROUND)  # instances that changed or went since
     done = {key for key in store.keys(stages.RUBRIC_ROUND) if RoundKey.parse(key).round == 0}
     todo = sorted(i for i in store.keys(stages.MCCP_INSTANCE) if round_key(i, 0) not in done)
     image_root = instance_image_root(store, client, settings)

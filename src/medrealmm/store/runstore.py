@@ -8,6 +8,7 @@ half done repeats none of its finished calls.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -19,11 +20,18 @@ from pydantic import BaseModel
 
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
+from medrealmm.store import lock
 from medrealmm.store.stages import built_key
 
 M = TypeVar("M", bound=BaseModel)
 
 STORE_FILENAME = "store.sqlite"
+
+
+def content_sha(payload: str) -> str:
+    """What lineage compares: the hash of a row's stored JSON."""
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -45,6 +53,15 @@ CREATE TABLE IF NOT EXISTS usage (
     PRIMARY KEY (stage, model)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS lineage (
+    stage TEXT NOT NULL,
+    key TEXT NOT NULL,
+    source_stage TEXT NOT NULL,
+    source_key TEXT NOT NULL,
+    source_sha TEXT NOT NULL,
+    PRIMARY KEY (stage, key, source_stage, source_key)
+);
+CREATE INDEX IF NOT EXISTS lineage_source ON lineage(source_stage, source_key);
 """
 
 DONE = "done"
@@ -52,12 +69,15 @@ FAILED = "failed"
 
 
 class RunStore:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, writer: bool = False) -> None:
+        """Open (or create) a run's store. ``writer=True`` takes the single-writer lock: what
+        runs stages does, so a second such process is refused with the holder named."""
         path = Path(path)
         if path.is_dir() or path.suffix == "":
             path = path / STORE_FILENAME
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -74,7 +94,10 @@ class RunStore:
         *,
         status: str = DONE,
         error: str | None = None,
+        sources: Iterable[tuple[str, str]] = (),
     ) -> None:
+        """Write one row. ``sources`` names the (stage, key) rows it was made from: their
+        content hash is kept with it, so ``prune_stale`` can drop it once they change."""
         if isinstance(payload, BaseModel):
             blob: str | None = payload.model_dump_json()
         elif payload is None:
@@ -82,13 +105,106 @@ class RunStore:
         else:
             blob = json.dumps(payload, ensure_ascii=False, sort_keys=True)
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO records(stage, key, status, payload, error, updated_at)"
+                    " VALUES (?,?,?,?,?,CURRENT_TIMESTAMP)",
+                    (stage, key, status, blob, error),
+                )
+                self._link(stage, key, sources)
+                self._drop_stale_children(stage, key)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _link(self, stage: str, key: str, sources: Iterable[tuple[str, str]]) -> None:
+        self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
+        for source_stage, source_key in sources:
+            row = self._db.execute(
+                "SELECT payload FROM records WHERE stage=? AND key=? AND status=?",
+                (source_stage, source_key, DONE),
+            ).fetchone()
+            # A source with no finished row leaves an empty hash: stale at the next check.
+            sha = content_sha(row[0]) if row and row[0] is not None else ""
             self._db.execute(
-                "INSERT OR REPLACE INTO records(stage, key, status, payload, error, updated_at)"
-                " VALUES (?,?,?,?,?,CURRENT_TIMESTAMP)",
-                (stage, key, status, blob, error),
+                "INSERT OR REPLACE INTO lineage VALUES (?,?,?,?,?)",
+                (stage, key, source_stage, source_key, sha),
             )
 
-    def put_many(self, stage: str, items: Iterable[tuple[str, BaseModel]]) -> None:
+    def _drop_stale_children(self, stage: str, key: str | None = None) -> None:
+        """Rows made from ``stage`` (or its row ``key``) whose source changed or vanished go,
+        with everything made from them: a changed consultation loses its masked copy,
+        instance, rubric and scores in the transaction that changed it."""
+        query = (
+            "SELECT l.stage, l.key, l.source_sha, r.payload FROM lineage l LEFT JOIN records r"
+            " ON r.stage = l.source_stage AND r.key = l.source_key AND r.status = ?"
+            " WHERE l.source_stage = ?"
+        )
+        args: tuple[str, ...] = (DONE, stage)
+        if key is not None:
+            query += " AND l.source_key = ?"
+            args = (DONE, stage, key)
+        links = self._db.execute(query, args).fetchall()
+        stale = {
+            (child_stage, child_key)
+            for child_stage, child_key, sha, payload in links
+            if payload is None or content_sha(payload) != sha
+        }
+        if stale:
+            self._drop_with_descendants(stale)
+
+    def prune_stale(self, stage: str) -> list[tuple[str, str]]:
+        """Drop the rows of ``stage`` whose source rows changed or vanished, and everything
+        derived from those rows in any stage, in one transaction; returns what was dropped."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                links = self._db.execute(
+                    "SELECT l.key, l.source_sha, r.payload FROM lineage l LEFT JOIN records r"
+                    " ON r.stage = l.source_stage AND r.key = l.source_key AND r.status = ?"
+                    " WHERE l.stage = ?",
+                    (DONE, stage),
+                ).fetchall()
+                stale = {
+                    (stage, key)
+                    for key, sha, payload in links
+                    if payload is None or content_sha(payload) != sha
+                }
+                dropped = self._drop_with_descendants(stale)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return dropped
+
+    def _drop_with_descendants(self, rows: set[tuple[str, str]]) -> list[tuple[str, str]]:
+        dropped: list[tuple[str, str]] = []
+        todo = sorted(rows)
+        seen = set(rows)
+        while todo:
+            stage, key = todo.pop()
+            dropped.append((stage, key))
+            self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
+            self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
+            children = self._db.execute(
+                "SELECT stage, key FROM lineage WHERE source_stage=? AND source_key=?",
+                (stage, key),
+            ).fetchall()
+            for child in children:
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+        return sorted(dropped)
+
+    def put_many(
+        self,
+        stage: str,
+        items: Iterable[tuple[str, BaseModel]],
+        sources: Mapping[str, Iterable[tuple[str, str]]] | None = None,
+    ) -> None:
+        """Write many finished rows in one transaction; ``sources`` as in ``put``, by key."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
@@ -98,6 +214,9 @@ class RunStore:
                         " VALUES (?,?,?,?)",
                         (stage, key, DONE, payload.model_dump_json()),
                     )
+                    if sources is not None:
+                        self._link(stage, key, sources.get(key, ()))
+                    self._drop_stale_children(stage, key)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -111,24 +230,29 @@ class RunStore:
             try:
                 for stage, items in rows.items():
                     self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                     self._db.executemany(
                         "INSERT INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
                         ((stage, key, DONE, payload.model_dump_json()) for key, payload in items),
                     )
                     self._set_meta(built_key(stage), True)
+                    self._drop_stale_children(stage)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
 
     def clear(self, stages: Iterable[str]) -> None:
-        """Drop the rows and the built mark of ``stages`` in one transaction (a redo)."""
+        """Drop the rows and the built mark of ``stages``, and every row made from them, in one
+        transaction (a redo)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 for stage in stages:
                     self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                     self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
+                    self._drop_stale_children(stage)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -205,11 +329,21 @@ class RunStore:
         return {stage: n for stage, n in rows}
 
     def delete(self, stage: str, key: str | None = None) -> None:
+        """Delete a row (or a whole stage) and every row made from it, in one transaction."""
         with self._lock:
-            if key is None:
-                self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
-            else:
-                self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if key is None:
+                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
+                else:
+                    self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
+                    self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
+                self._drop_stale_children(stage, key)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     # -- accounting ------------------------------------------------------------------
     def record_usage(self, stage: str, model: str, completion: Completion) -> None:
@@ -263,6 +397,9 @@ class RunStore:
         self.cache.close()
         with self._lock:
             self._db.close()
+        if self._writer_lock is not None:
+            lock.release(self._writer_lock)
+            self._writer_lock = None
 
     def __enter__(self) -> RunStore:
         return self

@@ -1,0 +1,202 @@
+"""The benchmark as an inspect_ai task (optional extra: ``pip install medrealmm[inspect]``).
+
+``inspect eval`` users get a release with inspect's model providers and log viewer:
+
+    inspect eval medrealmm/medrealmm -T release=path/to/release --model openai/gpt-4o
+
+The dataset is the release (DUA and checksums checked, as ``medrealmm eval run`` does), the
+solver sends the same prompt, and the scorer is the same per-criterion grader and clipped
+score, so the mean equals ``medrealmm eval``'s Score on the same replies and verdicts. A case
+with a criterion left ungraded raises: inspect records it as a sample error, never a 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+)
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState, generate
+
+from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.scoring import score_case
+from medrealmm.evaluate.source import read_release
+from medrealmm.llm import (
+    ImagePart,
+    LLMClient,
+    Message,
+    build_client,
+    dialogue_parts,
+    resolve_spec,
+    send_pixels,
+)
+from medrealmm.rubric.rules import grade_rule
+from medrealmm.schema import CriterionKind, Instance, Rubric, Verdict
+
+
+def _inspect_messages(messages: list[Message]) -> list[ChatMessage]:
+    converted: list[ChatMessage] = []
+    for message in messages:
+        content: list[Content] = [
+            ContentImage(image=part.url)
+            if isinstance(part, ImagePart)
+            else ContentText(text=part.text)
+            for part in message.content
+        ]
+        if message.role == "system":
+            converted.append(ChatMessageSystem(content=message.plain_text))
+        else:
+            converted.append(ChatMessageUser(content=content))
+    return converted
+
+
+def to_sample(instance: Instance, rubric: Rubric, image_root: Path | None, images: bool) -> Sample:
+    """The instance as ``medrealmm eval`` would send it; the rubric rides in the metadata."""
+    parts = dialogue_parts(instance.context, image_root=image_root if images else None)
+    request = respond_request(
+        department=instance.department, context=instance.context, parts=parts, with_images=images
+    )
+    return Sample(
+        id=instance.id,
+        input=_inspect_messages(request.messages),
+        metadata={
+            "instance": instance.model_dump(mode="json"),
+            "rubric": rubric.model_dump(mode="json"),
+            "rubric_version": rubric.version,
+            "department": instance.department,
+            "images": images,
+        },
+    )
+
+
+async def grade_reply(
+    client: LLMClient,
+    instance: Instance,
+    rubric: Rubric,
+    reply: str,
+    parts: list[Any],
+    *,
+    model: str,
+    images: bool,
+) -> Any:
+    """Every criterion graded (rules in code) and the case scored: medrealmm's own path."""
+
+    async def one(criterion: Any) -> Verdict:
+        if criterion.kind is CriterionKind.RULE:
+            return grade_rule(criterion, reply)
+        request = grader_request(
+            department=instance.department,
+            context=instance.context,
+            parts=parts,
+            criterion=criterion,
+            reply=reply,
+        )
+        verdict, _, _ = await grade(client, request, criterion)
+        return verdict
+
+    verdicts = await asyncio.gather(*(one(c) for c in rubric.criteria))
+    return score_case(
+        instance_id=instance.id,
+        model=model,
+        images=images,
+        sample=0,
+        criteria=rubric.criteria,
+        verdicts={v.criterion_id: v for v in verdicts},
+        rubric_approved=rubric.approved,
+        rubric_version=rubric.version,
+    )
+
+
+@scorer(metrics=[mean(), stderr()])
+def rubric_score(
+    image_root: str | None,
+    grader: str = "offline",
+    models_config: str | None = None,
+    grader_images: bool = True,
+) -> Scorer:
+    """S = clip(sum w v / sum max(w, 0), 0, 1) from the per-criterion grader (paper 3.4)."""
+    spec = resolve_spec(grader, models_config)
+    client = build_client(spec)
+    with_pixels = send_pixels(spec, grader_images)
+    root = Path(image_root) if image_root else None
+
+    async def score(state: TaskState, target: Target) -> Score:
+        instance = Instance.model_validate(state.metadata["instance"])
+        rubric = Rubric.model_validate(state.metadata["rubric"])
+        reply = state.output.completion.strip()
+        if not reply:
+            raise RuntimeError(f"{instance.id}: the model returned an empty reply")
+        parts = dialogue_parts(instance.context, image_root=root if with_pixels else None)
+        case = await grade_reply(
+            client,
+            instance,
+            rubric,
+            reply,
+            parts,
+            model=str(state.model),
+            images=bool(state.metadata["images"]),
+        )
+        if case.score is None:
+            raise RuntimeError(
+                f"{instance.id}: criteria {case.failed_criteria} not graded; the case is "
+                "incomplete, not 0"
+            )
+        return Score(
+            value=case.score,
+            answer=reply,
+            explanation=f"+{case.positive_met} met, -{case.negative_triggered} triggered",
+            metadata={
+                "positive_met": case.positive_met,
+                "negative_triggered": case.negative_triggered,
+                "rubric_version": case.rubric_version,
+                "verdicts": [v.model_dump(mode="json") for v in case.verdicts],
+            },
+        )
+
+    return score
+
+
+@task
+def medrealmm(
+    release: str,
+    images: bool = True,
+    grader: str = "offline",
+    models_config: str | None = None,
+    grader_images: bool = True,
+) -> Task:
+    """MedRealMM over a release: ``-T release=FOLDER`` (``-T images=false`` withholds them;
+    ``-T grader=NAME -T models_config=models.yaml`` picks the grader, offline by default)."""
+    benchmark = read_release(Path(release))
+    rubrics = {r.instance_id: r for r in benchmark.rubrics}
+    samples = [
+        to_sample(instance, rubrics[instance.id], benchmark.image_root, images)
+        for instance in sorted(benchmark.instances, key=lambda i: i.id)
+        if instance.id in rubrics
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=benchmark.ref.name, location=benchmark.ref.location),
+        solver=generate(),
+        scorer=rubric_score(
+            str(benchmark.image_root) if benchmark.image_root else None,
+            grader,
+            models_config,
+            grader_images,
+        ),
+        config=GenerateConfig(temperature=0.0),  # medrealmm's default decoding
+        fail_on_error=False,  # an incomplete case is an error sample, never a 0
+        metadata={"benchmark": benchmark.ref.model_dump(mode="json")},
+        version=benchmark.ref.version or 0,
+    )
