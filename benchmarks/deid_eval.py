@@ -19,7 +19,6 @@ from collections import Counter
 from pathlib import Path
 
 from medrealmm.deid.consultation import deid_turns
-from medrealmm.deid.evalset import ImageSetSpec, make_images, make_sentences
 from medrealmm.deid.image import load_without_metadata, mask_image
 from medrealmm.deid.metrics import TypeScores, covered
 from medrealmm.deid.spans import apply_placeholders
@@ -28,6 +27,7 @@ from medrealmm.demo import CORPUS_FILE, TRUTH_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
 from medrealmm.llm import build_client, resolve_spec
 from medrealmm.schema import Consultation
+from medrealmm.testing.deid_regression_set import ImageSetSpec, make_images, make_sentences
 
 TARGETS = {"ID": 0.98, "PHONE": 0.98, "EMAIL": 0.98, "URL": 0.98, "NAME": 0.90, "HOSPITAL": 0.90}
 

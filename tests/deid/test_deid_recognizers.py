@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from medrealmm.deid.checksum import check_char
-from medrealmm.deid.registry import get_recognizer, recognizers
+from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans, mask_text
 
@@ -11,7 +11,7 @@ ID18 = "31010419681205107" + check_char("31010419681205107")
 
 
 def found(recognizer: str, text: str) -> list[tuple[str, str]]:
-    return [(s.type.value, s.text) for s in get_recognizer(recognizer).find(text)]
+    return [(s.type.value, s.text) for s in default_registry().get(recognizer).find(text)]
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_a_wrong_checksum_is_not_an_id() -> None:
 
 
 def test_registry_holds_one_recognizer_per_identifier_family() -> None:
-    names = {r.name for r in recognizers()}
+    names = set(default_registry().names)
     assert {"resident_id", "mobile_phone", "email", "url", "hospital", "address"} <= names
     assert {"name_context", "name_jieba_nr", "full_date", "number_by_keyword"} <= names
 
@@ -107,3 +107,28 @@ def test_placeholders_are_typed_and_clinical_values_survive() -> None:
         EntityType.HOSPITAL,
     ]
     assert all(text[s.start : s.end] == s.text for s in spans)
+
+
+def test_registry_is_a_fresh_object_built_from_one_list() -> None:
+    first, second = default_registry(), default_registry()
+    assert first is not second and first.names == second.names
+    with pytest.raises(ValueError, match="twice"):
+        first.add(first.get("email"))
+    assert "email" not in first.without("email").names
+
+
+def test_recognizer_modules_do_not_import_the_registry_or_demo() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, medrealmm.deid.patterns, medrealmm.deid.names, medrealmm.deid.text;"
+        "bad = [m for m in sys.modules if m.startswith('medrealmm.demo')];"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    code = (
+        "import sys, medrealmm.deid.patterns, medrealmm.deid.names;"
+        "assert 'medrealmm.deid.registry' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

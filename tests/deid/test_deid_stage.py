@@ -117,3 +117,33 @@ async def test_an_unreadable_image_fails_its_case_only_and_is_recorded(
         assert stats.failed == 1 and case.id in stats.errors
         assert store.count(stages.CORPUS_DEID) == 0  # never an unmasked copy downstream
         assert case.id in store.failures(stages.DEID_RECORD)
+
+
+async def test_record_keeps_offsets_types_and_keyed_hashes_never_the_text(
+    tmp_path: Path,
+) -> None:
+    from medrealmm.deid.record import keyed_digest
+    from medrealmm.deid.stage import SECRET_META, deid_one, run_secret
+
+    text = "我叫朱秀英，电话13812345678"
+    consultation = Consultation.model_validate(
+        {
+            "id": "c1",
+            "department": "皮肤科",
+            "events": [{"sender": "patient", "timestamp": "2025-01-01T08:00:00", "content": text}],
+        }
+    )
+    with RunStore(tmp_path) as store:
+        _, record = await deid_one(consultation, tmp_path, tmp_path / "out", None, store)
+        secret = run_secret(store)
+        assert store.get_meta(SECRET_META) == secret.hex()
+        assert run_secret(store) == secret  # one secret per run
+        dumped = record.model_dump_json()
+    assert "朱秀英" not in dumped and "13812345678" not in dumped
+    spans = record.turns[0].spans
+    assert [(text[s.start : s.end], s.type.value) for s in spans] == [
+        ("朱秀英", "NAME"),
+        ("13812345678", "PHONE"),
+    ]
+    assert spans[0].digest == keyed_digest("朱秀英", secret)
+    assert keyed_digest("朱秀英", b"other secret") != spans[0].digest

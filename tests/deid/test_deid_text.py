@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from medrealmm.deid.evalset import make_sentences
 from medrealmm.deid.metrics import TypeScores
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
 from medrealmm.deid.text import find_spans, make_consistent
+from medrealmm.testing.deid_regression_set import make_sentences
 
 
 def span(start: int, end: int, kind: EntityType, text: str = "x") -> Span:

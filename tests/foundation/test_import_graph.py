@@ -18,15 +18,6 @@ ROOT = Path(medrealmm.__file__).parent
 PACKAGE = "medrealmm"
 FIXTURES = f"{PACKAGE}.testing"
 
-# Circles that issue 17 removes in work landing separately; each entry goes when that lands.
-PENDING_CIRCLES = [
-    # recognizers register into a module global of the registry (-> default_registry())
-    ["medrealmm.deid.names", "medrealmm.deid.patterns", "medrealmm.deid.registry"],
-]
-PENDING_AREA_EDGES = {
-    ("medrealmm.deid", "medrealmm.testing"),  # the deid eval-set builder (-> testing)
-}
-
 
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT.parent).with_suffix("").parts
@@ -127,7 +118,7 @@ def test_no_module_imports_form_a_circle() -> None:
         name: {t for t in targets if _area(t) == _area(name) and t != _area(name)}
         for name, targets in graph().items()
     }
-    assert [c for c in _cycles(within_areas) if c not in PENDING_CIRCLES] == []
+    assert _cycles(within_areas) == []
 
 
 def test_no_two_areas_import_each_other() -> None:
@@ -136,9 +127,7 @@ def test_no_two_areas_import_each_other() -> None:
         if name == PACKAGE:  # the top-level API re-exports every area; nothing imports it
             continue
         areas.setdefault(_area(name), set()).update(
-            _area(t)
-            for t in targets
-            if _area(t) != _area(name) and (_area(name), _area(t)) not in PENDING_AREA_EDGES
+            _area(t) for t in targets if _area(t) != _area(name)
         )
     assert _cycles(areas) == []
 
@@ -150,7 +139,6 @@ def test_the_library_imports_neither_its_facade_nor_its_fixtures() -> None:
         if not name.startswith(FIXTURES)
         for target in targets
         if target.startswith(FIXTURES) or (target == PACKAGE and name != PACKAGE)
-        if (_area(name), _area(target)) not in PENDING_AREA_EDGES
     )
     assert offenders == []
 

@@ -59,7 +59,7 @@ def test_extract_then_validate_round_trip(tmp_path: Path, demo_dir: Path) -> Non
         app, ["mccp", "import-validation", str(out), str(sheet), "--reviewer", "dr-a"]
     )
     assert result.exit_code == 0, result.output
-    assert "3/4 = 75.0%" in flat(result.output)
+    assert "3/4 cases = 75.0%" in flat(result.output)
 
 
 def test_bad_input_is_one_clear_error(tmp_path: Path, demo_dir: Path) -> None:

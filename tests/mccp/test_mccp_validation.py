@@ -68,9 +68,24 @@ def test_acceptance_rate_counts_each_reviewer_once_per_instance(extracted: RunSt
     assert summary.rate == pytest.approx(2 / 3)
     assert summary.by_reviewer == {"dr-wang": (2, 2), "dr-li": (0, 1)}
     assert (summary.sample_size, summary.undecided) == (4, 1)
-    assert "2/3 = 66.7%" in summary.lines()[0]
+    assert "2/3 cases = 66.7%" in summary.lines()[0]
     with pytest.raises(KeyError):
         record_decision(extracted, "nope", "dr-li", True)
+
+
+def test_acceptance_is_per_case_over_the_drawn_sample(extracted: RunStore) -> None:
+    ids = draw_validation_sample(extracted, 3, seed=1)
+    outside = sorted(set(extracted.keys(stages.MCCP_INSTANCE)) - set(ids))[0]
+    record_decision(extracted, ids[0], "dr-wang", True)
+    record_decision(extracted, ids[0], "dr-li", True)
+    record_decision(extracted, ids[1], "dr-wang", True)
+    record_decision(extracted, ids[1], "dr-li", False)  # the physicians disagree
+    record_decision(extracted, outside, "dr-li", True)  # not in the sample: not counted
+    summary = summarize_validation(extracted)
+    assert (summary.accepted, summary.decided, summary.disagreements) == (1, 2, 1)
+    assert summary.rate == pytest.approx(1 / 2)
+    assert (summary.undecided, summary.outside_sample) == (1, 1)
+    assert summary.by_reviewer == {"dr-wang": (2, 2), "dr-li": (1, 2)}
 
 
 def test_csv_round_trip_reports_the_acceptance_rate(extracted: RunStore, tmp_path: Path) -> None:

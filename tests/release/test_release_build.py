@@ -87,6 +87,17 @@ def test_card_front_matter_points_hugging_face_at_the_tables(run_dir: Path, tmp_
     assert front["license_link"] == "DUA.md"
 
 
+def test_card_and_manifest_carry_the_dataset_statistics(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rel"
+    result = build_release(run_dir, out, INFO)
+    stats = result.manifest["statistics"]
+    assert stats["instances"] == result.manifest["counts"]["instances"]
+    quantities = [d["quantity"] for d in stats["distributions"]]
+    assert quantities == ["turns", "images", "criteria", "positive", "negative"]
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "数据集统计" in card and "量表标准数 (criteria)" in card and "患者意图" in card
+
+
 @pytest.mark.slow
 def test_hugging_face_datasets_loads_the_release(
     run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

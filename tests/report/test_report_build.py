@@ -45,7 +45,7 @@ def test_html_is_self_contained(built_report: ReportResult) -> None:
 
 def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
     stems = {p.stem for p in built_report.tables}
-    assert len(built_report.tables) == 2 * len(stems) == 2 * 12
+    assert len(built_report.tables) == 2 * len(stems) == 2 * 19
     folder = built_report.tables[0].parent
     for stem in stems:
         with (folder / f"{stem}.csv").open(encoding="utf-8-sig") as handle:
@@ -91,3 +91,32 @@ def test_cli_report(synthetic_store: Path, tmp_path: Path) -> None:
 def test_report_help_explains_itself() -> None:
     result = CliRunner().invoke(app, ["report", "--help"])
     assert result.exit_code == 0 and "Gwet AC1" in result.output
+
+
+def test_report_carries_dataset_statistics_and_mccp_acceptance(
+    built_report: ReportResult,
+) -> None:
+    html = built_report.html.read_text(encoding="utf-8")
+    assert "数据集统计（论文 3.5、图 3）" in html and "MCCP 医生验证（论文 6.3）" in html
+    assert "用药指导" in html  # intents by their Chinese names
+    folder = built_report.tables[0].parent
+    overview = json.loads((folder / "dataset_overview.json").read_text(encoding="utf-8"))
+    quantities = {row["quantity"] for row in overview["rows"]}
+    assert {"turns", "images", "criteria", "positive", "negative"} <= quantities
+    acceptance = json.loads((folder / "mccp_acceptance.json").read_text(encoding="utf-8"))
+    assert set(acceptance["columns"]) >= {"sample", "accepted", "rate", "disagreements"}
+
+
+def test_heat_maps_group_departments_and_show_n_per_cell(built_report: ReportResult) -> None:
+    folder = built_report.tables[0].parent
+    groups = json.loads((folder / "by_specialty_group.json").read_text(encoding="utf-8"))
+    assert {row["stratum"] for row in groups["rows"]} <= {"内科", "皮肤性病科", "中医科"}
+    assert all(row["cases"] >= 1 for row in groups["rows"])
+    from medrealmm.report.figures import heatmap_figure
+    from medrealmm.report.tables import Table
+
+    table = Table("t", "t", tuple(groups["columns"]), groups["rows"])
+    figure = heatmap_figure([table], ["图"])
+    assert len(figure.axes) == 2  # the heat map and its colour bar
+    texts = [t.get_text() for t in figure.axes[0].texts]
+    assert texts and all("n=" in t for t in texts)

@@ -15,7 +15,7 @@ def test_demo_ends_by_writing_the_report(demo_run: tuple[Path, list[str]]) -> No
     assert summary[-1].startswith("report: ")
     report = out / "report"
     assert (report / "index.html").is_file()
-    assert len(list((report / "tables").glob("*.csv"))) == 12
+    assert len(list((report / "tables").glob("*.csv"))) == 19
     with RunStore(out) as store:
         scored = store.count(stages.EVAL_SCORE)
     if not scored:

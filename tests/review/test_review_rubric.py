@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from medrealmm.review import audit
 from medrealmm.review.rubric_form import FormError, parse_feedback_form
 from medrealmm.rubric import FeedbackType, final_rubric, load_feedback, round_history
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, demo_rubric, login
 
@@ -139,3 +139,16 @@ def test_invalid_feedback_keeps_what_the_physician_typed(client: TestClient) -> 
     )
     assert response.status_code == 400
     assert "weight:c1" in response.text and 'value="太低了"' in response.text
+
+
+def test_rubric_size_outside_3_to_19_is_a_warning_on_the_page(
+    client: TestClient, store: RunStore
+) -> None:
+    login(client, "doc1")
+    assert "data-size-warning" not in client.get(URL).text
+    small = demo_rubric(INSTANCE_ID)
+    small = small.model_copy(update={"criteria": small.criteria[:2]})
+    store.put(stages.RUBRIC_ROUND, f"{INSTANCE_ID}#00", small)
+    page = client.get(URL)
+    assert page.status_code == 200 and "data-size-warning" in page.text
+    assert "2 条标准" in page.text and 'id="feedback"' in page.text  # still reviewable

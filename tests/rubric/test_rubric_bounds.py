@@ -1,4 +1,5 @@
-"""The Generator's bounds: 3-19 criteria, integer weights in [-20, 20] minus {0}."""
+"""The Generator's bounds: integer weights in [-20, 20] minus {0}; 3-19 criteria is asked
+for and warned about, never refused."""
 
 from __future__ import annotations
 
@@ -33,13 +34,23 @@ def _client(server: FakeOpenAIServer) -> OpenAICompatibleClient:
         [8, -21],  # below -20
         [8, 4.5],  # not an integer
         [-8, -4, -2],  # no positive criterion: the score would divide by zero
-        [8],  # too few
-        [3] * (GENERATOR_MAX + 1),  # too many
+        [],  # nothing to grade
     ],
 )
 def test_generator_output_rejects_out_of_bounds(weights: list[object]) -> None:
     with pytest.raises(ValidationError):
         GeneratorOutput.model_validate_json(_reply(weights))
+
+
+@pytest.mark.parametrize("count", [1, GENERATOR_MAX + 1, 25])
+async def test_rubric_size_outside_3_to_19_is_kept_with_a_warning(
+    tinea_instance: Instance, count: int
+) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content=_reply([5] * count))) as server:
+        result = await generate_rubric(_client(server), tinea_instance, RubricSettings())
+    assert result.rubric is not None and result.attempts == 1
+    assert len(result.rubric.criteria) == count + 1  # plus the length rule
+    assert result.rubric.size_warning and f"{count + 1} 条" in result.rubric.size_warning
 
 
 def test_generator_share_leaves_room_for_the_length_rule() -> None:

@@ -230,3 +230,24 @@ async def test_refiner_sends_the_shared_schema(tinea_instance: Instance) -> None
     assert result.rubric is not None
     sent = server.requests[0]["response_format"]["json_schema"]["schema"]
     assert sent == schema_for(RefinerOutput)
+
+
+async def test_removing_criteria_below_three_is_a_warning_not_a_failure(
+    tinea_instance: Instance,
+) -> None:
+    feedback = RoundFeedback(
+        instance_id="tinea@4",
+        round=0,
+        reviewer="dr_wang",
+        items=[
+            FeedbackItem(type=FeedbackType.REMOVE_CRITERION, criterion_id=cid)
+            for cid in ("c02", "c03")
+        ],
+    )
+    result = await refine_rubric(
+        OfflineClient(), tinea_instance, tinea_round0(), feedback, RubricSettings()
+    )
+    assert result.rubric is not None, result.error
+    assert [c.id for c in result.rubric.criteria] == ["c01", "c04"]
+    assert result.rubric.size_warning and "2 条" in result.rubric.size_warning
+    assert tinea_round0().size_warning is None

@@ -149,3 +149,90 @@ def test_weights_follow_the_rubric_evaluation_graded_against(tmp_path: Path) -> 
         store.put(stages.RUBRIC_FINAL, "b", rubric("b", 2, -6))
         weights = scored_rubric_weights(store)
     assert weights == {"a": {"c": 4}, "b": {"c": -6}}
+
+
+def _agreement_store(path: Path) -> RunStore:
+    """Two judges grade two models; the panel grades model-a only. Each rubric has two LLM
+    criteria and a length rule every grader answers alike."""
+    from medrealmm.rubric.rules import length_criterion
+    from medrealmm.schema import Criterion, Rubric, Verdict
+
+    store = RunStore(path)
+    for case in range(4):
+        instance = f"i{case}"
+        rubric = Rubric(
+            instance_id=instance,
+            criteria=[
+                Criterion(id="p", text="要点", weight=5),
+                Criterion(id="n", text="风险", weight=-5),
+                length_criterion("r", 200, -5),
+            ],
+            approved=True,
+        )
+        store.put(stages.RUBRIC_FINAL, instance, rubric)
+        for model in ("model-a", "model-b"):
+            key = stages.response_key(model, True, instance, 0)
+            graders = {"j1": (True, case % 2 == 0), "j2": (case != 1, False)}
+            graders |= {f"dr{d}": (True, False) for d in range(3)} if model == "model-a" else {}
+            for grader, (p, n) in graders.items():
+                stage = stages.PANEL_VERDICT if grader.startswith("dr") else stages.EVAL_VERDICT
+                for cid, value in (("p", p), ("n", n), ("r", False)):
+                    verdict = Verdict(criterion_id=cid, value=value, grader=grader)
+                    store.put(stage, f"{grader}|{key}|{cid}", verdict)
+    return store
+
+
+def test_agreement_leaves_code_checked_rules_out_and_lists_them_apart(tmp_path: Path) -> None:
+    with _agreement_store(tmp_path) as store:
+        data = load_raters(store)
+        rows = pairwise_agreement(data)
+        rule_rows = pairwise_agreement(data, rules=True)
+    llm_all = {(r.rater_a, r.rater_b): r for r in rows if r.subset == "all"}
+    assert {r.n for r in llm_all.values()} == {8}  # 4 replies x 2 LLM criteria
+    j1_j2 = llm_all[("j1", "j2")]
+    assert j1_j2.observed == 0.625  # p: 3/4, n: 2/4 agree; with the rule it would be 9/12
+    rule_all = [r for r in rule_rows if r.subset == "all"]
+    assert {r.n for r in rule_all} == {4} and {r.observed for r in rule_all} == {1.0}
+
+
+def test_table2_rows_share_one_declared_subset(tmp_path: Path) -> None:
+    from medrealmm.stats.raters import agreement_subset
+
+    with _agreement_store(tmp_path) as store:
+        data = load_raters(store)
+    subset = agreement_subset(data)
+    assert (subset.model, subset.images) == ("model-a", True)  # the model the panel graded
+    assert len(subset.responses) == 4 and len(subset.items) == 8 and len(subset.rule_items) == 4
+    rows = pairwise_agreement(data, subset)
+    for sign in ("all", "positive", "negative"):
+        assert len({r.n for r in rows if r.subset == sign}) == 1, sign  # same items every pair
+    assert {s.n for s in rater_scores(data, subset)} == {4}
+    assert "model-a" in subset.label() and "4 条回复" in subset.label()
+
+
+def test_intents_and_stages_stratify_by_chinese_name_in_taxonomy_order(store: RunStore) -> None:
+    from dataclasses import replace
+
+    records = [r for r in load_scored_cases(store) if r.grader == "judge-a"][:3]
+    ids = ["examination_interpretation", "medication_guidance", "not_in_taxonomy"]
+    relabelled = [replace(r, intent=i) for r, i in zip(records, ids, strict=True)]
+    assert list(stratify(relabelled, "intent")) == ["用药指导", "检查解读", "not_in_taxonomy"]
+
+
+def test_departments_fold_into_specialty_groups_from_an_editable_mapping(tmp_path: Path) -> None:
+    from medrealmm.io import DataError
+    from medrealmm.stats.specialty import builtin_specialty_groups, load_specialty_groups
+
+    groups = builtin_specialty_groups()
+    assert groups.group_of("消化内科") == groups.group_of("内分泌科") == "内科"
+    assert groups.group_of("小儿皮肤科") == "儿科"  # first matching group wins
+    assert groups.group_of("航天医学科") == "其他"
+    path = tmp_path / "groups.yaml"
+    path.write_text(
+        "groups:\n  - name: 皮肤\n    fragments: [皮肤]\nother: 别的\n", encoding="utf-8"
+    )
+    mine = load_specialty_groups(path)
+    assert (mine.group_of("皮肤科"), mine.group_of("内科")) == ("皮肤", "别的")
+    path.write_text("groups: []\n", encoding="utf-8")
+    with pytest.raises(DataError, match="groups"):
+        load_specialty_groups(path)

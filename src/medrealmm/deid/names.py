@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from medrealmm.deid.registry import register
 from medrealmm.deid.spans import EntityType, Span, words
 
 SINGLE_SURNAMES = (
@@ -294,7 +293,3 @@ def _segmenter() -> object:
 
 def _is_surname(word: str) -> bool:
     return word in COMPOUND_SURNAMES or (len(word) == 1 and word in SINGLE_SURNAMES)
-
-
-register(ContextNameRecognizer())
-register(JiebaNameRecognizer())

@@ -12,7 +12,7 @@ import re
 from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
-from medrealmm.deid.registry import RegexRecognizer, register
+from medrealmm.deid.recognizer import RegexRecognizer
 from medrealmm.deid.spans import EntityType, words
 
 CJK = "\u4e00-\u9fff"
@@ -33,88 +33,74 @@ def _valid_id(match: re.Match[str]) -> EntityType | None:
     return EntityType.ID if is_resident_id(digits) else None
 
 
-register(
-    RegexRecognizer(
-        name="resident_id",
-        gate=re.compile(r"\d{15}|\d{6} \d{8}"),
-        type=EntityType.ID,
-        patterns=[
-            re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])"),
-            re.compile(r"(?<![0-9A-Za-z])\d{6} \d{8} \d{3}[\dXx](?![0-9A-Za-z])"),
-            re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])"),
-        ],
-        validate=_valid_id,
-    )
+RESIDENT_ID = RegexRecognizer(
+    name="resident_id",
+    gate=re.compile(r"\d{15}|\d{6} \d{8}"),
+    type=EntityType.ID,
+    patterns=[
+        re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])"),
+        re.compile(r"(?<![0-9A-Za-z])\d{6} \d{8} \d{3}[\dXx](?![0-9A-Za-z])"),
+        re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])"),
+    ],
+    validate=_valid_id,
 )
 
 # -- phones --------------------------------------------------------------------------
-register(
-    RegexRecognizer(
-        name="mobile_phone",
-        gate=re.compile(r"1[3-9]\d"),
-        type=EntityType.PHONE,
-        patterns=[
-            re.compile(r"(?<![\d.])(?:(?:\+|00)?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![\d.])")
-        ],
-    )
+MOBILE_PHONE = RegexRecognizer(
+    name="mobile_phone",
+    gate=re.compile(r"1[3-9]\d"),
+    type=EntityType.PHONE,
+    patterns=[re.compile(r"(?<![\d.])(?:(?:\+|00)?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![\d.])")],
 )
-register(
-    RegexRecognizer(
-        name="landline_phone",
-        gate=re.compile(r"\d{3}"),
-        type=EntityType.PHONE,
-        patterns=[
-            # Area code with a separator, or a service number: the separator is what tells a
-            # phone from any other long number.
-            re.compile(r"(?<![\d.])(?:\(0\d{2,3}\)\s?|0\d{2,3}[-\s])\d{7,8}(?:-\d{1,5})?(?![\d.])"),
-            re.compile(r"(?<![\d.])[48]00[-\s]?\d{3}[-\s]?\d{4}(?![\d.])"),
-        ],
-    )
+LANDLINE_PHONE = RegexRecognizer(
+    name="landline_phone",
+    gate=re.compile(r"\d{3}"),
+    type=EntityType.PHONE,
+    patterns=[
+        # Area code with a separator, or a service number: the separator is what tells a
+        # phone from any other long number.
+        re.compile(r"(?<![\d.])(?:\(0\d{2,3}\)\s?|0\d{2,3}[-\s])\d{7,8}(?:-\d{1,5})?(?![\d.])"),
+        re.compile(r"(?<![\d.])[48]00[-\s]?\d{3}[-\s]?\d{4}(?![\d.])"),
+    ],
 )
-register(
-    RegexRecognizer(
-        name="phone_by_context",
-        gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
-        type=EntityType.PHONE,
-        patterns=[
-            re.compile(
-                r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*[:：是为]?\s*"
-                r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
-                re.IGNORECASE,
-            )
-        ],
-        group="v",
-    )
+PHONE_BY_CONTEXT = RegexRecognizer(
+    name="phone_by_context",
+    gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
+    type=EntityType.PHONE,
+    patterns=[
+        re.compile(
+            r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*[:：是为]?\s*"
+            r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
+            re.IGNORECASE,
+        )
+    ],
+    group="v",
 )
 
 # -- email and URL -------------------------------------------------------------------
-register(
-    RegexRecognizer(
-        name="email",
-        gate=re.compile("@"),
-        type=EntityType.EMAIL,
-        patterns=[
-            re.compile(
-                r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
-            )
-        ],
-    )
+EMAIL = RegexRecognizer(
+    name="email",
+    gate=re.compile("@"),
+    type=EntityType.EMAIL,
+    patterns=[
+        re.compile(
+            r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+        )
+    ],
 )
 _URL_TAIL = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]*[A-Za-z0-9\-_~/#=&%]"
-register(
-    RegexRecognizer(
-        name="url",
-        gate=re.compile(r"\.[A-Za-z]|www", re.IGNORECASE),
-        type=EntityType.URL,
-        patterns=[
-            re.compile(rf"(?:https?://|www\.){_URL_TAIL}", re.IGNORECASE),
-            re.compile(
-                r"(?<![\w@.\-])(?:[A-Za-z0-9-]+\.)+(?:com|cn|net|org|cc|io|top|vip|info)"
-                rf"(?:/{_URL_TAIL})?(?![\w@])",
-                re.IGNORECASE,
-            ),
-        ],
-    )
+URL = RegexRecognizer(
+    name="url",
+    gate=re.compile(r"\.[A-Za-z]|www", re.IGNORECASE),
+    type=EntityType.URL,
+    patterns=[
+        re.compile(rf"(?:https?://|www\.){_URL_TAIL}", re.IGNORECASE),
+        re.compile(
+            r"(?<![\w@.\-])(?:[A-Za-z0-9-]+\.)+(?:com|cn|net|org|cc|io|top|vip|info)"
+            rf"(?:/{_URL_TAIL})?(?![\w@])",
+            re.IGNORECASE,
+        ),
+    ],
 )
 
 # -- order, record and insurance numbers ----------------------------------------------
@@ -143,15 +129,13 @@ def _keyword_type(match: re.Match[str]) -> EntityType | None:
     return None
 
 
-register(
-    RegexRecognizer(
-        name="number_by_keyword",
-        gate=re.compile(r"\d{2}"),
-        type=EntityType.MRN,
-        patterns=[_KEYWORD_RE],
-        validate=_keyword_type,
-        group="v",
-    )
+NUMBER_BY_KEYWORD = RegexRecognizer(
+    name="number_by_keyword",
+    gate=re.compile(r"\d{2}"),
+    type=EntityType.MRN,
+    patterns=[_KEYWORD_RE],
+    validate=_keyword_type,
+    group="v",
 )
 
 _PREFIX_TYPES = {
@@ -168,25 +152,21 @@ def _prefixed_type(match: re.Match[str]) -> EntityType | None:
     return _PREFIX_TYPES.get(match.group("p").upper(), EntityType.ORDER_ID)
 
 
-register(
-    RegexRecognizer(
-        name="prefixed_number",
-        gate=re.compile(r"[A-Z]-?\d{8}"),
-        type=EntityType.ORDER_ID,
-        patterns=[
-            re.compile(r"(?<![A-Za-z0-9])(?P<p>[A-Z]{1,4})-?\d{8,24}(?![A-Za-z0-9])"),
-        ],
-        validate=_prefixed_type,
-    )
+PREFIXED_NUMBER = RegexRecognizer(
+    name="prefixed_number",
+    gate=re.compile(r"[A-Z]-?\d{8}"),
+    type=EntityType.ORDER_ID,
+    patterns=[
+        re.compile(r"(?<![A-Za-z0-9])(?P<p>[A-Z]{1,4})-?\d{8,24}(?![A-Za-z0-9])"),
+    ],
+    validate=_prefixed_type,
 )
-register(
-    RegexRecognizer(
-        name="long_number",
-        gate=re.compile(r"\d{12}"),
-        type=EntityType.ORDER_ID,
-        # No clinical value has 12+ digits; an unexplained one is some account or order number.
-        patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
-    )
+LONG_NUMBER = RegexRecognizer(
+    name="long_number",
+    gate=re.compile(r"\d{12}"),
+    type=EntityType.ORDER_ID,
+    # No clinical value has 12+ digits; an unexplained one is some account or order number.
+    patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
 )
 
 # -- full dates ----------------------------------------------------------------------
@@ -202,34 +182,30 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     return EntityType.DATE
 
 
-register(
-    RegexRecognizer(
-        name="full_date",
-        gate=re.compile(r"(?:19|20)\d\d"),
-        type=EntityType.DATE,
-        patterns=[
-            re.compile(
-                r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
-            ),
-            re.compile(
-                r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
-                r"(?:[\sT]+\d{1,2}:\d{2}(?::\d{2})?)?(?![\d.])"
-            ),
-        ],
-        validate=_valid_numeric_date,
-    )
+FULL_DATE = RegexRecognizer(
+    name="full_date",
+    gate=re.compile(r"(?:19|20)\d\d"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+        ),
+        re.compile(
+            r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+            r"(?:[\sT]+\d{1,2}:\d{2}(?::\d{2})?)?(?![\d.])"
+        ),
+    ],
+    validate=_valid_numeric_date,
 )
-register(
-    RegexRecognizer(
-        name="full_date_chinese_numerals",
-        gate=re.compile("年"),
-        type=EntityType.DATE,
-        patterns=[
-            re.compile(
-                rf"[{_CN_DIGIT}]{{4}}年[一二三四五六七八九十]{{1,2}}月[一二三四五六七八九十]{{1,3}}[日号]"
-            )
-        ],
-    )
+FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
+    name="full_date_chinese_numerals",
+    gate=re.compile("年"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"[{_CN_DIGIT}]{{4}}年[一二三四五六七八九十]{{1,2}}月[一二三四五六七八九十]{{1,3}}[日号]"
+        )
+    ],
 )
 
 # -- hospitals and clinics -----------------------------------------------------------
@@ -265,15 +241,13 @@ def _proper_hospital(match: re.Match[str]) -> EntityType | None:
     return EntityType.HOSPITAL if len(rest) >= 2 else None
 
 
-register(
-    RegexRecognizer(
-        name="hospital",
-        type=EntityType.HOSPITAL,
-        patterns=[_HOSPITAL_RE],
-        validate=_proper_hospital,
-        anchor=re.compile(_HOSPITAL_SUFFIX),
-        reach=(20, 8),
-    )
+HOSPITAL = RegexRecognizer(
+    name="hospital",
+    type=EntityType.HOSPITAL,
+    patterns=[_HOSPITAL_RE],
+    validate=_proper_hospital,
+    anchor=re.compile(_HOSPITAL_SUFFIX),
+    reach=(20, 8),
 )
 
 # -- sub-city geography ----------------------------------------------------------------
@@ -322,16 +296,14 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
     return EntityType.ADDRESS
 
 
-register(
-    RegexRecognizer(
-        name="address",
-        type=EntityType.ADDRESS,
-        patterns=[_ADDRESS_RE],
-        validate=_valid_address,
-        # 号 after 证/历/单/卡 is a record number's label, not a house number.
-        anchor=re.compile(
-            "[区县旗镇乡路街巷弄苑]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
-        ),
-        reach=(16, 24),
-    )
+ADDRESS = RegexRecognizer(
+    name="address",
+    type=EntityType.ADDRESS,
+    patterns=[_ADDRESS_RE],
+    validate=_valid_address,
+    # 号 after 证/历/单/卡 is a record number's label, not a house number.
+    anchor=re.compile(
+        "[区县旗镇乡路街巷弄苑]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
+    ),
+    reach=(16, 24),
 )

@@ -1,20 +1,55 @@
 """What de-identification did to one consultation: kept for the review app's residual-PII
-pass (which highlights every masked span and box) and for measuring the maskers."""
+pass (which highlights every masked span and box) and for measuring the maskers.
+
+The record sits beside the masked corpus, so it never holds an identifier's text: offsets
+and type say where a placeholder came from, and a keyed hash (HMAC-SHA256 under a per-run
+secret) lets a reviewer check that two spans hid the same string without revealing it.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from medrealmm.deid.spans import Span
+from medrealmm.deid.spans import EntityType, Span
 
 Box = tuple[int, int, int, int]
+
+
+def keyed_digest(text: str, secret: bytes) -> str:
+    """HMAC-SHA256 of ``text``; without the run's secret it cannot be matched to a guess."""
+    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+class MaskedSpan(BaseModel):
+    """A masked span without its text: ``[start, end)`` of the original turn."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    type: EntityType
+    source: str
+    digest: str = Field(description="keyed_digest of the original text under the run secret.")
+
+    @classmethod
+    def of(cls, span: Span, secret: bytes) -> MaskedSpan:
+        return cls(
+            start=span.start,
+            end=span.end,
+            type=span.type,
+            source=span.source,
+            digest=keyed_digest(span.text, secret),
+        )
 
 
 class TurnRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     event: int = Field(ge=0)
-    spans: list[Span] = Field(default_factory=list)
+    spans: list[MaskedSpan] = Field(default_factory=list)
 
 
 class ImageBox(BaseModel):

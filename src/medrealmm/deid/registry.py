@@ -1,99 +1,77 @@
-"""The recognizer registry: one small recognizer per identifier type, as Presidio does it.
+"""The recognizer registry: one small recognizer per identifier family, as Presidio does it.
 
-A recognizer is anything with a ``name`` and ``find(text) -> Iterable[Span]``. Adding a type
-means registering one more object; the text pass asks the registry for all of them.
+Which recognizers run is this module's one explicit list; nothing registers itself on import.
+A caller that wants a different set builds its own ``Registry`` (tests drop the NER model,
+an evaluation compares rules alone with rules + NER).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Iterable, Iterator
 
-from medrealmm.deid.spans import EntityType, Span
+from medrealmm.deid import names, patterns
+from medrealmm.deid.recognizer import Recognizer
 
 
-class Recognizer(Protocol):
-    name: str
+class Registry:
+    """An ordered, name-unique set of recognizers."""
 
-    def find(self, text: str) -> Iterable[Span]: ...
+    def __init__(self, recognizers: Iterable[Recognizer] = ()) -> None:
+        self._by_name: dict[str, Recognizer] = {}
+        for recognizer in recognizers:
+            self.add(recognizer)
+
+    def add(self, recognizer: Recognizer) -> None:
+        if recognizer.name in self._by_name:
+            raise ValueError(f"recognizer {recognizer.name!r} registered twice")
+        self._by_name[recognizer.name] = recognizer
+
+    def get(self, name: str) -> Recognizer:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no recognizer {name!r}; known: {sorted(self._by_name)}") from None
+
+    def without(self, *excluded: str) -> Registry:
+        return Registry(r for r in self if r.name not in excluded)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def __iter__(self) -> Iterator[Recognizer]:
+        return iter(list(self._by_name.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_name)
 
 
-_REGISTRY: dict[str, Recognizer] = {}
+def rule_recognizers() -> list[Recognizer]:
+    """Rules: structured identifiers, dates, addresses, hospitals, names by context."""
+    return [
+        patterns.RESIDENT_ID,
+        patterns.MOBILE_PHONE,
+        patterns.LANDLINE_PHONE,
+        patterns.PHONE_BY_CONTEXT,
+        patterns.EMAIL,
+        patterns.URL,
+        patterns.NUMBER_BY_KEYWORD,
+        patterns.PREFIXED_NUMBER,
+        patterns.LONG_NUMBER,
+        patterns.FULL_DATE,
+        patterns.FULL_DATE_CHINESE_NUMERALS,
+        patterns.HOSPITAL,
+        patterns.ADDRESS,
+        names.ContextNameRecognizer(),
+        names.JiebaNameRecognizer(),
+    ]
 
 
-def register(recognizer: Recognizer) -> Recognizer:
-    if recognizer.name in _REGISTRY and _REGISTRY[recognizer.name] is not recognizer:
-        raise ValueError(f"recognizer {recognizer.name!r} registered twice")
-    _REGISTRY[recognizer.name] = recognizer
-    return recognizer
+def default_registry() -> Registry:
+    """A fresh registry of every recognizer the text pass runs."""
+    return Registry(rule_recognizers())
 
 
-def recognizers() -> list[Recognizer]:
-    # Importing the modules registers their recognizers.
-    from medrealmm.deid import names, patterns  # noqa: F401
-
-    return list(_REGISTRY.values())
-
-
-def get_recognizer(name: str) -> Recognizer:
-    recognizers()
-    return _REGISTRY[name]
-
-
-Validator = Callable[[re.Match[str]], EntityType | None]
-
-
-@dataclass
-class RegexRecognizer:
-    """Regex candidates, each kept only if ``validate`` returns a type for it.
-
-    ``group`` selects the part of the match that is the identifier (a keyword before it is
-    context, not PII).
-    """
-
-    name: str
-    type: EntityType
-    patterns: list[re.Pattern[str]]
-    validate: Validator | None = None
-    group: int | str = 0
-    # With an anchor (a cheap pattern every match must contain, such as 医院 or 路), the full
-    # pattern runs only in windows ``reach`` characters around the anchors.
-    anchor: re.Pattern[str] | None = None
-    reach: tuple[int, int] = (24, 40)
-    # A text without a match for ``gate`` (say, no run of 7 digits) is skipped outright.
-    gate: re.Pattern[str] | None = None
-
-    def windows(self, text: str) -> list[tuple[int, int]]:
-        if self.anchor is None:
-            return [(0, len(text))]
-        out: list[tuple[int, int]] = []
-        for match in self.anchor.finditer(text):
-            lo = max(0, match.start() - self.reach[0])
-            hi = min(len(text), match.end() + self.reach[1])
-            if out and lo <= out[-1][1]:
-                out[-1] = (out[-1][0], hi)
-            else:
-                out.append((lo, hi))
-        return out
-
-    def find(self, text: str) -> Iterator[Span]:
-        if self.gate is not None and self.gate.search(text) is None:
-            return
-        for lo, hi in self.windows(text):
-            yield from self._find_in(text, lo, hi)
-
-    def _find_in(self, text: str, lo: int, hi: int) -> Iterator[Span]:
-        for pattern in self.patterns:
-            for match in pattern.finditer(text, lo, hi):
-                if match.end() == match.start():
-                    continue
-                kind = self.validate(match) if self.validate else self.type
-                if kind is None:
-                    continue
-                start, end = match.span(self.group)
-                if end > start:
-                    yield Span(
-                        start=start, end=end, type=kind, text=text[start:end], source=self.name
-                    )
+def rules_registry() -> Registry:
+    """The rules alone (no model): for comparisons and fast unit tests."""
+    return Registry(rule_recognizers())

@@ -8,13 +8,14 @@ written. The masked copy is written last, so a killed run redoes at most the uni
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
-from medrealmm.deid.record import DeidRecord, ImageRecord, TurnRecord
+from medrealmm.deid.record import DeidRecord, ImageRecord, MaskedSpan, TurnRecord
 from medrealmm.engines import Offload
 from medrealmm.io import file_sha256, resolve_image
 from medrealmm.llm import LLMClient
@@ -27,6 +28,19 @@ T = TypeVar("T")
 
 USAGE_STAGE = usage_label(stages.DEID_RECORD)
 OUTPUT_FOLDER = "deid"
+# Store meta: the per-run HMAC secret behind every MaskedSpan.digest of this run.
+SECRET_META = "deid.hmac_secret"
+
+
+def run_secret(store: RunStore | None) -> bytes:
+    """The run's digest secret, made on first use; a throwaway one without a store."""
+    if store is None:
+        return secrets.token_bytes(32)
+    found = store.get_meta(SECRET_META)
+    if found is None:
+        found = secrets.token_hex(32)
+        store.set_meta(SECRET_META, found)
+    return bytes.fromhex(found)
 
 
 #: The one stage de-identification reads: never raw, which holds the cases Phase 1 removed.
@@ -67,9 +81,14 @@ async def deid_one(
     if store is not None and client is not None:
         for completion in outcome.completions:
             store.record_usage(USAGE_STAGE, client.name, completion)
+    secret = run_secret(store)
     record = DeidRecord(
         consultation_id=consultation.id,
-        turns=[TurnRecord(event=i, spans=spans) for i, spans in enumerate(outcome.spans) if spans],
+        turns=[
+            TurnRecord(event=i, spans=[MaskedSpan.of(s, secret) for s in spans])
+            for i, spans in enumerate(outcome.spans)
+            if spans
+        ],
         llm_model=client.name if client is not None else None,
         llm_ok=outcome.llm_ok,
         llm_error=outcome.llm_error,
@@ -112,6 +131,7 @@ async def run_deid_stage(
     target_root = Path(run_dir) / OUTPUT_FOLDER
     target_root.mkdir(parents=True, exist_ok=True)
     store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
+    run_secret(store)  # made once here, before units run concurrently
     store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
     store.prune_stale(stages.DEID_RECORD)
     done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)

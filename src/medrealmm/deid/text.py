@@ -6,18 +6,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from medrealmm.deid.names import COMPOUND_SURNAMES
-from medrealmm.deid.registry import Recognizer, recognizers
+from medrealmm.deid.recognizer import Recognizer
+from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
 
 
+@cache
+def _shared_registry() -> Iterable[Recognizer]:
+    # Built once per process: recognizers hold compiled patterns and loaded models.
+    return default_registry()
+
+
 def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
-    """Non-overlapping typed spans of ``text`` found by the rule recognizers."""
+    """Non-overlapping typed spans of ``text`` found by ``using`` (the default registry)."""
     if not text:
         return []
     found: list[Span] = []
-    for recognizer in using if using is not None else recognizers():
+    for recognizer in using if using is not None else _shared_registry():
         found.extend(recognizer.find(text))
     return resolve_overlaps(found)
 

@@ -95,37 +95,51 @@ def decisions(store: RunStore) -> list[ValidationDecision]:
 
 @dataclass
 class ValidationSummary:
-    decided: int = 0
-    accepted: int = 0
+    """Acceptance per case over the drawn sample (paper 6.3): a case is accepted when every
+    physician who judged it accepted it; cases they disagree on are counted apart. Decisions
+    on instances outside the sample are counted, never pooled into the rate."""
+
+    decided: int = 0  # sampled cases with at least one decision
+    accepted: int = 0  # ... every decision on which accepts
+    disagreements: int = 0  # ... with both an accept and a reject
     sample_size: int = 0
     undecided: int = 0
+    outside_sample: int = 0  # decisions on instances not in the sample
     by_reviewer: dict[str, tuple[int, int]] = field(default_factory=dict)  # (accepted, decided)
 
     @property
     def rate(self) -> float | None:
-        """Accepted decisions over all decisions; None before the first one."""
+        """Accepted cases over decided cases of the sample; None before the first decision."""
         return self.accepted / self.decided if self.decided else None
 
     def lines(self) -> list[str]:
         rate = "n/a" if self.rate is None else f"{self.rate:.1%}"
         head = (
-            f"MCCP acceptance: {self.accepted}/{self.decided} = {rate}"
-            f" (sample {self.sample_size}, undecided {self.undecided})"
+            f"MCCP acceptance: {self.accepted}/{self.decided} cases = {rate}"
+            f" (sample {self.sample_size}, undecided {self.undecided},"
+            f" physicians disagree on {self.disagreements},"
+            f" decisions outside the sample {self.outside_sample})"
         )
         rows = [f"  {r}: {a}/{d}" for r, (a, d) in sorted(self.by_reviewer.items())]
         return [head, *rows]
 
 
 def summarize_validation(store: RunStore) -> ValidationSummary:
-    found = decisions(store)
-    summary = ValidationSummary(decided=len(found), accepted=sum(d.accept for d in found))
-    for decision in found:
+    sample = validation_sample(store)
+    in_sample = set(sample)
+    votes: dict[str, list[bool]] = {}
+    summary = ValidationSummary(sample_size=len(sample))
+    for decision in decisions(store):
+        if decision.instance_id not in in_sample:
+            summary.outside_sample += 1
+            continue
+        votes.setdefault(decision.instance_id, []).append(decision.accept)
         accepted, decided = summary.by_reviewer.get(decision.reviewer, (0, 0))
         summary.by_reviewer[decision.reviewer] = (accepted + decision.accept, decided + 1)
-    sample = validation_sample(store)
-    decided_ids = {d.instance_id for d in found}
-    summary.sample_size = len(sample)
-    summary.undecided = sum(1 for instance_id in sample if instance_id not in decided_ids)
+    summary.decided = len(votes)
+    summary.accepted = sum(all(v) for v in votes.values())
+    summary.disagreements = sum(any(v) and not all(v) for v in votes.values())
+    summary.undecided = len(in_sample - set(votes))
     return summary
 
 

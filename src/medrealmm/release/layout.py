@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from medrealmm.release.sources import ReleaseSources
 from medrealmm.release.withdrawals import Withdrawal
 from medrealmm.schema import Consultation, Event, ImageRef, Instance
+from medrealmm.stats.dataset import dataset_statistics
 
 FORMAT = 1
 DATA_DIR = "data"
@@ -186,6 +187,9 @@ def manifest(
         },
         "counts": counts(sources, images, withdrawn),
         "departments": departments(sources),
+        "statistics": dataset_statistics(
+            sources.instances, {r.instance_id: r for r in sources.rubrics}
+        ),
         "tables": {
             table: {"file": f"{DATA_DIR}/{table}.parquet", "json_columns": list(columns)}
             for table, columns in JSON_COLUMNS.items()

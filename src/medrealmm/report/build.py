@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
+from medrealmm.report.dataset_tables import acceptance_table, dataset_tables
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables, condition_label
@@ -94,6 +95,7 @@ def write_report(
         summaries=results.summary(),
         imported=results.imported(),
     )
+    tables.update({t.name: t for t in [*dataset_tables(store), acceptance_table(store)]})
     figures = render_figures(tables)
     figure_paths = []
     for figure in figures:

@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.ticker import FuncFormatter
 
 from medrealmm.fonts import MissingFontError, require_cjk_font
@@ -148,35 +149,47 @@ def images_figure(table: Table) -> Figure:
     return figure
 
 
-def _matrix(table: Table, labels: list[str]) -> tuple[list[str], np.ndarray]:
+def _matrix(table: Table, labels: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     strata = list(dict.fromkeys(r["stratum"] for r in table.rows))
     values = np.full((len(labels), len(strata)), np.nan)
+    cases = np.zeros((len(labels), len(strata)), dtype=int)
     for row in table.rows:
+        cell = labels.index(row["label"]), strata.index(row["stratum"])
+        cases[cell] = row.get("cases") or 0
         if row["mean"] is not None:
-            values[labels.index(row["label"]), strata.index(row["stratum"])] = row["mean"]
-    return strata, values
+            values[cell] = row["mean"]
+    return strata, values, cases
 
 
-def _heatmap(ax: Axes, table: Table, labels: list[str], title: str, *, first: bool) -> None:
-    strata, values = _matrix(table, labels)
-    ax.imshow(np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto")
+def _heatmap(ax: Axes, table: Table, labels: list[str], title: str, *, first: bool) -> AxesImage:
+    """Mean score and n (cases) in every cell: small strata are visibly small (paper 4.4)."""
+    strata, values, cases = _matrix(table, labels)
+    image = ax.imshow(
+        np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto"
+    )
     ax.set_xticks(range(len(strata)), strata, rotation=35, ha="right")
     ax.set_yticks(range(len(labels)), labels if first else [])
     for (i, j), value in np.ndenumerate(values):
         if not np.isnan(value):
             color = "white" if value < SCALE * 0.6 else "black"
-            ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7, color=color)
+            text = f"{value:.0f}\nn={cases[i, j]}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=6, color=color)
     ax.set_title(title)
+    return image
 
 
 def heatmap_figure(tables: Sequence[Table], titles: Sequence[str]) -> Figure:
-    """Figs 6a, 6b, 12: models x strata, mean score in each cell; grey = no case."""
+    """Figs 6a, 6b, 12: models x strata, mean score and n in each cell; grey = no case."""
     labels = list(dict.fromkeys(r["label"] for t in tables for r in t.rows))
     widest = max(len({r["stratum"] for r in t.rows}) for t in tables)
-    figure = Figure(figsize=(min(3 + 0.7 * widest, 16) * len(tables), 1.8 + 0.45 * len(labels)))
+    width = min(3 + 0.7 * widest, 16) * len(tables) + 1
+    figure = Figure(figsize=(width, 1.8 + 0.5 * len(labels)))
     axes = figure.subplots(1, len(tables), squeeze=False)[0]
+    image = None
     for index, (ax, table, title) in enumerate(zip(axes, tables, titles, strict=True)):
-        _heatmap(ax, table, labels, title, first=index == 0)
+        image = _heatmap(ax, table, labels, title, first=index == 0)
+    if image is not None:
+        figure.colorbar(image, ax=list(axes), label="平均得分（0–100）", fraction=0.04)
     return figure
 
 
@@ -252,9 +265,9 @@ def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
         ("fig5_images", "图 5 有图与无图", ["images"], lambda: images_figure(tables["images"])),
         (
             "fig6a_department",
-            "图 6a 按科室",
-            ["by_department"],
-            lambda: heatmap_figure([tables["by_department"]], ["图 6a  按科室的平均得分"]),
+            "图 6a 按专科大类",
+            ["by_specialty_group"],
+            lambda: heatmap_figure([tables["by_specialty_group"]], ["图 6a  按专科大类的平均得分"]),
         ),
         (
             "fig6b_intent_stage",

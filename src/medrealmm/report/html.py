@@ -47,12 +47,37 @@ COLUMN_NAMES = {
     "ac1": "Gwet AC1",
     "kappa": "Cohen κ",
     "agreement": "原始一致率",
+    "raters": "评分者",
+    "llm_criteria": "LLM 评分判定数",
+    "rule_criteria": "规则判定数",
+    "quantity": "统计量",
+    "name": "名称",
+    "average": "均值",
+    "count": "数量",
+    "label_id": "标签",
+    "median": "中位数",
+    "min": "最小",
+    "max": "最大",
+    "share": "占比",
+    "sample": "抽样病例",
+    "decided": "已判定病例",
+    "accepted": "接受病例",
+    "rate": "接受率",
+    "disagreements": "医生意见不一致",
+    "undecided": "未判定",
+    "outside_sample": "抽样外判定",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
 THREE_DECIMALS = {"ac1", "kappa", "agreement"}
 
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
+    (
+        "数据集统计（论文 3.5、图 3）",
+        (),
+        ("dataset_overview", "dataset_intents", "dataset_stages"),
+    ),
+    ("MCCP 医生验证（论文 6.3）", (), ("mccp_acceptance",)),
     ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall",)),
     ("导入的回复：医生审慎作答（论文表 3）", (), ("deliberative",)),
     ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
@@ -60,7 +85,7 @@ SECTIONS = (
     (
         "科室、意图与阶段（论文 4.4）",
         ("fig6a_department", "fig6b_intent_stage"),
-        ("by_department", "by_intent", "by_stage"),
+        ("by_specialty_group", "by_department", "by_intent", "by_stage"),
     ),
     ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
     (
@@ -69,7 +94,11 @@ SECTIONS = (
         ("by_image_count", "by_turn_count"),
     ),
     ("亚专科", ("fig12_subspecialty",), ("by_subspecialty",)),
-    ("评测可信度：评分者一致性（论文 4.5、表 2）", (), ("rater_scores", "agreement")),
+    (
+        "评测可信度：评分者一致性（论文 4.5、表 2）",
+        (),
+        ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
+    ),
 )
 
 

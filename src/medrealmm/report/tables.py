@@ -14,12 +14,26 @@ from typing import Any
 from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
 from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means
-from medrealmm.stats.raters import RaterData, pairwise_agreement, rater_scores
+from medrealmm.stats.raters import (
+    AgreementSubset,
+    RaterData,
+    agreement_subset,
+    pairwise_agreement,
+    rater_scores,
+)
 from medrealmm.stats.strata import STRATA, stratify
 
 SCALE = 100.0
 HIST_BINS = 10
-STRATIFIED_AXES = ("department", "subspecialty", "intent", "stage", "image_count", "turn_count")
+STRATIFIED_AXES = (
+    "specialty_group",
+    "department",
+    "subspecialty",
+    "intent",
+    "stage",
+    "image_count",
+    "turn_count",
+)
 
 Condition = tuple[str, bool]  # (model, images)
 
@@ -252,7 +266,11 @@ def histogram_table(records: Sequence[CaseRecord], overall: Table) -> Table:
     )
 
 
-def agreement_table(data: RaterData) -> Table:
+def agreement_table(
+    data: RaterData, subset: AgreementSubset | None = None, *, rules: bool = False
+) -> Table:
+    """Table 2 over the declared subset: LLM-graded criteria, or the code-checked rules."""
+    subset = subset or agreement_subset(data)
     rows = [
         {
             "rater_a": p.rater_a,
@@ -263,23 +281,49 @@ def agreement_table(data: RaterData) -> Table:
             "kappa": None if p.kappa is None else round(p.kappa, 4),
             "agreement": None if p.observed is None else round(p.observed, 4),
         }
-        for p in pairwise_agreement(data)
+        for p in pairwise_agreement(data, subset, rules=rules)
     ]
+    if rules:
+        name = "agreement_rules"
+        title = "规则标准（代码判定的长度限制）的一致性：单列，不计入表 2"
+    else:
+        name = "agreement"
+        title = (
+            "评分者两两一致性（表 2）：仅 LLM 评分标准，Gwet AC1、Cohen κ 与原始一致率，"
+            f"按全部 / 正向 / 负向标准拆分；评分对象：{subset.label()}"
+        )
     return Table(
-        "agreement",
-        "评分者两两一致性（表 2）：Gwet AC1、Cohen κ 与原始一致率，按全部 / 正向 / 负向标准拆分",
-        ("rater_a", "rater_b", "criteria", "n", "ac1", "kappa", "agreement"),
-        rows,
+        name, title, ("rater_a", "rater_b", "criteria", "n", "ac1", "kappa", "agreement"), rows
     )
 
 
-def rater_score_table(data: RaterData) -> Table:
+def agreement_subset_table(subset: AgreementSubset) -> Table:
+    """What Table 2 is computed on, declared once so every row is read the same way."""
+    row = {
+        "model": subset.model,
+        "images": subset.images,
+        "raters": "、".join(subset.raters),
+        "responses": len(subset.responses),
+        "llm_criteria": len(subset.items),
+        "rule_criteria": len(subset.rule_items),
+    }
+    return Table(
+        "agreement_subset",
+        "表 2 的评分对象：同一被评模型在所有评分者（含医生小组）都完整评分的病例上的回复",
+        ("model", "images", "raters", "responses", "llm_criteria", "rule_criteria"),
+        [row],
+    )
+
+
+def rater_score_table(data: RaterData, subset: AgreementSubset | None = None) -> Table:
+    subset = subset or agreement_subset(data)
     rows = [
-        {"rater": s.rater, "responses": s.n, "mean": _scaled(s.mean)} for s in rater_scores(data)
+        {"rater": s.rater, "responses": s.n, "mean": _scaled(s.mean)}
+        for s in rater_scores(data, subset)
     ]
     return Table(
         "rater_scores",
-        "各评分者（LLM 评审与医生小组）在共同评分回复上的平均得分（表 2）",
+        f"各评分者（LLM 评审与医生小组）在同一批回复上的平均得分（表 2）：{subset.label()}",
         ("rater", "responses", "mean"),
         rows,
     )
@@ -298,6 +342,7 @@ def build_tables(
     layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
     imported (Table 3); ``raters`` hold every judge and the panel."""
     overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
+    subset = agreement_subset(raters)
     imported = set(imported)
     tables = [
         overall,
@@ -306,7 +351,9 @@ def build_tables(
         images_table(overall),
         *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),
         histogram_table(records, overall),
-        rater_score_table(raters),
-        agreement_table(raters),
+        agreement_subset_table(subset),
+        rater_score_table(raters, subset),
+        agreement_table(raters, subset),
+        agreement_table(raters, subset, rules=True),
     ]
     return {t.name: t for t in tables}

@@ -1,5 +1,9 @@
-"""What the Generator and Refiner must return; bounds are enforced here so a model's
-out-of-bounds rubric is rejected and retried by ``complete_structured``."""
+"""What the Generator and Refiner must return; weight bounds are enforced here so a model's
+out-of-bounds rubric is rejected and retried by ``complete_structured``.
+
+The criterion count is not: 3-19 is the range the prompts ask for, and a rubric outside it
+(a physician removed criteria, say) carries ``Rubric.size_warning`` instead of failing.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ def _check_positive(weights: list[int]) -> None:
 class GeneratorOutput(BaseModel):
     model_config = ConfigDict(extra="forbid", title="GeneratorOutput")
 
-    criteria: list[CriterionDraft] = Field(min_length=GENERATOR_MIN, max_length=GENERATOR_MAX)
+    criteria: list[CriterionDraft] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _has_positive(self) -> GeneratorOutput:
@@ -61,7 +65,7 @@ class RefinedCriterion(CriterionDraft):
 class RefinerOutput(BaseModel):
     model_config = ConfigDict(extra="forbid", title="RefinerOutput")
 
-    criteria: list[RefinedCriterion] = Field(min_length=MIN_CRITERIA, max_length=MAX_CRITERIA)
+    criteria: list[RefinedCriterion] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _has_positive(self) -> RefinerOutput:

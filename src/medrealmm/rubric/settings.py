@@ -5,9 +5,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.schema import MAX_WEIGHT, MIN_WEIGHT
+from medrealmm.schema.rubric import TYPICAL_MAX_CRITERIA, TYPICAL_MIN_CRITERIA
 
-MIN_CRITERIA = 3
-MAX_CRITERIA = 19
+#: What the prompts ask for; a rubric outside it is accepted with ``Rubric.size_warning``.
+MIN_CRITERIA = TYPICAL_MIN_CRITERIA
+MAX_CRITERIA = TYPICAL_MAX_CRITERIA
 #: Round 0 is the Generator's; the paper refines three times (rounds 1..3).
 DEFAULT_MAX_ROUNDS = 3
 

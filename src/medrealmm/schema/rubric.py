@@ -11,6 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 MIN_WEIGHT = -20
 MAX_WEIGHT = 20
+#: The paper's rubrics hold 3-19 criteria (3.5). That range describes its data; outside it a
+#: rubric is shown to the physician with a warning, never refused (docs/CHOICES.md).
+TYPICAL_MIN_CRITERIA = 3
+TYPICAL_MAX_CRITERIA = 19
 
 
 def check_weight(value: int) -> int:
@@ -85,6 +89,17 @@ class Rubric(BaseModel):
         if len(ids) != len(set(ids)):
             raise ValueError("criterion ids must be unique within a rubric")
         return self
+
+    @property
+    def size_warning(self) -> str | None:
+        """A note for the physician when the size is outside the paper's 3-19, else None."""
+        n = len(self.criteria)
+        if TYPICAL_MIN_CRITERIA <= n <= TYPICAL_MAX_CRITERIA:
+            return None
+        return (
+            f"本量表有 {n} 条标准，超出论文中 {TYPICAL_MIN_CRITERIA}–{TYPICAL_MAX_CRITERIA} "
+            "条的常见范围，请确认是否合适。"
+        )
 
     @property
     def positive_total(self) -> int:

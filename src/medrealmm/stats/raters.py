@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from medrealmm.rubric.rounds import evaluation_rubrics
-from medrealmm.schema import Verdict
+from medrealmm.schema import CriterionKind, Verdict
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
@@ -25,10 +25,14 @@ Item = tuple[str, str]  # (response key, criterion id)
 class RaterData:
     verdicts: dict[str, dict[Item, bool]] = field(default_factory=dict)  # rater -> item -> v
     weights: dict[str, dict[str, int]] = field(default_factory=dict)  # instance -> crit -> w
+    rules: dict[str, set[str]] = field(default_factory=dict)  # instance -> rule criterion ids
 
     def weight(self, item: Item) -> int | None:
         instance_id = ResponseKey.parse(item[0]).instance_id
         return self.weights.get(instance_id, {}).get(item[1])
+
+    def is_rule(self, item: Item) -> bool:
+        return item[1] in self.rules.get(ResponseKey.parse(item[0]).instance_id, set())
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,32 @@ class PairAgreement:
     observed: float | None
     ac1: float | None
     kappa: float | None
+
+
+@dataclass(frozen=True)
+class AgreementSubset:
+    """Table 2's one declared item set: one evaluated condition's replies that every rater
+    (judges and, when present, the panel) judged on every LLM-graded criterion.
+
+    The paper compares graders on one model's replies to the same cases; pooling models, or
+    letting each row pick its own items, would compare different things.
+    """
+
+    model: str | None
+    images: bool | None
+    raters: tuple[str, ...]
+    responses: tuple[str, ...]
+    items: tuple[Item, ...]  # LLM-graded criteria
+    rule_items: tuple[Item, ...]  # code-checked rules, reported separately
+
+    def label(self) -> str:
+        if self.model is None:
+            return "无共同评分的回复"
+        images = "有图" if self.images else "无图"
+        return (
+            f"{self.model}（{images}）的 {len(self.responses)} 条回复，"
+            f"{len(self.items)} 条 LLM 评分标准"
+        )
 
 
 def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item, bool]:
@@ -68,7 +98,11 @@ def load_raters(store: RunStore) -> RaterData:
     panel = panel_consensus(_read_verdicts(store, stages.PANEL_VERDICT))
     if panel:
         data.verdicts[PANEL_RATER] = panel
-    data.weights = scored_rubric_weights(store)
+    rubrics = evaluation_rubrics(store)
+    data.weights = {i: {c.id: c.weight for c in r.criteria} for i, r in rubrics.items()}
+    data.rules = {
+        i: {c.id for c in r.criteria if c.kind is CriterionKind.RULE} for i, r in rubrics.items()
+    }
     return data
 
 
@@ -79,6 +113,36 @@ def scored_rubric_weights(store: RunStore) -> dict[str, dict[str, int]]:
     return {i: {c.id: c.weight for c in rubric.criteria} for i, rubric in latest.items()}
 
 
+def agreement_subset(data: RaterData, condition: tuple[str, bool] | None = None) -> AgreementSubset:
+    """The responses of ``condition`` (model, images) every rater judged in full on the LLM
+    criteria; without ``condition``, the one with the most such responses (ties by name)."""
+    raters = tuple(sorted(data.verdicts, key=_rater_order))
+    complete: dict[tuple[str, bool], list[str]] = defaultdict(list)
+    for response in sorted({item[0] for v in data.verdicts.values() for item in v}):
+        parsed = ResponseKey.parse(response)
+        weights = data.weights.get(parsed.instance_id)
+        if not weights:
+            continue
+        llm = [(response, c) for c in weights if not data.is_rule((response, c))]
+        if raters and all(all(i in data.verdicts[r] for i in llm) for r in raters):
+            complete[(parsed.model, parsed.images)].append(response)
+    if condition is None and complete:
+        condition = min(complete, key=lambda c: (-len(complete[c]), c[0], not c[1]))
+    responses = tuple(complete.get(condition, [])) if condition else ()
+    items: list[Item] = []
+    rules: list[Item] = []
+    for response in responses:
+        for criterion in data.weights[ResponseKey.parse(response).instance_id]:
+            item = (response, criterion)
+            if data.is_rule(item):
+                if all(item in data.verdicts[r] for r in raters):
+                    rules.append(item)
+            else:
+                items.append(item)
+    model, images = condition if condition and responses else (None, None)
+    return AgreementSubset(model, images, raters, responses, tuple(items), tuple(rules))
+
+
 def _in_subset(weight: int | None, subset: str) -> bool:
     if subset == "all":
         return True
@@ -87,22 +151,24 @@ def _in_subset(weight: int | None, subset: str) -> bool:
     return weight > 0 if subset == "positive" else weight < 0
 
 
-def pairwise_agreement(data: RaterData) -> list[PairAgreement]:
-    """Every rater pair on the items both judged; a pair with no shared item gets n = 0."""
+def pairwise_agreement(
+    data: RaterData, subset: AgreementSubset | None = None, *, rules: bool = False
+) -> list[PairAgreement]:
+    """Every rater pair over the same declared items (LLM-graded criteria by default;
+    ``rules=True`` gives the code-checked ones, which every grader answers alike)."""
+    subset = subset or agreement_subset(data)
+    chosen = subset.rule_items if rules else subset.items
     rows = []
-    for a, b in combinations(sorted(data.verdicts, key=_rater_order), 2):
-        shared = sorted(set(data.verdicts[a]) & set(data.verdicts[b]))
-        for subset in SUBSETS:
-            items = [i for i in shared if _in_subset(data.weight(i), subset)]
+    for a, b in combinations(subset.raters, 2):
+        for sign in SUBSETS:
+            items = [i for i in chosen if _in_subset(data.weight(i), sign)]
             if not items:
-                rows.append(PairAgreement(a, b, subset, 0, None, None, None))
+                rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue
             stats = agreement(
                 [data.verdicts[a][i] for i in items], [data.verdicts[b][i] for i in items]
             )
-            rows.append(
-                PairAgreement(a, b, subset, stats.n, stats.observed, stats.ac1, stats.kappa)
-            )
+            rows.append(PairAgreement(a, b, sign, stats.n, stats.observed, stats.ac1, stats.kappa))
     return rows
 
 
@@ -117,29 +183,29 @@ class RaterScore:
     mean: float | None
 
 
-def rater_scores(data: RaterData) -> list[RaterScore]:
-    """Each rater's mean rubric score on the responses every rater fully judged.
+def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list[RaterScore]:
+    """Each rater's mean rubric score over the declared subset's responses (the same for all).
 
-    Restricting to the common responses keeps the means comparable; with none in common each
-    rater is averaged over its own responses.
+    A rule criterion a rater left unjudged takes the value another rater recorded: rules are
+    checked in code, so every grader's value is the same.
     """
-    per_rater: dict[str, dict[str, float]] = {}
-    for rater, verdicts in data.verdicts.items():
-        by_response: dict[str, dict[str, bool]] = defaultdict(dict)
-        for (response, criterion), value in verdicts.items():
-            by_response[response][criterion] = value
-        scores = {}
-        for response, values in by_response.items():
-            weights = data.weights.get(ResponseKey.parse(response).instance_id, {})
+    subset = subset or agreement_subset(data)
+    rows = []
+    for rater in subset.raters:
+        scores = []
+        for response in subset.responses:
+            weights = data.weights[ResponseKey.parse(response).instance_id]
+            values = {}
+            for criterion in weights:
+                item = (response, criterion)
+                value = data.verdicts[rater].get(item)
+                if value is None:
+                    value = next((v[item] for v in data.verdicts.values() if item in v), None)
+                if value is not None:
+                    values[criterion] = value
             score = complete_rubric_score(weights, values)
             if score is not None:
-                scores[response] = score
-        per_rater[rater] = scores
-    common = set.intersection(*(set(s) for s in per_rater.values())) if per_rater else set()
-    rows = []
-    for rater in sorted(per_rater, key=_rater_order):
-        scores = per_rater[rater]
-        chosen = [scores[r] for r in sorted(common)] if common else list(scores.values())
-        mean = sum(chosen) / len(chosen) if chosen else None
-        rows.append(RaterScore(rater, len(chosen), mean))
+                scores.append(score)
+        mean = sum(scores) / len(scores) if scores else None
+        rows.append(RaterScore(rater, len(scores), mean))
     return rows

@@ -1,5 +1,6 @@
-"""Stratification axes of paper 4.4 and 7.4: department, sub-specialty, intent, stage, image
-count and dialogue turns."""
+"""Stratification axes of paper 4.4 and 7.4: specialty group, department, sub-specialty, intent,
+stage, image count and dialogue turns. Intents and stages are shown by their Chinese names from
+the taxonomies, in taxonomy order; departments fold into groups by an editable YAML mapping."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from medrealmm.mccp.taxonomy import builtin_taxonomy
 from medrealmm.stats.cases import CaseRecord
+from medrealmm.stats.specialty import builtin_specialty_groups
 
 TURN_BIN_WIDTH = 4
 IMAGE_CAP = 6  # cases with more images than this share one bin
@@ -30,6 +33,26 @@ def _text(attr: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
     return key
 
 
+def _taxonomy_label(name: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
+    """(taxonomy position, Chinese name); an id the taxonomy lacks sorts last under its id."""
+
+    def key(record: CaseRecord) -> tuple[int | str, str]:
+        taxonomy = builtin_taxonomy(name)
+        value = getattr(record, name)
+        names = {label.id: label.name for label in taxonomy.labels}
+        if value in names:
+            return (taxonomy.ids.index(value), names[value])
+        return (len(names), str(value))
+
+    return key
+
+
+def _specialty_group(record: CaseRecord) -> tuple[int | str, str]:
+    groups = builtin_specialty_groups()
+    name = groups.group_of(record.department)
+    return (groups.order(name), name)
+
+
 @dataclass(frozen=True)
 class Stratum:
     axis: str
@@ -40,10 +63,11 @@ class Stratum:
 STRATA: dict[str, Stratum] = {
     s.axis: s
     for s in (
+        Stratum("specialty_group", "专科大类", _specialty_group),
         Stratum("department", "科室", _text("department")),
         Stratum("subspecialty", "亚专科", _text("subspecialty")),
-        Stratum("intent", "患者意图", _text("intent")),
-        Stratum("stage", "问诊阶段", _text("stage")),
+        Stratum("intent", "患者意图", _taxonomy_label("intent")),
+        Stratum("stage", "问诊阶段", _taxonomy_label("stage")),
         Stratum("image_count", "图片数量", lambda r: image_bin(r.image_count)),
         Stratum("turn_count", "对话轮数", lambda r: turn_bin(r.turn_count)),
     )

@@ -1,8 +1,9 @@
-"""A labeled evaluation set the project writes itself: Chinese sentences with typed spans and
-clinical values that must survive, and drawn documents with the box of every identifier.
+"""The regression set: the labeled sentences and drawn documents the rules were first written
+against, built from the demo generators' identities and layouts.
 
-Sentences are built from templates whose slots are filled with fake identifiers, so the span
-offsets are known by construction. Nothing here describes a real person.
+It is kept to catch regressions, not to measure generalization: the rules were tuned on it, so
+its scores are an upper bound. The independent set is built by ``scripts/make_deid_evalset.py``.
+Nothing here describes a real person.
 """
 
 from __future__ import annotations

@@ -1,0 +1,77 @@
+"""What a recognizer is: anything with a ``name`` and ``find(text) -> Iterable[Span]``.
+
+The regex-backed kind is defined here so the modules holding patterns depend on this small
+module only; which recognizers run is decided in one list in ``registry``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from medrealmm.deid.spans import EntityType, Span
+
+
+class Recognizer(Protocol):
+    name: str
+
+    def find(self, text: str) -> Iterable[Span]: ...
+
+
+Validator = Callable[[re.Match[str]], EntityType | None]
+
+
+@dataclass
+class RegexRecognizer:
+    """Regex candidates, each kept only if ``validate`` returns a type for it.
+
+    ``group`` selects the part of the match that is the identifier (a keyword before it is
+    context, not PII).
+    """
+
+    name: str
+    type: EntityType
+    patterns: list[re.Pattern[str]]
+    validate: Validator | None = None
+    group: int | str = 0
+    # With an anchor (a cheap pattern every match must contain, such as 医院 or 路), the full
+    # pattern runs only in windows ``reach`` characters around the anchors.
+    anchor: re.Pattern[str] | None = None
+    reach: tuple[int, int] = (24, 40)
+    # A text without a match for ``gate`` (say, no run of 7 digits) is skipped outright.
+    gate: re.Pattern[str] | None = None
+
+    def windows(self, text: str) -> list[tuple[int, int]]:
+        if self.anchor is None:
+            return [(0, len(text))]
+        out: list[tuple[int, int]] = []
+        for match in self.anchor.finditer(text):
+            lo = max(0, match.start() - self.reach[0])
+            hi = min(len(text), match.end() + self.reach[1])
+            if out and lo <= out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+        return out
+
+    def find(self, text: str) -> Iterator[Span]:
+        if self.gate is not None and self.gate.search(text) is None:
+            return
+        for lo, hi in self.windows(text):
+            yield from self._find_in(text, lo, hi)
+
+    def _find_in(self, text: str, lo: int, hi: int) -> Iterator[Span]:
+        for pattern in self.patterns:
+            for match in pattern.finditer(text, lo, hi):
+                if match.end() == match.start():
+                    continue
+                kind = self.validate(match) if self.validate else self.type
+                if kind is None:
+                    continue
+                start, end = match.span(self.group)
+                if end > start:
+                    yield Span(
+                        start=start, end=end, type=kind, text=text[start:end], source=self.name
+                    )

@@ -1,0 +1,70 @@
+"""The report's dataset sections: statistics of paper 3.5 / Figure 3 and MCCP acceptance
+(paper 6.3), read from the run store; kept apart from the score tables they sit beside."""
+
+from __future__ import annotations
+
+from medrealmm.mccp.validation import summarize_validation
+from medrealmm.report.tables import Table
+from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.schema import Instance
+from medrealmm.stats.dataset import dataset_statistics
+from medrealmm.store import RunStore, stages
+
+DATASET_TABLES = ("dataset_overview", "dataset_intents", "dataset_stages")
+
+
+def dataset_tables(store: RunStore) -> list[Table]:
+    instances = list(store.iter(stages.MCCP_INSTANCE, Instance))
+    stats = dataset_statistics(instances, evaluation_rubrics(store))
+    head = [
+        {"quantity": "instances", "name": "MCCP 实例", "count": stats["instances"]},
+        {"quantity": "consultations", "name": "问诊", "count": stats["consultations"]},
+        {"quantity": "departments", "name": "科室", "count": stats["departments"]},
+        {"quantity": "with_rubric", "name": "有量表的实例", "count": stats["with_rubric"]},
+    ]
+    spread = [
+        {
+            "quantity": d["quantity"],
+            "name": d["name"],
+            "count": d["n"],
+            "average": d["mean"],
+            "median": d["median"],
+            "min": d["min"],
+            "max": d["max"],
+        }
+        for d in stats["distributions"]
+    ]
+    overview = Table(
+        "dataset_overview",
+        "数据集统计（论文 3.5、图 3）：每个实例的对话轮数、图片数、量表大小与正负向标准数",
+        ("quantity", "name", "count", "average", "median", "min", "max"),
+        [*head, *spread],
+    )
+    columns = ("label_id", "name", "cases", "share")
+    intents = [{"label_id": r.pop("label"), **r} for r in stats["intents"]]
+    stages_ = [{"label_id": r.pop("label"), **r} for r in stats["stages"]]
+    return [
+        overview,
+        Table("dataset_intents", "患者意图分布（图 3）", columns, intents),
+        Table("dataset_stages", "问诊阶段分布（图 3）", columns, stages_),
+    ]
+
+
+def acceptance_table(store: RunStore) -> Table:
+    """Per case over the drawn sample: accepted when every physician who judged it accepted."""
+    summary = summarize_validation(store)
+    row = {
+        "sample": summary.sample_size,
+        "decided": summary.decided,
+        "accepted": summary.accepted,
+        "rate": None if summary.rate is None else round(summary.rate, 4),
+        "disagreements": summary.disagreements,
+        "undecided": summary.undecided,
+        "outside_sample": summary.outside_sample,
+    }
+    return Table(
+        "mccp_acceptance",
+        "MCCP 医生验证（论文 6.3）：按病例计，抽样内全部医生接受才算接受；医生意见不一致单列",
+        tuple(row),
+        [row],
+    )

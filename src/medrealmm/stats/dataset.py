@@ -1,0 +1,85 @@
+"""Dataset statistics of paper 3.5 / Figure 3, one pure function shared by the report and the
+release card so both describe a benchmark with the same numbers."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
+from medrealmm.schema import Instance, Rubric
+
+#: quantity id -> Chinese name, in the order the report and card list them
+QUANTITIES = {
+    "turns": "对话轮数（截至 t*）",
+    "images": "患者上传医学图片数",
+    "criteria": "量表标准数",
+    "positive": "正向标准数",
+    "negative": "负向标准数",
+}
+
+
+def distribution(values: Sequence[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"n": 0, "mean": None, "median": None, "min": None, "max": None}
+    return {
+        "n": len(values),
+        "mean": round(statistics.fmean(values), 2),
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def label_counts(labels: Iterable[str | None], taxonomy: Taxonomy) -> list[dict[str, Any]]:
+    """Every taxonomy label with its Chinese name and count (zeros kept), then unknown ids."""
+    counts = Counter(label or "unlabelled" for label in labels)
+    total = sum(counts.values())
+    names = {label.id: label.name for label in taxonomy.labels}
+    order = [*taxonomy.ids, *sorted(set(counts) - set(names))]
+    return [
+        {
+            "label": label,
+            "name": names.get(label, label),
+            "cases": counts.get(label, 0),
+            "share": round(counts.get(label, 0) / total, 4) if total else None,
+        }
+        for label in order
+    ]
+
+
+def dataset_statistics(
+    instances: Sequence[Instance],
+    rubrics: Mapping[str, Rubric],
+    *,
+    intent_taxonomy: Taxonomy | None = None,
+    stage_taxonomy: Taxonomy | None = None,
+) -> dict[str, Any]:
+    """JSON-ready counts and distributions: turns, images, rubric sizes, positive and negative
+    criteria per case (over instances that have a rubric), intents and stages by name."""
+    graded = [rubrics[i.id] for i in instances if i.id in rubrics]
+    values: dict[str, list[float]] = {
+        "turns": [i.turn_count for i in instances],
+        "images": [i.image_count for i in instances],
+        "criteria": [len(r.criteria) for r in graded],
+        "positive": [sum(c.weight > 0 for c in r.criteria) for r in graded],
+        "negative": [sum(c.weight < 0 for c in r.criteria) for r in graded],
+    }
+    return {
+        "instances": len(instances),
+        "consultations": len({i.consultation_id for i in instances}),
+        "departments": len({i.department for i in instances}),
+        "with_rubric": len(graded),
+        "distributions": [
+            {"quantity": key, "name": name, **distribution(values[key])}
+            for key, name in QUANTITIES.items()
+        ],
+        "intents": label_counts(
+            (i.intent for i in instances), intent_taxonomy or builtin_taxonomy("intent")
+        ),
+        "stages": label_counts(
+            (i.stage for i in instances), stage_taxonomy or builtin_taxonomy("stage")
+        ),
+    }
