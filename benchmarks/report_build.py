@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from medrealmm.report import write_report
-from medrealmm.report.synthetic import build_synthetic_store
 from medrealmm.stats import bootstrap_mean_ci
 from medrealmm.store import RunStore
+from medrealmm.testing.synthetic_store import build_synthetic_store
 
 
 def loop_bootstrap(values: list[float], resamples: int, seed: int) -> tuple[float, float]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from medrealmm.llm import ModelSpec, build_client, resolve_spec
 from medrealmm.pipeline import run_demo
-from medrealmm.rubric import OVERLAP_TAG, RubricSettings, history
+from medrealmm.rubric import OVERLAP_TAG, RubricSettings, round_history
 from medrealmm.rubric.stage import generate_all
 from medrealmm.schema import CriterionKind, Instance
 from medrealmm.store import RunStore, stages
@@ -78,7 +78,7 @@ async def baseline_stats(work: Path, instances: list[Instance]) -> None:
     with seeded(work / "offline", instances) as store:
         client = build_client(resolve_spec("offline"), cache=store.cache)
         await generate_all(store, client, RubricSettings())
-        rubrics = [history(store, i.id)[0] for i in instances]
+        rubrics = [round_history(store, i.id)[0] for i in instances]
     sizes = [len(r.criteria) for r in rubrics]
     pos = [sum(c.weight > 0 for c in r.criteria) for r in rubrics]
     neg = [sum(c.weight < 0 for c in r.criteria) for r in rubrics]

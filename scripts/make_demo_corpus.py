@@ -1,4 +1,4 @@
-"""Regenerate the bundled synthetic demo corpus (needs a CJK font and the dev extras)."""
+"""Regenerate the bundled synthetic demo corpus byte for byte (needs the dev extras)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from medrealmm.demo import bundled_corpus_dir
-from medrealmm.demo.generate import DEFAULT_SEED, generate_demo_corpus
+from medrealmm.testing.demo_corpus.generate import DEFAULT_SEED, generate_demo_corpus
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ from medrealmm.deid.image import (
 )
 from medrealmm.deid.metrics import covered
 from medrealmm.deid.stage import mask_image_file
-from medrealmm.demo import drawing
 from medrealmm.fonts import require_cjk_font
+from medrealmm.testing.demo_corpus import drawing
 
 Box = tuple[int, int, int, int]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from medrealmm import __version__
+from medrealmm._version import __version__
 from medrealmm.cli import app
 from medrealmm.evaluate import EvalSettings, load_results, load_specs, run_evaluation
 from medrealmm.llm import OFFLINE_NAME

@@ -14,7 +14,7 @@ from medrealmm.evaluate import (
     baseline_models,
     load_scores,
     run_evaluation,
-    summarize,
+    summarize_models,
 )
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.schema import Response
@@ -35,7 +35,10 @@ def test_offline_scores_every_instance_for_baseline_and_online(tmp_path: Path) -
         ):
             run_evaluation(store, settings)
         scores = load_scores(store, OFFLINE_NAME)
-        rows = {(r.model, r.images): r for r in summarize(scores, baselines=baseline_models(store))}
+        rows = {
+            (r.model, r.images): r
+            for r in summarize_models(scores, baselines=baseline_models(store))
+        }
         usage = store.usage()
     assert set(rows) == {(OFFLINE_NAME, True), (OFFLINE_NAME, False), (ONLINE, True)}
     for row in rows.values():

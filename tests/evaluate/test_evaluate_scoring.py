@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from medrealmm.evaluate import rubric_score, score_case, summarize
+from medrealmm.evaluate import rubric_score, score_case, summarize_models
 from medrealmm.schema import CaseScore, Criterion, Verdict, VerdictStatus
 
 
@@ -73,7 +73,7 @@ def test_summary_worst_and_mean_of_k_skip_incomplete_instances() -> None:
         _case({"a": False, "b": True, "n": False}, instance_id="i2", sample=0),  # 0.375
         _case({"a": None, "b": True, "n": False}, instance_id="i2", sample=1),  # incomplete
     ]
-    (row,) = summarize(scores, baselines={"m"})
+    (row,) = summarize_models(scores, baselines={"m"})
     assert row.is_baseline and row.k == 2 and row.instances == 2
     assert row.score == pytest.approx((1.0 + 0.375) / 2)  # sample 0 of each instance
     assert row.mean_of_k == pytest.approx((1.0 + 0.625) / 2)  # only i1 has k complete
@@ -83,12 +83,12 @@ def test_summary_worst_and_mean_of_k_skip_incomplete_instances() -> None:
 
 
 def test_summary_of_only_incomplete_cases_has_no_score() -> None:
-    (row,) = summarize([_case({"a": None, "b": True, "n": False})])
+    (row,) = summarize_models([_case({"a": None, "b": True, "n": False})])
     assert row.score is None and row.worst_of_k is None and row.incomplete == 1
 
 
 def test_summary_flags_unapproved_rubrics() -> None:
-    rows = summarize([_case({"a": True, "b": True, "n": False}, rubric_approved=False)])
+    rows = summarize_models([_case({"a": True, "b": True, "n": False}, rubric_approved=False)])
     assert rows[0].unapproved_rubrics == 1
 
 
@@ -97,7 +97,7 @@ def test_positives_and_negatives_average_the_same_samples_as_the_score() -> None
         _case({"a": True, "b": True, "n": False}, instance_id="i1", sample=0),  # +2 met
         _case({"a": False, "b": False, "n": True}, instance_id="i1", sample=1),  # 1 hit
     ]
-    (row,) = summarize(scores)
+    (row,) = summarize_models(scores)
     assert row.score == pytest.approx(1.0)
     assert row.positive_met_mean == 2.0 and row.negative_triggered_mean == 0.0
 
@@ -108,8 +108,8 @@ def test_instances_with_fewer_than_k_samples_do_not_count_toward_worst_of_k() ->
         _case({"a": True, "b": False, "n": False}, instance_id="i1", sample=1),  # 0.625
         _case({"a": False, "b": False, "n": False}, instance_id="i2", sample=0),  # 0.0, k short
     ]
-    (row,) = summarize(scores, k={("m", True): 2})
+    (row,) = summarize_models(scores, k={("m", True): 2})
     assert row.k == 2 and row.k_instances == 1
     assert row.worst_of_k == pytest.approx(0.625) and row.mean_of_k == pytest.approx(0.8125)
-    (asked_three,) = summarize(scores, k={("m", True): 3})
+    (asked_three,) = summarize_models(scores, k={("m", True): 3})
     assert asked_three.k_instances == 0 and asked_three.worst_of_k is None

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from medrealmm.demo import TRUTH_FILE
-from medrealmm.demo.generate import BAD_CASES, generate_demo_corpus
-from medrealmm.demo.identities import id_check_char
-from medrealmm.fonts import find_cjk_font
 from medrealmm.io import iter_jsonl, resolve_image
 from medrealmm.schema import Consultation, Sender
+from medrealmm.testing.demo_corpus.generate import BAD_CASES, generate_demo_corpus
+from medrealmm.testing.demo_corpus.identities import id_check_char
 
 
 def _load(path: Path) -> list[Consultation]:
@@ -67,7 +66,6 @@ def test_resident_id_check_character() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(find_cjk_font() is None, reason="regenerating needs a CJK font")
 def test_generation_is_reproducible_and_matches_the_bundled_copy(
     tmp_path: Path, demo_dir: Path
 ) -> None:

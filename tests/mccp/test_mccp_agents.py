@@ -18,7 +18,7 @@ from medrealmm.mccp import (
     labeler_request,
     verifier_request,
 )
-from medrealmm.mccp.candidates import history
+from medrealmm.mccp.candidates import history_up_to
 from medrealmm.schema import Consultation, Sender
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -53,7 +53,7 @@ async def test_verifier_prompt_holds_nothing_after_t(skin_case: Consultation, wi
 
 
 def test_verifier_inputs_hold_nothing_after_t(skin_case: Consultation) -> None:
-    request = verifier_request(skin_case.department, history(skin_case.events, 2))
+    request = verifier_request(skin_case.department, history_up_to(skin_case.events, 2))
     assert request.inputs["events"] == skin_case.events[:3]
     assert request.inputs["t"] == 2
     everything = repr(request.inputs) + "".join(m.plain_text for m in request.messages)
@@ -119,7 +119,7 @@ async def test_labeler_stays_inside_the_closed_taxonomy(skin_case: Consultation,
     with FakeOpenAIServer() as server:
         server.script(wire.reply({"label": "咨询"}), wire.reply({"label": "follow_up"}))
         agents = wire.agents(wire.fake_client(server))
-        label = await agents.label(INTENT_TASK, "皮肤科", history(skin_case.events, 2))
+        label = await agents.label(INTENT_TASK, "皮肤科", history_up_to(skin_case.events, 2))
     assert label == "follow_up"
     first = server.requests[0]
     for intent in builtin_taxonomy("intent").ids:
@@ -143,5 +143,5 @@ async def test_offline_baseline_answers_every_agent(skin_case: Consultation, wir
     assert engaged.label and engaged.score > 0
     assert not (await agents.verify(skin_case, 0)).label  # no image yet
     assert (await agents.verify(skin_case, 2)).score == 1.0  # image in e_t itself
-    stage = await agents.label(STAGE_TASK, "皮肤科", history(skin_case.events, 2))
+    stage = await agents.label(STAGE_TASK, "皮肤科", history_up_to(skin_case.events, 2))
     assert stage == "examination_review"

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 import pytest
 
-from medrealmm.mccp import candidate_turns, history, target_reply
+from medrealmm.mccp import candidate_turns, history_up_to, target_reply
 from medrealmm.mccp.candidates import physician_turn_span
 from medrealmm.schema import Consultation, Sender
 
@@ -38,7 +38,7 @@ def test_target_needs_a_physician_reply(consultation: Factory) -> None:
 
 def test_history_is_the_prefix_up_to_t(consultation: Factory) -> None:
     case = consultation([(P, "a"), (D, "b"), (P, "c"), (D, "d")])
-    assert [e.content for e in history(case.events, 2)] == ["a", "b", "c"]
+    assert [e.content for e in history_up_to(case.events, 2)] == ["a", "b", "c"]
 
 
 def test_consultation_opened_by_the_physician_has_no_candidate_before_it(

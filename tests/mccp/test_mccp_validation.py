@@ -18,7 +18,7 @@ from medrealmm.mccp import (
     import_validation_csv,
     record_decision,
     run_mccp,
-    summarize,
+    summarize_validation,
     validation_sample,
 )
 from medrealmm.pipeline.steps.ingest import load_raw
@@ -58,12 +58,12 @@ def test_sample_is_seeded_and_kept_for_the_review_app(extracted: RunStore) -> No
 
 def test_acceptance_rate_counts_each_reviewer_once_per_instance(extracted: RunStore) -> None:
     ids = draw_validation_sample(extracted, 4, seed=1)
-    assert summarize(extracted).rate is None
+    assert summarize_validation(extracted).rate is None
     record_decision(extracted, ids[0], "dr-wang", True)
     record_decision(extracted, ids[1], "dr-wang", False, "图片与回复无关")
     record_decision(extracted, ids[1], "dr-wang", True)  # changed their mind: replaces
     record_decision(extracted, ids[2], "dr-li", False)
-    summary = summarize(extracted)
+    summary = summarize_validation(extracted)
     assert (summary.accepted, summary.decided) == (2, 3)
     assert summary.rate == pytest.approx(2 / 3)
     assert summary.by_reviewer == {"dr-wang": (2, 2), "dr-li": (0, 1)}
@@ -81,7 +81,7 @@ def test_acceptance_is_per_case_over_the_drawn_sample(extracted: RunStore) -> No
     record_decision(extracted, ids[1], "dr-wang", True)
     record_decision(extracted, ids[1], "dr-li", False)  # the physicians disagree
     record_decision(extracted, outside, "dr-li", True)  # not in the sample: not counted
-    summary = summarize(extracted)
+    summary = summarize_validation(extracted)
     assert (summary.accepted, summary.decided, summary.disagreements) == (1, 2, 1)
     assert summary.rate == pytest.approx(1 / 2)
     assert (summary.undecided, summary.outside_sample) == (1, 1)

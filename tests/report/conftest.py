@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from medrealmm.report import ReportResult, write_report
-from medrealmm.report.synthetic import build_synthetic_store
 from medrealmm.store import RunStore
+from medrealmm.testing.synthetic_store import build_synthetic_store
 
 
 @pytest.fixture(scope="session")

@@ -5,14 +5,14 @@ from pathlib import Path
 import pytest
 
 from medrealmm.report.tables import build_tables, condition_label
-from medrealmm.stats import load_cases, load_raters
+from medrealmm.stats import load_raters, load_scored_cases
 from medrealmm.store import RunStore, stages
 
 
 @pytest.fixture(scope="module")
 def tables(synthetic_store: Path) -> dict:
     with RunStore(synthetic_store) as store:
-        records = [r for r in load_cases(store) if r.grader == "judge-a"]
+        records = [r for r in load_scored_cases(store) if r.grader == "judge-a"]
         return build_tables(records, load_raters(store), seed=1, resamples=300)
 
 
@@ -92,7 +92,7 @@ def test_a_condition_with_only_incomplete_cases_is_shown_not_zeroed(tmp_path: Pa
                     instance_id=f"i{index}", model=model, score=score, complete=score is not None
                 ),
             )
-        built = build_tables(load_cases(store), load_raters(store), resamples=50)
+        built = build_tables(load_scored_cases(store), load_raters(store), resamples=50)
     rows = {r["model"]: r for r in built["overall"].rows}
     assert rows["broken-model"]["mean"] is None and rows["broken-model"]["incomplete"] == 1
     assert rows["ok-model"]["mean"] == 50.0 and rows["ok-model"]["ci_low"] == 50.0

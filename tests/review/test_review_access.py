@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from medrealmm.review import Role, create_app
-from medrealmm.review.routes import ROUTERS, RUBRIC_API
+from medrealmm.review.routes import ROUTERS
 from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, RESPONSE_KEY, login, seed
@@ -80,8 +80,7 @@ OTHER_ROUTES: dict[tuple[str, str], tuple[frozenset[Role], str, dict[str, str]]]
     ("GET", "/admin/audit"): (ADMIN, "/admin/audit", {}),
 }
 EXPECTED.update(OTHER_ROUTES)
-if RUBRIC_API:
-    EXPECTED.update(RUBRIC_ROUTES)
+EXPECTED.update(RUBRIC_ROUTES)
 
 USER_OF = {Role.ADMIN: "admin1", Role.PHYSICIAN: "doc1", Role.REVIEWER: "rev1"}
 

@@ -17,9 +17,9 @@ from medrealmm.rubric import (
     FeedbackType,
     RubricSettings,
     final_rubric,
-    history,
     latest_round,
     load_feedback,
+    round_history,
 )
 from medrealmm.rubric.stage import generate_all
 from medrealmm.store import RunStore, stages
@@ -105,7 +105,7 @@ def test_physician_refines_and_approves_a_rubric_in_the_browser(
             ("对图片所见作出具体描述", first),
             ("说明图片所见与诊断的关系", second),
         ]
-        rounds = history(store, INSTANCE_ID)
+        rounds = round_history(store, INSTANCE_ID)
         assert [r.round for r in rounds] == [0, 1]
         texts = {c.text: c.weight for c in rounds[1].criteria}
         assert texts.get("对图片所见作出具体描述") == first

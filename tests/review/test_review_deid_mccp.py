@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from medrealmm.corpus.review import decisions, status
-from medrealmm.mccp.validation import summarize, validation_sample
+from medrealmm.mccp.validation import summarize_validation, validation_sample
 from medrealmm.review import audit
 from medrealmm.review.deid_queue import queue_for
 from medrealmm.store import RunStore, stages
@@ -78,7 +78,7 @@ def test_mccp_validation_sample_and_decision(store: RunStore, client: TestClient
         data={"csrf_token": csrf, "decision": "reject", "note": "图片非必要"},
     )
     assert done.status_code == 200
-    summary = summarize(store)
+    summary = summarize_validation(store)
     assert (summary.decided, summary.accepted, summary.undecided) == (1, 0, 0)
     assert summary.by_reviewer == {"doc1": (0, 1)}
     assert "0/1" in client.get("/mccp").text

@@ -13,7 +13,7 @@ pytest.importorskip("medrealmm.rubric", reason="medrealmm.rubric lands separatel
 from fastapi.testclient import TestClient
 
 from medrealmm.review import ReviewSettings, create_app, refining
-from medrealmm.rubric import RubricSettings, RubricState, history, state_of
+from medrealmm.rubric import RubricSettings, RubricState, round_history, state_of
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore
 from medrealmm.testing import FakeOpenAIServer, FakeReply
@@ -56,7 +56,7 @@ def test_feedback_reaches_the_configured_model_and_failure_is_data(
     prompts = [str(body["messages"]) for body in fake_openai.requests]
     assert prompts and all("提醒糖尿病患者足部感染风险需尽早就医" in p for p in prompts)
     assert len(fake_openai.requests) >= 2  # the malformed reply was shown back and retried
-    assert [r.round for r in history(store, INSTANCE_ID)] == [0]
+    assert [r.round for r in round_history(store, INSTANCE_ID)] == [0]
     assert state_of(store, INSTANCE_ID, RubricSettings()) is RubricState.FAILED
     assert "重新运行 Refiner" in page.text
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from medrealmm.review import audit
 from medrealmm.review.rubric_form import FormError, parse_feedback_form
-from medrealmm.rubric import FeedbackType, final_rubric, history, load_feedback
+from medrealmm.rubric import FeedbackType, final_rubric, load_feedback, round_history
 from medrealmm.store import RunStore, stages
 
 from .conftest import CASE_ID, demo_rubric, login
@@ -100,7 +100,7 @@ def test_feedback_round_trip_to_approval(client: TestClient, store: RunStore) ->
     assert [i.type for i in feedback.items] == [FeedbackType.SPLIT_CRITERION]
 
     # the Refiner (offline baseline here) consumed the feedback: round 1 has 5 + 3 for c2
-    rounds = history(store, INSTANCE_ID)
+    rounds = round_history(store, INSTANCE_ID)
     assert [r.round for r in rounds] == [0, 1]
     weights = sorted(c.weight for c in rounds[1].criteria if c.id != "c1" and c.weight > 0)
     assert weights == [3, 5]

@@ -8,7 +8,13 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.rubric import MAX_CRITERIA, MIN_CRITERIA, RubricSettings, history, pending_review
+from medrealmm.rubric import (
+    MAX_CRITERIA,
+    MIN_CRITERIA,
+    RubricSettings,
+    pending_review,
+    round_history,
+)
 from medrealmm.rubric.stage import generate_all
 from medrealmm.schema import CriterionKind, Instance, MaxCharsRule
 from medrealmm.store import RunStore, stages
@@ -32,7 +38,7 @@ def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(tmp_path: Path)
         assert store.failures(stages.RUBRIC_ROUND) == {}
         assert store.count(stages.RUBRIC_FINAL) == 0  # the demo has no physicians
         for instance in demo_instances:
-            (rubric,) = history(store, instance.id)
+            (rubric,) = round_history(store, instance.id)
             assert MIN_CRITERIA <= len(rubric.criteria) <= MAX_CRITERIA
             assert all(c.weight != 0 and -20 <= c.weight <= 20 for c in rubric.criteria)
             assert any(c.weight > 0 for c in rubric.criteria)

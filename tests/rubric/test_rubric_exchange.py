@@ -9,7 +9,7 @@ import pytest
 
 from medrealmm.io import DataError
 from medrealmm.llm import OfflineClient
-from medrealmm.rubric import RubricSettings, final_rubric, history, load_feedback
+from medrealmm.rubric import RubricSettings, final_rubric, load_feedback, round_history
 from medrealmm.rubric.exchange import ReviewPacket, export_round, import_feedback
 from medrealmm.rubric.stage import generate_all, refine_all
 from medrealmm.schema import Instance
@@ -57,7 +57,7 @@ async def test_export_then_import_round_trip(tmp_path: Path, tinea_instance: Ins
 
         import_feedback(store, tmp_path / "fb.jsonl", reviewer="dr_z")  # template = approve
         final = final_rubric(store, iid)
-        assert final is not None and final.round == 1 and len(history(store, iid)) == 2
+        assert final is not None and final.round == 1 and len(round_history(store, iid)) == 2
         assert export_round(store, tmp_path / "review.jsonl", tmp_path / "fb.jsonl", SETTINGS) == 0
 
 

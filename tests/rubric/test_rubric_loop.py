@@ -18,9 +18,9 @@ from medrealmm.rubric import (
     approve,
     evaluation_rubrics,
     final_rubric,
-    history,
     load_feedback,
     pending_review,
+    round_history,
     rubric_for_evaluation,
     save_feedback,
     state_of,
@@ -68,8 +68,8 @@ async def test_loop_converges_when_a_round_gets_empty_feedback(
     assert pending_review(store) == []
     assert (await refine_all(store, client, SETTINGS, instance_ids={"other"})).done == 0
     await refine_all(store, client, SETTINGS, instance_ids={iid})
-    assert [r.round for r in history(store, iid)] == [0, 1]
-    assert history(store, iid)[1].criteria[0].weight == 10
+    assert [r.round for r in round_history(store, iid)] == [0, 1]
+    assert round_history(store, iid)[1].criteria[0].weight == 10
 
     approved = approve(store, iid, reviewer="dr_li")
     assert approved.round == 1 and approved.approved
@@ -79,11 +79,11 @@ async def test_loop_converges_when_a_round_gets_empty_feedback(
     assert rubric_for_evaluation(store, iid) == final
     assert evaluation_rubrics(store) == {iid: final}
     stats = await refine_all(store, client, SETTINGS)
-    assert stats.done == 0 and len(history(store, iid)) == 2  # nothing after approval
+    assert stats.done == 0 and len(round_history(store, iid)) == 2  # nothing after approval
     feedback = load_feedback(store, iid, 1)
     assert feedback is not None and feedback.approves and feedback.reviewer == "dr_li"
     # every round stays as it was written
-    assert history(store, iid)[0].criteria[0].weight != 10
+    assert round_history(store, iid)[0].criteria[0].weight != 10
     with pytest.raises(FeedbackError, match="approved"):
         save_feedback(store, _reweight(iid, 1, "c01", 9))
 
@@ -96,7 +96,7 @@ async def test_feedback_only_on_the_latest_round(store: RunStore, tinea_instance
     save_feedback(store, _reweight(iid, 0, "c01", 10))
     save_feedback(store, _reweight(iid, 0, "c01", 12))  # a resubmission replaces the first
     await refine_all(store, OfflineClient(), SETTINGS)
-    assert history(store, iid)[1].criteria[0].weight == 12
+    assert round_history(store, iid)[1].criteria[0].weight == 12
     with pytest.raises(FeedbackError, match="round 1"):
         save_feedback(store, _reweight(iid, 0, "c01", 3))
 
@@ -111,7 +111,7 @@ async def test_max_rounds_stops_refinement_unapproved(
     for round_ in range(3):
         save_feedback(store, _reweight(iid, round_, "c01", 10 + round_))
         await refine_all(store, client, settings)
-    assert [r.round for r in history(store, iid)] == [0, 1, 2]
+    assert [r.round for r in round_history(store, iid)] == [0, 1, 2]
     assert state_of(store, iid, settings) is RubricState.MAX_ROUNDS
     evaluated = rubric_for_evaluation(store, iid)
     assert evaluated is not None and evaluated.round == 2 and not evaluated.approved

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from medrealmm.stats import bootstrap_mean_ci, rubric_score
+from medrealmm.stats import bootstrap_mean_ci, complete_rubric_score
 
 
 def test_seeded_and_reproducible() -> None:
@@ -32,12 +32,16 @@ def test_degenerate_inputs() -> None:
         bootstrap_mean_ci([1.0, 2.0], level=1.5)
 
 
-def test_rubric_score_is_the_paper_formula() -> None:
+def test_complete_rubric_score_is_the_paper_formula() -> None:
     weights = {"a": 10, "b": 5, "n": -8}
-    assert rubric_score(weights, {"a": True, "b": False, "n": False}) == pytest.approx(10 / 15)
-    assert rubric_score(weights, {"a": True, "b": True, "n": True}) == pytest.approx(7 / 15)
-    assert rubric_score(weights, {"a": False, "b": False, "n": True}) == 0.0  # clipped
-    assert rubric_score(weights, {"a": True, "b": True}) is None  # a verdict is missing
-    assert rubric_score({"n": -3}, {"n": False}) == 1.0  # penalties only, none triggered
-    assert rubric_score({"n": -3}, {"n": True}) == 0.0
-    assert rubric_score({}, {}) is None
+    assert complete_rubric_score(weights, {"a": True, "b": False, "n": False}) == pytest.approx(
+        10 / 15
+    )
+    assert complete_rubric_score(weights, {"a": True, "b": True, "n": True}) == pytest.approx(
+        7 / 15
+    )
+    assert complete_rubric_score(weights, {"a": False, "b": False, "n": True}) == 0.0  # clipped
+    assert complete_rubric_score(weights, {"a": True, "b": True}) is None  # a verdict is missing
+    assert complete_rubric_score({"n": -3}, {"n": False}) == 1.0  # penalties only, none triggered
+    assert complete_rubric_score({"n": -3}, {"n": True}) == 0.0
+    assert complete_rubric_score({}, {}) is None

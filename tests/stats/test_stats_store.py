@@ -4,13 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from medrealmm.report.synthetic import build_synthetic_store
 from medrealmm.stats import (
     PANEL_RATER,
     STRATA,
     case_means,
-    load_cases,
     load_raters,
+    load_scored_cases,
     pairwise_agreement,
     panel_consensus,
     rater_scores,
@@ -20,6 +19,7 @@ from medrealmm.stats.cases import primary_grader
 from medrealmm.stats.strata import image_bin, turn_bin
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
+from medrealmm.testing.synthetic_store import build_synthetic_store
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_keys_round_trip() -> None:
 
 
 def test_cases_keep_incomplete_out_of_means(store: RunStore) -> None:
-    records = load_cases(store)
+    records = load_scored_cases(store)
     assert primary_grader(records, store.get_meta("eval.primary_grader")) == "judge-a"
     mine = [r for r in records if r.grader == "judge-a" and r.condition == ("model-b", True)]
     incomplete = [r for r in mine if r.score is None]
@@ -63,7 +63,7 @@ def test_stratify_orders_numeric_bins() -> None:
 
 
 def test_stratify_groups_every_record(store: RunStore) -> None:
-    records = [r for r in load_cases(store) if r.grader == "judge-a"]
+    records = [r for r in load_scored_cases(store) if r.grader == "judge-a"]
     groups = stratify(records, "image_count")
     assert list(groups) == ["1", "2", "3", "4"]
     assert sum(len(g) for g in groups.values()) == len(records)
@@ -124,7 +124,7 @@ def test_headline_is_the_primary_graders_first_sample(store: RunStore) -> None:
 
     from medrealmm.stats.cases import headline_records
 
-    records = load_cases(store)
+    records = load_scored_cases(store)
     extra = replace(records[0], sample=1, score=0.0)
     chosen = headline_records([*records, extra], "judge-a")
     assert extra not in chosen
@@ -213,7 +213,7 @@ def test_table2_rows_share_one_declared_subset(tmp_path: Path) -> None:
 def test_intents_and_stages_stratify_by_chinese_name_in_taxonomy_order(store: RunStore) -> None:
     from dataclasses import replace
 
-    records = [r for r in load_cases(store) if r.grader == "judge-a"][:3]
+    records = [r for r in load_scored_cases(store) if r.grader == "judge-a"][:3]
     ids = ["examination_interpretation", "medication_guidance", "not_in_taxonomy"]
     relabelled = [replace(r, intent=i) for r, i in zip(records, ids, strict=True)]
     assert list(stratify(relabelled, "intent")) == ["用药指导", "检查解读", "not_in_taxonomy"]

@@ -171,7 +171,7 @@ def status(
     max_rounds: MaxRoundsOption = 3,
 ) -> None:
     """Where every instance stands in the loop; with --instance, its full history."""
-    from medrealmm.rubric import RubricSettings, diff_rubrics, history, states
+    from medrealmm.rubric import RubricSettings, diff_rubrics, round_history, states
     from medrealmm.rubric.overlap import OVERLAP_TAG
 
     with user_errors(), _open(run) as store:
@@ -184,7 +184,7 @@ def status(
                 table.add_row(state.value, str(n))
             console.print(table)
             return
-        rounds = history(store, instance)
+        rounds = round_history(store, instance)
         if not rounds:
             raise ValueError(f"no rubric rounds for instance {instance!r}")
         for index, rubric in enumerate(rounds):

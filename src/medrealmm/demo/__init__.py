@@ -1,4 +1,7 @@
-"""The bundled synthetic demo corpus and the script logic that generates it."""
+"""The bundled synthetic demo corpus, shipped so `medrealmm demo` runs after install.
+
+Its generator lives in `medrealmm.testing.demo_corpus` (`scripts/make_demo_corpus.py`).
+"""
 
 from __future__ import annotations
 

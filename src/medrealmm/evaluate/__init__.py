@@ -1,7 +1,7 @@
 """Phase 4: inference, per-criterion grading, scoring and worst-of-k (paper 3.4, 7.1, 7.2, 8)."""
 
 from medrealmm.evaluate.baseline import baseline_reply
-from medrealmm.evaluate.cases import EvalCase, load_cases
+from medrealmm.evaluate.cases import EvalCase, load_eval_cases
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput, grade, grader_request
 from medrealmm.evaluate.provenance import BenchmarkRef, EvalSpec, ModelRef, load_specs
 from medrealmm.evaluate.respond import RESPOND_TASK, respond_request
@@ -20,7 +20,7 @@ from medrealmm.evaluate.scoring import (
     ModelSummary,
     rubric_score,
     score_case,
-    summarize,
+    summarize_models,
 )
 
 __all__ = [
@@ -42,7 +42,7 @@ __all__ = [
     "grade",
     "grader_request",
     "graders",
-    "load_cases",
+    "load_eval_cases",
     "load_results",
     "load_scores",
     "load_specs",
@@ -52,6 +52,6 @@ __all__ = [
     "run_evaluation",
     "score_case",
     "score_key",
-    "summarize",
+    "summarize_models",
     "verdict_key",
 ]

@@ -17,7 +17,7 @@ class EvalCase:
     approved: bool  # False: scored against the latest refinement round, not an approved rubric
 
 
-def load_cases(store: RunStore) -> tuple[list[EvalCase], list[str]]:
+def load_eval_cases(store: RunStore) -> tuple[list[EvalCase], list[str]]:
     """Cases in instance-id order, and the ids of instances that have no rubric yet.
 
     The rubric is RUBRIC_FINAL when approved, else the highest RUBRIC_ROUND (unapproved).

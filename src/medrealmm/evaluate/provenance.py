@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from medrealmm import __version__
+from medrealmm._version import __version__
 from medrealmm.llm import Completion, ModelSpec
 from medrealmm.store import RunStore, stages
 

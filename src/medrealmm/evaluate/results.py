@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from medrealmm.evaluate.provenance import EvalSpec, benchmark_of, load_specs
-from medrealmm.evaluate.scoring import ModelSummary, summarize
+from medrealmm.evaluate.scoring import ModelSummary, summarize_models
 from medrealmm.llm import display_name
 from medrealmm.schema import CaseScore, Response
 from medrealmm.stats.cases import (
@@ -23,7 +23,7 @@ from medrealmm.stats.cases import (
     PRIMARY_GRADER_META,
     CaseRecord,
     headline_records,
-    load_cases,
+    load_scored_cases,
     primary_grader,
 )
 from medrealmm.store import RunStore, stages
@@ -80,7 +80,7 @@ class Results:
         return found
 
     def summary(self) -> list[ModelSummary]:
-        return summarize(self.records, k=self.k())
+        return summarize_models(self.records, k=self.k())
 
     def stale_by_condition(self) -> dict[Condition, int]:
         return dict(sorted(Counter(r.condition for r in self.stale).items()))
@@ -142,7 +142,7 @@ def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> R
 def load_results(store: RunStore, grader: str | None = None) -> Results:
     """``grader`` (a name, or 'offline' for the baseline), else the run's primary grader
     (store meta ``eval.primary_grader``), else the grader that scored most."""
-    everything = load_cases(store)
+    everything = load_scored_cases(store)
     known = sorted({r.grader for r in everything})
     if grader is not None:
         grader = display_name(grader)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medrealmm.evaluate.cases import EvalCase, image_root, load_cases
+from medrealmm.evaluate.cases import EvalCase, image_root, load_eval_cases
 from medrealmm.evaluate.grader import grade, grader_request
 from medrealmm.evaluate.provenance import (
     EvalSpec,
@@ -449,7 +449,7 @@ def _score(plan: _Plan) -> list[CaseScore]:
 
 
 async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
-    cases, missing = load_cases(store)
+    cases, missing = load_eval_cases(store)
     if settings.limit is not None:
         cases = cases[: settings.limit]
     plan = _plan(store, settings, cases)

@@ -13,19 +13,7 @@ from statistics import fmean
 from typing import Protocol
 
 from medrealmm.schema import CaseScore, Criterion, Verdict, VerdictStatus
-
-
-def rubric_score(weighted: Sequence[tuple[int, bool]]) -> float:
-    """The clipped, positive-normalised score of (weight, verdict) pairs.
-
-    A rubric with no positive weight only lists errors to avoid: 0/0 is defined as 1.0 when
-    nothing is triggered, and any triggered penalty gives 0.0 (what clipping gives anyway).
-    """
-    positive_total = sum(max(weight, 0) for weight, _ in weighted)
-    earned = sum(weight for weight, met in weighted if met)
-    if positive_total == 0:
-        return 1.0 if earned == 0 else 0.0
-    return min(max(earned / positive_total, 0.0), 1.0)
+from medrealmm.stats.scoring import rubric_score
 
 
 def score_case(
@@ -168,7 +156,7 @@ def _summary(
     )
 
 
-def summarize(
+def summarize_models(
     scores: Iterable[Scored],
     *,
     baselines: Iterable[str] = (),

@@ -11,7 +11,7 @@ from medrealmm.mccp.agents import (
     labeler_request,
     verifier_request,
 )
-from medrealmm.mccp.candidates import candidate_turns, history, target_reply
+from medrealmm.mccp.candidates import candidate_turns, history_up_to, target_reply
 from medrealmm.mccp.extract import (
     DiscardRecord,
     MccpSummary,
@@ -30,7 +30,7 @@ from medrealmm.mccp.validation import (
     export_validation_csv,
     import_validation_csv,
     record_decision,
-    summarize,
+    summarize_validation,
     validation_sample,
 )
 
@@ -56,7 +56,7 @@ __all__ = [
     "export_outputs",
     "export_validation_csv",
     "extract_consultation",
-    "history",
+    "history_up_to",
     "import_validation_csv",
     "instance_id",
     "labeler_request",
@@ -64,7 +64,7 @@ __all__ = [
     "record_decision",
     "run_mccp",
     "select_t_star",
-    "summarize",
+    "summarize_validation",
     "target_reply",
     "validation_sample",
     "verifier_request",

@@ -24,7 +24,7 @@ from medrealmm.llm import (
     dialogue_parts,
     send_pixels,
 )
-from medrealmm.mccp.candidates import history, physician_turn_span, target_reply
+from medrealmm.mccp.candidates import history_up_to, physician_turn_span, target_reply
 from medrealmm.mccp.taxonomy import Taxonomy
 from medrealmm.schema import AgentJudgement, Consultation, Event
 
@@ -160,7 +160,7 @@ class MccpAgents:
         pixels = send_pixels(self.client, self.verifier_images)
         request = verifier_request(
             consultation.department,
-            history(consultation.events, t),
+            history_up_to(consultation.events, t),
             image_root=self.image_root if pixels else None,
         )
         return (await self._structured(request, JudgementOutput)).judgement()

@@ -38,7 +38,7 @@ def target_reply(events: Sequence[Event], t: int) -> str:
     return "\n".join(events[i].content.strip() for i in span if events[i].content.strip())
 
 
-def history(events: Sequence[Event], t: int) -> list[Event]:
+def history_up_to(events: Sequence[Event], t: int) -> list[Event]:
     """C<=t: what the Verifier and the evaluated models may see."""
     return list(events[: t + 1])
 

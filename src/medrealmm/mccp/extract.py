@@ -14,7 +14,7 @@ from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
 from medrealmm.mccp.candidates import (
     candidate_turns,
-    history,
+    history_up_to,
     patient_images_before,
     target_reply,
 )
@@ -67,7 +67,7 @@ async def extract_consultation(
             reason=discard_reason(judgements),
             candidates=judgements,
         )
-    context = history(events, best.t)
+    context = history_up_to(events, best.t)
     intent, stage = await asyncio.gather(
         agents.label(INTENT_TASK, consultation.department, context),
         agents.label(STAGE_TASK, consultation.department, context),

@@ -124,7 +124,7 @@ class ValidationSummary:
         return [head, *rows]
 
 
-def summarize(store: RunStore) -> ValidationSummary:
+def summarize_validation(store: RunStore) -> ValidationSummary:
     sample = validation_sample(store)
     in_sample = set(sample)
     votes: dict[str, list[bool]] = {}
@@ -228,4 +228,4 @@ def import_validation_csv(
             pending.append((instance_id, who, accept, (row.get("note") or "").strip()))
     for instance_id, who, accept, note in pending:
         record_decision(store, instance_id, who, accept, note)
-    return summarize(store)
+    return summarize_validation(store)

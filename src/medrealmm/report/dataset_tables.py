@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from medrealmm.mccp.validation import summarize
+from medrealmm.mccp.validation import summarize_validation
 from medrealmm.report.tables import Table
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Instance
@@ -52,7 +52,7 @@ def dataset_tables(store: RunStore) -> list[Table]:
 
 def acceptance_table(store: RunStore) -> Table:
     """Per case over the drawn sample: accepted when every physician who judged it accepted."""
-    summary = summarize(store)
+    summary = summarize_validation(store)
     row = {
         "sample": summary.sample_size,
         "decided": summary.decided,

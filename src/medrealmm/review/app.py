@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import jinja2
@@ -19,12 +18,10 @@ from medrealmm.review import accounts, audit, sessions
 from medrealmm.review.context import ReviewContext, ReviewSettings
 from medrealmm.review.guards import CSRF_FIELD, SAFE_METHODS, NotLoggedIn
 from medrealmm.review.highlight import highlight_html
-from medrealmm.review.routes import ROUTERS, RUBRIC_API
+from medrealmm.review.refining import RefineWorker
+from medrealmm.review.routes import ROUTERS
 from medrealmm.review.routes.common import page
 from medrealmm.store import RunStore
-
-if TYPE_CHECKING:
-    from medrealmm.review.refining import RefineWorker
 
 # PHI pages: never cached, never framed, no third-party anything.
 SECURITY_HEADERS = {
@@ -61,14 +58,6 @@ def _secret(store: RunStore, settings: ReviewSettings) -> str:
     return str(secret)
 
 
-def _refiner(store: RunStore, settings: ReviewSettings) -> RefineWorker | None:
-    if not RUBRIC_API:
-        return None
-    from medrealmm.review.refining import RefineWorker
-
-    return RefineWorker(store, settings)
-
-
 def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastAPI:
     settings = settings or ReviewSettings()
     db = store.connection()
@@ -85,7 +74,7 @@ def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastA
         sessions=sessions.SessionStore(db, _secret(store, settings), settings.session_lifetime),
         templates=_templates(),
         settings=settings,
-        refiner=_refiner(store, settings),
+        refiner=RefineWorker(store, settings),
     )
     static = Path(str(resources.files("medrealmm.review") / "static"))
     app.mount("/static", StaticFiles(directory=static), name="static")

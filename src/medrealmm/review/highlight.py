@@ -24,10 +24,6 @@ def segments(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-def placeholder_count(text: str) -> int:
-    return len(PLACEHOLDER.findall(text))
-
-
 def highlight_html(text: str) -> Markup:
     """HTML-escaped text with each placeholder wrapped in ``<mark class="masked">``."""
     parts = [

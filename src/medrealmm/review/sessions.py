@@ -88,9 +88,6 @@ class SessionStore:
         if token is not None:
             self._db.execute("DELETE FROM review_sessions WHERE token_hash=?", (_hash(token),))
 
-    def close_all(self, username: str) -> None:
-        self._db.execute("DELETE FROM review_sessions WHERE username=?", (username,))
-
     # -- CSRF for the login form, before any session exists ----------------------------
     def login_token(self) -> tuple[str, str]:
         """(cookie value, form value): the form must echo the token the cookie vouches for."""

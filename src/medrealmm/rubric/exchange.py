@@ -18,7 +18,7 @@ from medrealmm.llm import dialogue_text
 from medrealmm.rubric.diff import diff_rubrics
 from medrealmm.rubric.feedback import FeedbackError, RoundFeedback
 from medrealmm.rubric.overlap import OVERLAP_TAG, overlap_scores
-from medrealmm.rubric.rounds import history, pending_review, save_feedback, validate_feedback
+from medrealmm.rubric.rounds import pending_review, round_history, save_feedback, validate_feedback
 from medrealmm.rubric.settings import RubricSettings
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
@@ -56,7 +56,7 @@ def review_packets(store: RunStore, settings: RubricSettings) -> list[ReviewPack
         if instance is None:
             continue
         scores = overlap_scores(rubric, instance.target_reply, settings)
-        rounds = history(store, rubric.instance_id)
+        rounds = round_history(store, rubric.instance_id)
         changes = diff_rubrics(rounds[-2], rounds[-1]).lines() if len(rounds) > 1 else []
         packets.append(
             ReviewPacket(

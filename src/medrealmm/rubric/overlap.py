@@ -45,7 +45,3 @@ def flag_reference_overlap(rubric: Rubric, reference: str, settings: RubricSetti
             tags.append(OVERLAP_TAG)
         criteria.append(criterion.model_copy(update={"tags": tags}))
     return rubric.model_copy(update={"criteria": criteria})
-
-
-def flagged_ids(rubric: Rubric) -> list[str]:
-    return [c.id for c in rubric.criteria if OVERLAP_TAG in c.tags]

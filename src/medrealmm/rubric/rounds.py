@@ -53,7 +53,7 @@ def save_round(store: RunStore, rubric: Rubric) -> None:
     )
 
 
-def history(store: RunStore, instance_id: str) -> list[Rubric]:
+def round_history(store: RunStore, instance_id: str) -> list[Rubric]:
     """Every finished round of one instance, oldest first. Rounds are contiguous (k+1 is
     only ever written from k), so this is a few key lookups, not a scan."""
     rounds: list[Rubric] = []
@@ -63,7 +63,7 @@ def history(store: RunStore, instance_id: str) -> list[Rubric]:
 
 
 def latest_round(store: RunStore, instance_id: str) -> Rubric | None:
-    rounds = history(store, instance_id)
+    rounds = round_history(store, instance_id)
     return rounds[-1] if rounds else None
 
 
@@ -171,7 +171,7 @@ def state_of(store: RunStore, instance_id: str, settings: RubricSettings) -> Rub
     return _state(
         store,
         instance_id,
-        [r.round for r in history(store, instance_id)],
+        [r.round for r in round_history(store, instance_id)],
         store.keys(stages.RUBRIC_ROUND, FAILED),
         store.keys(stages.RUBRIC_FINAL),
         settings,

@@ -11,9 +11,9 @@ from medrealmm.llm import LLMClient, send_pixels
 from medrealmm.rubric.agents import AgentResult, generate_rubric, refine_rubric
 from medrealmm.rubric.rounds import (
     RubricState,
-    history,
     latest_round,
     load_feedback,
+    round_history,
     round_key,
     save_round,
     states,
@@ -105,7 +105,7 @@ async def refine_all(
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
-        rounds = history(store, instance_id)
+        rounds = round_history(store, instance_id)
         current = rounds[-1]
         feedback = load_feedback(store, instance_id, current.round)
         if instance is None or feedback is None:

@@ -69,10 +69,6 @@ class Criterion(BaseModel):
         return self
 
     @property
-    def is_positive(self) -> bool:
-        return self.weight > 0
-
-    @property
     def version(self) -> str:
         """A digest of what a verdict depends on (text, weight, kind, rule; not tags): a
         verdict recorded under another version was given to a different criterion."""

@@ -8,7 +8,7 @@ from medrealmm.stats.agreement import (
     raw_agreement,
 )
 from medrealmm.stats.bootstrap import Interval, bootstrap_mean_ci
-from medrealmm.stats.cases import CaseRecord, case_means, load_cases
+from medrealmm.stats.cases import CaseRecord, case_means, load_scored_cases
 from medrealmm.stats.raters import (
     PANEL_RATER,
     AgreementSubset,
@@ -21,7 +21,7 @@ from medrealmm.stats.raters import (
     panel_consensus,
     rater_scores,
 )
-from medrealmm.stats.scoring import rubric_score
+from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.stats.strata import STRATA, Stratum, stratify
 
 __all__ = [
@@ -40,13 +40,13 @@ __all__ = [
     "bootstrap_mean_ci",
     "case_means",
     "cohen_kappa",
+    "complete_rubric_score",
     "gwet_ac1",
-    "load_cases",
     "load_raters",
+    "load_scored_cases",
     "pairwise_agreement",
     "panel_consensus",
     "rater_scores",
     "raw_agreement",
-    "rubric_score",
     "stratify",
 ]

@@ -91,7 +91,7 @@ def to_record(
     )
 
 
-def load_cases(store: RunStore) -> list[CaseRecord]:
+def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Every scored response, by every grader, with its instance's strata and whether it
     was graded against the rubric that applies now (``stale`` when not)."""
     instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}

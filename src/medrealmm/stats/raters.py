@@ -11,7 +11,7 @@ from itertools import combinations
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CriterionKind, Verdict
 from medrealmm.stats.agreement import agreement
-from medrealmm.stats.scoring import rubric_score
+from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
 
@@ -203,7 +203,7 @@ def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list
                     value = next((v[item] for v in data.verdicts.values() if item in v), None)
                 if value is not None:
                     values[criterion] = value
-            score = rubric_score(weights, values)
+            score = complete_rubric_score(weights, values)
             if score is not None:
                 scores.append(score)
         mean = sum(scores) / len(scores) if scores else None

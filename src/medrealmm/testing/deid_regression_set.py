@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.deid.checksum import check_char
 from medrealmm.deid.spans import EntityType, Span
-from medrealmm.demo import drawing
-from medrealmm.demo.identities import GIVEN, SURNAMES, make_identity
+from medrealmm.testing.demo_corpus import drawing
+from medrealmm.testing.demo_corpus.identities import GIVEN, SURNAMES, make_identity
 
 Box = tuple[int, int, int, int]
 
@@ -234,7 +234,7 @@ def _to_frame(drawn: drawing.DrawnImage, size: tuple[int, int], film: bool) -> d
 
 def make_images(out_dir: Path | str, spec: ImageSetSpec | None = None) -> list[LabeledImage]:
     """Draw documents with known identifier boxes into ``out_dir`` (PNG, 1080p frames)."""
-    from medrealmm.demo.generate import DRUGS, LAB_ROWS
+    from medrealmm.testing.demo_corpus.generate import DRUGS, LAB_ROWS
 
     spec = spec or ImageSetSpec()
     rng = random.Random(spec.seed)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from medrealmm.evaluate import ONLINE, EvalSettings, load_cases, load_results, run_evaluation
+from medrealmm.evaluate import (
+    ONLINE,
+    EvalSettings,
+    load_eval_cases,
+    load_results,
+    run_evaluation,
+)
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.store import stages
 
@@ -16,7 +22,7 @@ class Evaluate(Stage):
 
     def run(self, ctx: StageContext) -> StageReport:
         settings = ctx.settings
-        cases, missing = load_cases(ctx.store)
+        cases, missing = load_eval_cases(ctx.store)
         if not cases:
             line = f"evaluate: no instances with a rubric yet ({len(missing)} without)"
             return StageReport(self.name, [line])

@@ -11,7 +11,7 @@ from medrealmm.mccp.validation import (
     decision_key,
     draw_validation_sample,
     record_decision,
-    summarize,
+    summarize_validation,
     validation_sample,
 )
 from medrealmm.review import audit, cases
@@ -39,7 +39,7 @@ async def mccp_queue(request: Request, user: Physician) -> HTMLResponse:
         request,
         "mccp_queue.html",
         rows=rows,
-        summary=summarize(ctx.store),
+        summary=summarize_validation(ctx.store),
         instances=ctx.store.count(stages.MCCP_INSTANCE),
         default_n=DEFAULT_SAMPLE,
     )

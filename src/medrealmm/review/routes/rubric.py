@@ -24,8 +24,8 @@ from medrealmm.rubric import (
     RubricState,
     approve,
     diff_rubrics,
-    history,
     load_feedback,
+    round_history,
     save_feedback,
     state_of,
     states,
@@ -70,7 +70,7 @@ def _review_page(
         instance = cases.load_instance(ctx.store, instance_id)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
-    rounds = history(ctx.store, instance_id)
+    rounds = round_history(ctx.store, instance_id)
     if not rounds:
         raise HTTPException(404, f"no rubric for {instance_id!r} yet")
     state = state_of(ctx.store, instance_id, _refiner(request).rubric_settings)
@@ -125,7 +125,7 @@ async def rubric_feedback(
     ctx = context_of(request)
     form = await _form(request)
     round_ = _round_of(form)
-    rounds = history(ctx.store, instance_id)
+    rounds = round_history(ctx.store, instance_id)
     current = rounds[-1] if rounds else None
     if current is None or current.round != round_:
         return _review_page(request, instance_id, error="该量表已更新，请查看最新一轮后再提交。")

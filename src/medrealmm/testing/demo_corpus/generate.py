@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from medrealmm.demo import drawing
-from medrealmm.demo.identities import Identity, make_identity
-from medrealmm.demo.scenarios import SCENARIOS, Scenario
 from medrealmm.io.jsonl import write_jsonl
 from medrealmm.schema import Consultation, Event, ImageKind, ImageOrigin, ImageRef, Sender
+from medrealmm.testing.demo_corpus import drawing
+from medrealmm.testing.demo_corpus.identities import Identity, make_identity
+from medrealmm.testing.demo_corpus.scenarios import SCENARIOS, Scenario
 
 DEFAULT_SEED = 20260601
 CORPUS_FILE = "consultations.jsonl"

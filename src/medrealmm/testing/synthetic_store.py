@@ -23,7 +23,7 @@ from medrealmm.schema import (
     Verdict,
 )
 from medrealmm.stats.cases import ONLINE_MODEL, PRIMARY_GRADER_META
-from medrealmm.stats.scoring import rubric_score
+from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
 
 DEPARTMENTS = (
@@ -146,7 +146,7 @@ def put_response(
                 f"{grader}|{key}|{cid}",
                 Verdict(criterion_id=cid, value=value, grader=grader),
             )
-        score = None if incomplete else rubric_score(weights, values)
+        score = None if incomplete else complete_rubric_score(weights, values)
         store.put(
             stages.EVAL_SCORE,
             f"{grader}|{key}",

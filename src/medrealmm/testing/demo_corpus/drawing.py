@@ -13,8 +13,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from medrealmm.demo.identities import Identity
 from medrealmm.fonts import require_cjk_font
+from medrealmm.testing.demo_corpus.identities import Identity
 
 Box = tuple[int, int, int, int]
 
