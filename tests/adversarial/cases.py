@@ -179,6 +179,31 @@ def _cases() -> list[BadInput]:
             ),
             "cannot be decoded",
         ),
+        BadInput("events-item-string", _mutated(_set("events.1", "hi")), "events"),
+        BadInput("events-item-null", _mutated(_set("events.1", None)), "events"),
+        BadInput("sender-number", _mutated(_set("events.1.sender", 3)), "sender"),
+        BadInput("timestamp-null", _mutated(_set("events.1.timestamp", None)), "timestamp"),
+        BadInput("timestamp-empty", _mutated(_set("events.1.timestamp", "")), "timestamp"),
+        BadInput(
+            "timestamp-month-13",
+            _mutated(_set("events.1.timestamp", "2025-13-01T09:00:00")),
+            "timestamp",
+        ),
+        BadInput("image-path-number", _mutated(_set("events.0.images.0.path", 5)), "path"),
+        BadInput("image-path-null", _mutated(_set("events.0.images.0.path", None)), "path"),
+        BadInput("image-item-string", _mutated(_set("events.0.images.0", "x.png")), "images"),
+        BadInput(
+            "image-dotdot-nested",
+            _mutated(_set("events.0.images.0.path", "images/../../x.png")),
+            "path",
+        ),
+        BadInput("id-null", _mutated(_set("id", None)), "id"),
+        BadInput("department-null", _mutated(_set("department", None)), "department"),
+        BadInput("empty-object", _raw(b"{}"), ":1:"),
+        BadInput("json-true", _raw(b"true"), ":1:"),
+        BadInput("lone-brace", _raw(good, b"{"), "not valid JSON"),
+        BadInput("unclosed-string", _raw(b'{"id": "c0'), "not valid JSON"),
+        BadInput("duplicate-id-apart", _raw(good, _line(good_record("c1")), good), "duplicate id"),
     ]
     return cases
 
