@@ -131,7 +131,10 @@ def settings(config: Path) -> EvalSettings:
 
 def _wire_request() -> dict[str, Any]:
     """The grader call as the bare clients send it: same messages, same json_schema."""
-    client = OpenAICompatibleClient("bench-judge", structured_mode="json_schema")
+    # Only builds the payload; no call is made, so any loopback URL will do.
+    client = OpenAICompatibleClient(
+        "bench-judge", base_url="http://127.0.0.1:9/v1", structured_mode="json_schema"
+    )
     request = ChatRequest(
         task=GRADER_TASK,
         messages=render_messages("medrealmm.evaluate", "grader", **BARE_PROMPT),
@@ -159,7 +162,7 @@ def bare_sdk(base_url: str, n: int, criteria: int) -> int:
     payload = _wire_request()
 
     async def main() -> int:
-        client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
+        client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=2)
         gate = asyncio.Semaphore(n)
 
         async def one() -> None:
@@ -176,7 +179,7 @@ def bare_sdk(base_url: str, n: int, criteria: int) -> int:
 
 def thread_pool(base_url: str, n: int, criteria: int) -> int:
     payload = _wire_request()
-    client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
+    client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=2)
 
     def one(_: int) -> None:
         reply = client.chat.completions.create(**payload)
