@@ -5,7 +5,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.cli.review import is_loopback
+from medrealmm.llm.egress import is_loopback
 from medrealmm.review import Role, audit
 from medrealmm.review.accounts import authenticate
 from medrealmm.store import RunStore

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import getpass
-import ipaddress
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +10,7 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.llm.egress import is_loopback
 
 review_app = typer.Typer(
     help="Web app where physicians and reviewers give rubric feedback, verify de-identification, "
@@ -22,15 +22,6 @@ app.add_typer(review_app, name="review")
 StoreOption = Annotated[
     Path, typer.Option("--store", help="Run folder (or its store.sqlite) the app reads and writes.")
 ]
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @review_app.command("add-user")
