@@ -78,18 +78,29 @@ def offload(engine: Engine = Engine.LOCAL, workers: int | None = 1) -> Iterator[
             yield _Processes(pool, workers)
 
 
-def _ray(workers: int) -> Iterator[Offload]:
+@contextmanager
+def ray_session(workers: int, *, needs: str = "ray[data]") -> Iterator[Any]:
+    """The ``ray`` module, initialised for ``workers`` CPUs; shut down after only if started here.
+
+    One start-up rule for every Ray user (image offload, corpus screening): a caller that already
+    runs inside a Ray cluster keeps it.
+    """
     try:
         import ray
     except ImportError as exc:  # pragma: no cover - ray is an optional extra
-        raise ValueError("--engine ray needs Ray: pip install 'ray[data]'") from exc
+        raise ValueError(f"--engine ray needs Ray: pip install '{needs}'") from exc
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(
             num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False
         )
     try:
-        yield _Ray(workers)
+        yield ray
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _ray(workers: int) -> Iterator[Offload]:
+    with ray_session(workers):
+        yield _Ray(workers)

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from medrealmm.corpus.config import CompletenessConfig
 from medrealmm.corpus.screen import ScreenRow, Shard, screen_shard
-from medrealmm.engines import Engine, default_workers
+from medrealmm.engines import Engine, default_workers, ray_session
 
 Progress = Callable[[int], None]
 
@@ -72,34 +72,22 @@ def _run_local(
 def _run_ray(
     shards: Sequence[Shard], config: CompletenessConfig, workers: int
 ) -> Iterator[list[ScreenRow]]:
-    try:
-        import ray
-        import ray.data
-    except ImportError as exc:  # pragma: no cover - ray is an optional extra
-        raise ValueError("--engine ray needs Ray Data: pip install 'ray[data]'") from exc
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(
-            num_cpus=workers,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
     quiet = logging.getLogger("ray.data")
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # our own progress bar reports; Ray's INFO lines are noise
     try:
-        context = ray.data.DataContext.get_current()
-        context.enable_progress_bars = False
-        dataset = ray.data.from_items(
-            [shard.as_row() for shard in shards], override_num_blocks=max(1, len(shards))
-        ).map_batches(_RayScreen(config), batch_size=1, batch_format="pyarrow")
-        for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
-            yield [_as_screen_row(item) for item in table.to_pylist()]
+        with ray_session(workers, needs="ray[data]"):
+            from ray import data as ray_data
+
+            context = ray_data.DataContext.get_current()
+            context.enable_progress_bars = False
+            dataset = ray_data.from_items(
+                [shard.as_row() for shard in shards], override_num_blocks=max(1, len(shards))
+            ).map_batches(_RayScreen(config), batch_size=1, batch_format="pyarrow")
+            for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
+                yield [_as_screen_row(item) for item in table.to_pylist()]
     finally:
         quiet.setLevel(level)
-        if started_here:
-            ray.shutdown()
 
 
 class _RayScreen:
