@@ -62,7 +62,7 @@ def test_errors_are_one_clear_line(run_dir: Path, tmp_path: Path) -> None:
         "release", "build", str(tmp_path / "nope"), str(tmp_path / "o"), "--version", "1.0"
     )
     assert missing.exit_code == 2
-    assert "run store not found" in missing.output
+    assert "no run store" in missing.output
     unknown = invoke("release", "withdraw", "ghost", "--reason", "r", "--store", str(run_dir))
     assert unknown.exit_code == 2
     assert "no case 'ghost'" in unknown.output

@@ -14,6 +14,7 @@ runner = CliRunner()
 
 
 def test_add_user_reads_the_password_from_stdin(tmp_path: Path) -> None:
+    RunStore(tmp_path).close()  # accounts live in an existing run's store
     args = ["review", "add-user", "doc7", "--store", str(tmp_path), "--role", "physician"]
     result = runner.invoke(
         app, [*args, "--role", "reviewer", "--password-stdin"], input="s3cret-pass\n"
@@ -28,11 +29,19 @@ def test_add_user_reads_the_password_from_stdin(tmp_path: Path) -> None:
 
 
 def test_add_user_rejects_unknown_roles_and_short_passwords(tmp_path: Path) -> None:
+    RunStore(tmp_path).close()
     base = ["review", "add-user", "x1", "--store", str(tmp_path), "--password-stdin"]
     bad_role = runner.invoke(app, [*base, "--role", "nurse"], input="long-enough\n")
     assert bad_role.exit_code == 2 and "unknown role" in bad_role.output
     short = runner.invoke(app, [*base, "--role", "admin"], input="short\n")
     assert short.exit_code == 2 and "at least 8" in short.output
+
+
+def test_add_user_to_a_mistyped_run_folder_creates_nothing(tmp_path: Path) -> None:
+    args = ["review", "add-user", "doc7", "--store", str(tmp_path / "typo"), "--role", "admin"]
+    result = runner.invoke(app, [*args, "--password-stdin"], input="s3cret-pass\n")
+    assert result.exit_code == 2 and "no run store" in result.output
+    assert not (tmp_path / "typo").exists()
 
 
 def test_serve_help_and_missing_store(tmp_path: Path) -> None:

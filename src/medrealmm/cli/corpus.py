@@ -158,7 +158,7 @@ def review_queue(
     ] = stages.CORPUS_DEID,
 ) -> None:
     """Queue both review passes for every case of the de-identified corpus (idempotent)."""
-    with user_errors(), RunStore(run) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         config = load_config(config_path)
         if not store.count(source_stage):
             raise ValueError(f"stage {source_stage!r} in {store.path} has no cases to review")
@@ -177,7 +177,7 @@ def review_export(
     ] = False,
 ) -> None:
     """Write open review tasks to a JSONL sheet; fill reviewer/verdict/note and import it."""
-    with user_errors(), RunStore(run) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         count = queue.export_sheet(store, sheet, include_decided=include_decided)
     console.print(f"exported {count} tasks to {sheet}")
 
@@ -189,7 +189,7 @@ def review_import(
     config_path: ConfigOption = None,
 ) -> None:
     """Record reviewers' decisions, plan the audit when due, finalize decided cases."""
-    with user_errors(), RunStore(run) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         config = load_config(config_path)
         count = queue.import_sheet(store, sheet)
         status = queue.advance(store, config.review)
@@ -200,7 +200,7 @@ def review_import(
 @review_app.command("status")
 def review_status(run: RunDir, config_path: ConfigOption = None) -> None:
     """Show review progress (and advance the queue if the audit is due)."""
-    with user_errors(), RunStore(run) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         status = queue.advance(store, load_config(config_path).review)
     print_status(status)
 

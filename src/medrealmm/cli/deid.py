@@ -47,7 +47,7 @@ def run(
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.store import RunStore, stages
 
-    with user_errors(), RunStore(run_dir, writer=True) as store:
+    with user_errors(), RunStore(run_dir, writer=True, create=False) as store:
         client = (
             None
             if no_llm

@@ -178,9 +178,8 @@ def import_command(
     model run on your own inference stack) with the run's rubrics and grader, as row NAME.
     RUN is a results folder made by `eval run` (or a builder's run)."""
     from medrealmm.evaluate.imported import import_responses
-    from medrealmm.report import existing_store
 
-    with user_errors(), RunStore(existing_store(run)) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         outcome = import_responses(
             store,
             replies,
@@ -225,9 +224,8 @@ def score_command(
     positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
     numbers the report shows: both read medrealmm.evaluate.load_results."""
     from medrealmm.evaluate import K_DEFINITIONS, load_results
-    from medrealmm.report import existing_store
 
-    with user_errors(), RunStore(existing_store(run)) as store:
+    with user_errors(), RunStore(run, create=False) as store:
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")

@@ -27,12 +27,6 @@ RegisterOption = Annotated[
 ]
 
 
-def _existing_store(store: Path) -> Path:
-    if not store.exists():
-        raise FileNotFoundError(f"run store not found: {store}")
-    return store
-
-
 @release_app.command("build")
 def build(
     store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite).")],
@@ -63,6 +57,7 @@ def build(
     rubrics and images. Building the same store and version twice gives identical files.
     """
     from medrealmm.release import ReleaseInfo, build_release
+    from medrealmm.store import existing_store
 
     info = ReleaseInfo(
         name=name,
@@ -72,7 +67,7 @@ def build(
         contamination_disclosures=tuple(disclose or []),
     )
     with user_errors():
-        result = build_release(_existing_store(store), out, info, register=register)
+        result = build_release(existing_store(store), out, info, register=register)
     counts = result.manifest["counts"]
     console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
     console.print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
@@ -100,11 +95,11 @@ def withdraw(
     requester's identity in --reason.
     """
     from medrealmm.release import default_register, record_withdrawal
-    from medrealmm.store import RunStore
+    from medrealmm.store import RunStore, existing_store
 
     with user_errors():
         day = date.fromisoformat(when) if when else datetime.now(UTC).date()
-        with RunStore(_existing_store(store)) as run:
+        with RunStore(existing_store(store)) as run:
             withdrawal = record_withdrawal(
                 run, register or default_register(store), case_id, reason, day
             )

@@ -47,12 +47,12 @@ def report(
     OUT gets a self-contained index.html (figures embedded, opens from disk), figures/*.png
     and tables/*.csv + *.json for every table. Incomplete cases are counted, never scored 0.
     """
-    from medrealmm.report import existing_store, write_report
+    from medrealmm.report import write_report
     from medrealmm.store import RunStore
 
     with user_errors(), ExitStack() as stack:
-        store = stack.enter_context(RunStore(existing_store(runstore)))
-        others = [stack.enter_context(RunStore(existing_store(p))) for p in add or []]
+        store = stack.enter_context(RunStore(runstore, create=False))
+        others = [stack.enter_context(RunStore(p, create=False)) for p in add or []]
         stack.enter_context(console.status("computing tables and drawing figures"))
         result = write_report(
             store, out, grader=grader, seed=seed, resamples=resamples, others=others

@@ -57,7 +57,7 @@ def add_user(
             password = getpass.getpass("password: ")
             if getpass.getpass("repeat password: ") != password:
                 raise ValueError("the two passwords differ")
-        with RunStore(store) as run_store:
+        with RunStore(store, create=False) as run_store:
             db = run_store.connection()
             try:
                 create_user(db, username, password, roles, replace=replace)
@@ -115,14 +115,12 @@ def serve(
     from medrealmm.store import RunStore
 
     with user_errors():
-        if not Path(store).exists():
-            raise FileNotFoundError(f"no run store at {store}")
         if not is_loopback(host):
             console.print(
                 f"[yellow]warning:[/yellow] listening on {host}: patient data becomes reachable "
                 "from other machines; put HTTPS in front and use --secure-cookies."
             )
-        run_store = RunStore(store)
+        run_store = RunStore(store, create=False)
         settings = ReviewSettings(
             secure_cookies=secure_cookies,
             model=model,

@@ -41,11 +41,7 @@ ImagesOption = Annotated[
 
 
 def _open(run: Path, *, writer: bool = False) -> RunStore:
-    if not (run / "store.sqlite").is_file() and not run.is_file():
-        raise FileNotFoundError(
-            f"{run} holds no run store (store.sqlite); run earlier stages first"
-        )
-    return RunStore(run, writer=writer)
+    return RunStore(run, writer=writer, create=False)
 
 
 def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:

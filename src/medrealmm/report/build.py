@@ -15,7 +15,7 @@ from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables, condition_label
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
-from medrealmm.store import STORE_FILENAME, RunStore
+from medrealmm.store import RunStore
 
 REPORT_FILE = "index.html"
 
@@ -29,17 +29,6 @@ class ReportResult:
     scored: int
     incomplete: int
     stale: dict[tuple[str, bool], int] = field(default_factory=dict)  # left out, by condition
-
-
-def existing_store(path: Path | str) -> Path:
-    """The store file of a run folder or the file itself; refuses to create an empty store."""
-    path = Path(path)
-    candidate = path / STORE_FILENAME if path.is_dir() else path
-    if not candidate.is_file():
-        raise FileNotFoundError(
-            f"no run store at {path} (expected a run folder or {STORE_FILENAME})"
-        )
-    return candidate
 
 
 def write_table(table: Table, folder: Path) -> list[Path]:

@@ -68,13 +68,29 @@ DONE = "done"
 FAILED = "failed"
 
 
+def _store_file(path: Path | str) -> Path:
+    path = Path(path)
+    return path / STORE_FILENAME if path.is_dir() or path.suffix == "" else path
+
+
+def existing_store(path: Path | str) -> Path:
+    """The store file of a run folder (or the file itself); a mistyped folder is an error."""
+    store = _store_file(path)
+    if not store.is_file():
+        raise FileNotFoundError(
+            f"{store.parent} holds no run store ({STORE_FILENAME}); "
+            "check the folder name, or run the earlier stages first"
+        )
+    return store
+
+
 class RunStore:
-    def __init__(self, path: Path | str, *, writer: bool = False) -> None:
+    def __init__(self, path: Path | str, *, writer: bool = False, create: bool = True) -> None:
         """Open (or create) a run's store. ``writer=True`` takes the single-writer lock: what
-        runs stages does, so a second such process is refused with the holder named."""
-        path = Path(path)
-        if path.is_dir() or path.suffix == "":
-            path = path / STORE_FILENAME
+        runs stages does, so a second such process is refused with the holder named.
+        ``create=False`` is for commands that continue a run: a mistyped folder is an error,
+        not a new empty store."""
+        path = existing_store(path) if not create else _store_file(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._writer_lock = lock.acquire(path) if writer else None
