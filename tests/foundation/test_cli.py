@@ -52,3 +52,11 @@ def test_validate_reports_file_line_and_field(tmp_path: Path, demo_corpus: Path)
 def test_validate_accepts_the_demo_corpus(demo_corpus: Path) -> None:
     result = runner.invoke(app, ["validate", str(demo_corpus)])
     assert result.exit_code == 0, result.output
+
+
+def test_validate_refuses_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n\n", encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert "no consultations" in result.output and "Traceback" not in result.output

@@ -66,3 +66,7 @@ def test_host_header_must_be_a_configured_host(client: TestClient) -> None:
     assert client.get("/login").status_code == 200
     rebinding = client.get("/login", headers={"host": "evil.example:8000"})
     assert rebinding.status_code == 400
+    for served in ("[::1]:8000", "[::1]", "localhost:8000", "127.0.0.1"):
+        assert client.get("/login", headers={"host": served}).status_code == 200, served
+    for refused in ("[::2]:8000", "127.0.0.1.evil.example", ""):
+        assert client.get("/login", headers={"host": refused}).status_code == 400, refused

@@ -61,4 +61,7 @@ def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> 
                     raise DataError(source, number, where, problem)
                 summary.images += 1
         summary.departments[case.department] += 1
+    if not first_line:
+        # An empty export is almost always a failed dump; passing it would build an empty run.
+        raise DataError(source, 1, "<file>", "no consultations in this file")
     return summary

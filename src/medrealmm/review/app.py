@@ -12,7 +12,6 @@ from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from medrealmm.review import accounts, audit, sessions
 from medrealmm.review.context import ReviewContext, ReviewSettings
@@ -22,6 +21,15 @@ from medrealmm.review.refining import RefineWorker
 from medrealmm.review.routes import ROUTERS
 from medrealmm.review.routes.common import page
 from medrealmm.store import RunStore
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header without its port; an IPv6 literal keeps its brackets."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[: header.find("]") + 1] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
 
 # PHI pages: never cached, never framed, no third-party anything.
 SECURITY_HEADERS = {
@@ -80,7 +88,14 @@ def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastA
     app.mount("/static", StaticFiles(directory=static), name="static")
     for router in ROUTERS:
         app.include_router(router)
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+    allowed_hosts = {host.lower() for host in settings.allowed_hosts}
+
+    @app.middleware("http")
+    async def trusted_host(request: Request, call_next):  # type: ignore[no-untyped-def]
+        # A DNS-rebinding page reaches this server under its own name: refuse unknown names.
+        if host_name(request.headers.get("host", "")) not in allowed_hosts:
+            return PlainTextResponse("Invalid host header", status_code=400)
+        return await call_next(request)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):  # type: ignore[no-untyped-def]
