@@ -144,3 +144,28 @@ def test_no_client_without_an_explicit_base_url() -> None:
         build_client(ModelSpec(name="x", model="x"))
     with pytest.raises(ValueError, match="no base_url"):
         OpenAICompatibleClient("x")
+
+
+def test_instances_cut_from_unmasked_data_keep_later_steps_at_home(
+    demo_dir: Path, tmp_path: Path, egress: object
+) -> None:
+    """The egress rule follows the data: rubric and eval on instances extracted from raw refuse
+    a remote host, though their own stages carry no 'un-masked' name."""
+    config = _models_yaml(
+        tmp_path, name="hosted", model="gpt-x", base_url="https://api.example.com/v1"
+    )
+    run = str(tmp_path / "run")
+    extract = ("mccp", "extract", str(demo_dir), run, "--from", "raw", "--limit", "2")
+    assert _invoke(*extract)[0] == 0
+    code, output = _invoke(
+        "rubric", "generate", run, "--model", "hosted", "--models-config", str(config)
+    )
+    assert code == 2 and "api.example.com" in output and "phi: allowed" in output
+    assert "'raw'" in output
+    assert _invoke("rubric", "generate", run)[0] == 0  # the offline baseline stays home
+    code, output = _invoke(
+        "eval", "run", run, "--out", str(tmp_path / "eval"),
+        "--grader", "hosted", "--models-config", str(config),
+    )  # fmt: skip
+    assert code == 2 and "phi: allowed" in output, output
+    assert egress.hosts == []  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ from medrealmm.cli.common import (
     user_errors,
 )
 from medrealmm.llm.session import open_client, run_with_client
+from medrealmm.mccp import unmasked_instances
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore, stages
 
@@ -81,7 +82,8 @@ def generate(
 
     with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
-        client = open_client(model, models_config, store.cache)
+        unmasked = unmasked_instances(store, "rubric generate")
+        client = open_client(model, models_config, store.cache, unmasked=unmasked)
         stats = run_with_client(
             client,
             lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
@@ -151,7 +153,8 @@ def refine(
 
     with user_errors(), _open(run, writer=True) as store:
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
-        client = open_client(model, models_config, store.cache)
+        unmasked = unmasked_instances(store, "rubric refine")
+        client = open_client(model, models_config, store.cache, unmasked=unmasked)
         stats = run_with_client(
             client, lambda c: refine_all(store, c, settings, concurrency=concurrency)
         )

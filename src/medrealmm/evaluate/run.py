@@ -43,7 +43,9 @@ from medrealmm.llm import (
     resolve_spec,
     send_pixels,
 )
+from medrealmm.llm.egress import guard_unmasked
 from medrealmm.llm.types import Part
+from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
 from medrealmm.schema import (
@@ -152,6 +154,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    for role, spec in (("respondent", respondent), ("grader", judge)):
+        unmasked = unmasked_instances(store, f"eval {role}")
+        if spec is not None and unmasked is not None:
+            guard_unmasked(spec, unmasked)
     images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.

@@ -101,6 +101,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
 
     Returns the benchmark copied in (None when evaluating a builder's run in place).
     """
+    origin = None  # the stage a builder's instances were cut from: the PHI rule follows it
     if is_release(source):
         if out is None:
             raise ValueError(
@@ -114,6 +115,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
             return RunStore(source), None
         with RunStore(source) as builder:
             benchmark = read_run(builder)
+            origin = builder.get_meta(stages.MCCP_SOURCE_META)
     else:
         raise FileNotFoundError(
             f"{source} is neither a release (no {layout.MANIFEST}) nor a run "
@@ -122,6 +124,8 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
     store = RunStore(out)
     try:
         copy_into(store, benchmark)
+        if origin is not None:
+            store.set_meta(stages.MCCP_SOURCE_META, origin)
     except BaseException:
         store.close()
         raise

@@ -16,6 +16,7 @@ from medrealmm.llm.config import ModelSpec
 
 log = logging.getLogger("medrealmm.egress")
 
+# The same two stage names as medrealmm.store.stages.UNMASKED_STAGES (llm does not import store).
 UNMASKED_STAGES = frozenset({"raw", "corpus.sampled"})
 
 

@@ -19,6 +19,7 @@ from medrealmm.mccp.extract import (
     extract_consultation,
     instance_id,
     run_mccp,
+    unmasked_instances,
 )
 from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy, load_taxonomy
@@ -66,6 +67,7 @@ __all__ = [
     "select_t_star",
     "summarize_validation",
     "target_reply",
+    "unmasked_instances",
     "validation_sample",
     "verifier_request",
 ]

@@ -113,6 +113,17 @@ def finished_consultations(store: RunStore) -> set[str]:
     return done
 
 
+def unmasked_instances(store: RunStore, step: str) -> str | None:
+    """``step``'s PHI note when this run's instances came from an un-masked stage, else None.
+
+    Later steps (rubric, eval, the review app's Refiner) pass it as ``unmasked`` to the client,
+    so the PHI egress rule follows the data, not the stage name."""
+    source = store.get_meta(stages.MCCP_SOURCE_META)
+    if source not in stages.UNMASKED_STAGES:
+        return None
+    return f"{step} on instances extracted from the un-masked stage {source!r}"
+
+
 async def run_mccp(
     store: RunStore,
     client: LLMClient,
@@ -141,6 +152,7 @@ async def run_mccp(
         )
     if image_root is not None:
         store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
+    store.set_meta(stages.MCCP_SOURCE_META, source_stage)
 
     agents = MccpAgents(
         client=client,

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from medrealmm.llm import LLMClient, build_client, resolve_spec
+from medrealmm.llm import LLMClient
+from medrealmm.llm.session import open_client
+from medrealmm.mccp import unmasked_instances
 from medrealmm.review.context import ReviewSettings
 from medrealmm.rubric import RubricSettings
 from medrealmm.rubric.stage import refine_all
@@ -30,8 +32,13 @@ class RefineWorker:
     @property
     def client(self) -> LLMClient:
         if self._client is None:
-            spec = resolve_spec(self.settings.model, self.settings.models_config)
-            self._client = build_client(spec, cache=self.store.cache)
+            unmasked = unmasked_instances(self.store, "the review app's Refiner")
+            self._client = open_client(
+                self.settings.model,
+                self.settings.models_config,
+                self.store.cache,
+                unmasked=unmasked,
+            )
         return self._client
 
     async def kick(self) -> None:

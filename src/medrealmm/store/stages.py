@@ -40,8 +40,15 @@ RELEASE_WITHDRAWN = "release.withdrawn"  # release Withdrawal, key = consultatio
 INPUT_META = "input"  # {"path", "sha256"} of the file the raw stage was ingested from
 CORPUS_MANIFEST_META = "corpus.manifest"  # corpus Manifest of the last `corpus build`
 MCCP_SAMPLE_META = "mccp.validation.sample"  # {"n", "seed", "ids"} drawn for physicians
+# The stage mccp.instance was extracted from: instances from an un-masked stage carry PHI into
+# every later call (rubric generation, respondents, graders), which must then stay at home.
+MCCP_SOURCE_META = "mccp.source_stage"
 PRIMARY_GRADER_META = "eval.primary_grader"  # the grader whose scores the report leads with
 REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
+
+
+#: Stages holding patient data that de-identification has not masked.
+UNMASKED_STAGES = frozenset({RAW, CORPUS_SAMPLED})
 
 
 def image_root_key(stage: str) -> str:

@@ -7,6 +7,7 @@ feedback is imported (or given in the review app).
 from __future__ import annotations
 
 from medrealmm.llm.session import run_with_client
+from medrealmm.mccp import unmasked_instances
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.rubric.exchange import export_round
 from medrealmm.rubric.settings import RubricSettings
@@ -23,7 +24,8 @@ class GenerateRubrics(Stage):
 
     def run(self, ctx: StageContext) -> StageReport:
         settings = RubricSettings()
-        client = ctx.client(ctx.settings.models.rubric)
+        unmasked = unmasked_instances(ctx.store, "rubric generate")
+        client = ctx.client(ctx.settings.models.rubric, unmasked=unmasked)
         stats = run_with_client(client, lambda c: generate_all(ctx.store, c, settings))
         label = "offline baseline" if client.is_baseline else client.name
         folder = ctx.run_dir / "rubric"
