@@ -74,7 +74,7 @@ def _common(tag: str | None) -> bool:
     return tag is not None and not tag.startswith("nr")
 
 
-def _is_common_word(word: str) -> bool:
+def is_common_word(word: str) -> bool:
     tag = _word_tags().get(word)
     return tag is not None and not tag.startswith("nr")
 
@@ -98,7 +98,7 @@ def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool 
     if any(c in NAME_STOP for c in name[surname_len:]):
         return False
     # The surname must not end a word that starts before it (谢谢医生, 两周).
-    if start > 0 and _is_common_word(text[start - 1 : start + 1]):
+    if start > 0 and is_common_word(text[start - 1 : start + 1]):
         return False
     # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
     # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from medrealmm.deid import names, patterns
+from medrealmm.deid import names, ner, patterns
 from medrealmm.deid.recognizer import Recognizer
 
 
@@ -67,9 +67,15 @@ def rule_recognizers() -> list[Recognizer]:
     ]
 
 
+def model_recognizers() -> list[Recognizer]:
+    """Statistical recognizers: Baidu LAC's NER for what no rule covers (free-form names,
+    organisations, places)."""
+    return [ner.LacNerRecognizer()]
+
+
 def default_registry() -> Registry:
-    """A fresh registry of every recognizer the text pass runs."""
-    return Registry(rule_recognizers())
+    """A fresh registry of every recognizer the text pass runs: rules, then the NER model."""
+    return Registry([*rule_recognizers(), *model_recognizers()])
 
 
 def rules_registry() -> Registry:
