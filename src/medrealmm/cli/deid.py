@@ -79,7 +79,7 @@ def text(
     value: Annotated[str, typer.Argument(help="Chinese text to mask (your own input).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print spans as JSON.")] = False,
 ) -> None:
-    """Mask one piece of text with the rule recognizers and show the typed spans found."""
+    """Mask one piece of text (rules and the NER model) and show the typed spans found."""
     from medrealmm.deid.text import mask_text
 
     masked, spans = mask_text(value)

@@ -31,14 +31,21 @@ from typing import Any
 import numpy as np
 
 from medrealmm.deid import patterns
-from medrealmm.deid.names import AFTER_TITLES, NAME_STOP, SURNAME_RE, is_common_word
+from medrealmm.deid.names import (
+    AFTER_TITLES,
+    COMPOUND_SURNAMES,
+    NAME_STOP,
+    SURNAME_RE,
+    cut_drug_name,
+    is_common_word,
+)
 from medrealmm.deid.spans import EntityType, Span
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
 _CLAUSE_END = re.compile(r"[。！？!?；;\n\r]+")
 MAX_CLAUSE = 96
-BATCH_CHARS = 4096
+BATCH_CHARS = 1024
 
 # A name never ends like a drug, a disease, a department or a dish of traditional medicine.
 _TERM_END = re.compile(
@@ -49,13 +56,6 @@ _TERM_END = re.compile(
 # with such an ending who does not start with a surname is taken for a drug.
 _DRUG_SYLLABLE_END = re.compile(
     r"(?:辛|汀|韦|芬|唑|酮|醇|胺|卡因|特罗|替尼|单抗|肽|嗪|啶|脲|松|星|平|定|林|坦|司|普|克|尔)$"
-)
-# A dosage form right after the span: the model cut a drug name (坦索|罗辛缓释片).
-_DOSAGE_FORM_AFTER = re.compile(
-    f"(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[\u4e00-\u9fff]){{0,3}}?"
-    "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂)"
-    "|[片丸散贴栓]"
 )
 _TITLE_TAIL = re.compile(f"(?:{AFTER_TITLES}|老师|同志|师傅|哥|姐)$")
 _MEDICAL_ORG = re.compile(
@@ -236,13 +236,15 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
                 break
     if end < len(text) and text[end] in _DOT and _HAN.match(text[end + 1 : end + 2] or " "):
         return _name_span(text, start, end + 1)
+    if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
+        start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
     name = text[start:end].rstrip(_DOT)
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
     if _TERM_END.search(trimmed) or is_common_word(trimmed):
         return None
-    if _DOSAGE_FORM_AFTER.match(text, start + len(trimmed)):
+    if cut_drug_name(text, start + len(trimmed)):
         return None
     drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
     if drug_like and not any(dot in trimmed for dot in _DOT):

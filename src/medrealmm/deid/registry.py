@@ -52,6 +52,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.RESIDENT_ID,
         patterns.MOBILE_PHONE,
         patterns.LANDLINE_PHONE,
+        patterns.LANDLINE_COMPACT,
         patterns.PHONE_BY_CONTEXT,
         patterns.EMAIL,
         patterns.URL,
@@ -62,7 +63,10 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.FULL_DATE_CHINESE_NUMERALS,
         patterns.HOSPITAL,
         patterns.ADDRESS,
+        patterns.ADDRESS_BY_CUE,
         names.ContextNameRecognizer(),
+        names.DottedNameRecognizer(),
+        names.HandleAndNicknameRecognizer(),
         names.JiebaNameRecognizer(),
     ]
 
