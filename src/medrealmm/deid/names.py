@@ -335,6 +335,8 @@ def _left_start(text: str, dot: int) -> int:
             break
         j -= 1
     return j
+
+
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 
 

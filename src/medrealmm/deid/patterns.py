@@ -283,6 +283,7 @@ HOSPITAL = RegexRecognizer(
     reach=(20, 8),
 )
 
+
 # -- sub-city geography ----------------------------------------------------------------
 def _common_word(word: str) -> bool:
     from medrealmm.deid.names import is_common_word  # jieba's dictionary, loaded on first use
