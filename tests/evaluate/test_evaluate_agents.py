@@ -290,3 +290,23 @@ def test_every_model_gets_the_same_prompt(
     first, second = (b for b in server.requests if not is_grader(b))
     assert (first["model"], second["model"]) == ("fake-vlm", "fake-judge")
     assert first["messages"] == second["messages"]
+
+
+def test_verdicts_graded_with_images_are_not_reused_without_them(
+    tmp_path: Path, server: FakeOpenAIServer, store: RunStore
+) -> None:
+    config = models_yaml(tmp_path, server)
+    run_evaluation(store, settings(config, grader_images=True))
+    first = [b for b in server.requests if is_grader(b)]
+    assert first and all(not isinstance(user_content(b), str) for b in first)  # pixels sent
+    server.requests.clear()
+    run_evaluation(store, settings(config, grader_images=False))
+    again = [b for b in server.requests if is_grader(b)]
+    assert len(again) == len(first)  # a different measurement: graded again, text only
+    assert all(isinstance(user_content(b), str) for b in again)
+    verdicts = list(store.iter(stages.EVAL_VERDICT, Verdict))
+    llm = [v for v in verdicts if v.grader_images is not None]
+    assert llm and all(v.grader_images is False for v in llm)
+    server.requests.clear()
+    run_evaluation(store, settings(config, grader_images=False))
+    assert not [b for b in server.requests if is_grader(b)]  # same condition: reused

@@ -345,6 +345,7 @@ def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict
             "eval_id": plan.spec.eval_id,
             "rubric_version": case.rubric.version,
             "criterion_version": criterion.version,
+            "grader_images": plan.grader_images if criterion.kind is CriterionKind.LLM else None,
         }
     )
 
@@ -361,6 +362,9 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
         raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
         if raw.get("criterion_version") != criterion.version:
             continue
+        seen = raw.get("grader_images")
+        if criterion.kind is CriterionKind.LLM and seen is not None and seen != plan.grader_images:
+            continue  # graded with the other image condition: a different measurement
         stamp = (raw.get("rubric_version"), raw.get("eval_id"))
         if stamp != (case.rubric.version, plan.spec.eval_id):
             verdict = Verdict.model_validate(raw)
