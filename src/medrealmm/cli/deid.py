@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import LimitOption, ModelOption, ModelsConfigOption, console, user_errors
 from medrealmm.engines import Engine
 
 deid_app = typer.Typer(
@@ -36,6 +36,7 @@ def run(
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Processes / Ray CPUs masking images.")
     ] = 1,
+    limit: LimitOption = None,
 ) -> None:
     """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
@@ -62,6 +63,7 @@ def run(
                     client,
                     concurrency=max(concurrency, 2 * pool.workers),
                     offload=pool,
+                    limit=limit,
                 ),
             )
         console.print(

@@ -122,6 +122,7 @@ async def run_deid_stage(
     *,
     concurrency: int = 2,
     offload: Offload | None = None,
+    limit: int | None = None,
 ) -> RunStats:
     """De-identify every consultation of corpus.sampled not yet in corpus.deid; images are
     masked on ``offload`` (``medrealmm.engines``: local processes or Ray), text here."""
@@ -139,8 +140,9 @@ async def run_deid_stage(
     run_secret(store)  # made once here, before units run concurrently
     store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
     store.prune_stale(stages.DEID_RECORD)
-    done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)
-    todo = sorted(store.keys(source_stage) - done)
+    chosen = sorted(store.keys(source_stage))[:limit]  # --limit: the first N by id
+    done = store.keys(stages.CORPUS_DEID) & set(chosen)
+    todo = [key for key in chosen if key not in done]
 
     position = {key: i for i, key in enumerate(todo)}
     prepared: set[str] = set()
