@@ -29,7 +29,7 @@ from medrealmm.evaluate.provenance import (
     save_spec,
 )
 from medrealmm.evaluate.respond import respond_request
-from medrealmm.evaluate.results import score_key, verdict_key
+from medrealmm.evaluate.results import record_prices, score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import (
@@ -154,6 +154,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    record_prices(store, (respondent, judge))
     for role, spec in (("respondent", respondent), ("grader", judge)):
         unmasked = unmasked_instances(store, f"eval {role}")
         if spec is not None and unmasked is not None:
