@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from medrealmm.deid.metrics import TypeScores
+from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
 from medrealmm.deid.text import find_spans, make_consistent
 from medrealmm.testing.deid_regression_set import make_sentences
@@ -42,7 +43,8 @@ def test_every_type_has_its_bracketed_placeholder() -> None:
 
 def test_an_entity_found_once_is_masked_in_every_turn() -> None:
     turns = ["我叫朱秀英，脚痒两周了。", "秀英您好，请发照片。", "朱秀英的家人也有脚气吗？"]
-    spans = make_consistent(turns, [find_spans(t) for t in turns])
+    rules = rules_registry()  # the rules alone miss the bare given name in turn 2
+    spans = make_consistent(turns, [find_spans(t, rules) for t in turns])
     masked = [apply_placeholders(t, s) for t, s in zip(turns, spans, strict=True)]
     assert masked == [
         "我叫[NAME]，脚痒两周了。",
@@ -87,3 +89,10 @@ def test_rule_path_meets_the_recall_and_precision_targets_on_the_eval_set() -> N
         assert scores.recall(kind) >= 0.90, kind
     assert scores.precision() >= 0.90
     assert kept == total
+
+
+def test_a_given_name_that_is_a_common_word_masks_only_the_full_name() -> None:
+    turns = ["患者王平安，男，50岁。", "王平安今天复查，平安无事。"]
+    spans = make_consistent(turns, [find_spans(t) for t in turns])
+    masked = [apply_placeholders(t, s) for t, s in zip(turns, spans, strict=True)]
+    assert masked[1] == "[NAME]今天复查，平安无事。"

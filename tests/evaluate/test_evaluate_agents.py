@@ -290,3 +290,52 @@ def test_every_model_gets_the_same_prompt(
     first, second = (b for b in server.requests if not is_grader(b))
     assert (first["model"], second["model"]) == ("fake-vlm", "fake-judge")
     assert first["messages"] == second["messages"]
+
+
+def test_verdicts_graded_with_images_are_not_reused_without_them(
+    tmp_path: Path, server: FakeOpenAIServer, store: RunStore
+) -> None:
+    config = models_yaml(tmp_path, server)
+    run_evaluation(store, settings(config, grader_images=True))
+    first = [b for b in server.requests if is_grader(b)]
+    assert first and all(not isinstance(user_content(b), str) for b in first)  # pixels sent
+    server.requests.clear()
+    run_evaluation(store, settings(config, grader_images=False))
+    again = [b for b in server.requests if is_grader(b)]
+    assert len(again) == len(first)  # a different measurement: graded again, text only
+    assert all(isinstance(user_content(b), str) for b in again)
+    verdicts = list(store.iter(stages.EVAL_VERDICT, Verdict))
+    llm = [v for v in verdicts if v.grader_images is not None]
+    assert llm and all(v.grader_images is False for v in llm)
+    server.requests.clear()
+    run_evaluation(store, settings(config, grader_images=False))
+    assert not [b for b in server.requests if is_grader(b)]  # same condition: reused
+
+
+def test_tokens_are_priced_from_the_model_yaml_in_score_and_report(
+    tmp_path: Path, server: FakeOpenAIServer, store: RunStore
+) -> None:
+    from typer.testing import CliRunner
+
+    from medrealmm.cli import app
+    from medrealmm.evaluate.results import usage_with_cost
+
+    config = models_yaml(tmp_path, server)
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["models"][1].update(price_per_mtok_in=2.0, price_per_mtok_out=8.0)  # the judge only
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    run_evaluation(store, settings(config, grader_images=False))
+    rows = usage_with_cost(store)
+    judge = [r for r in rows if r["model"] == "fake-judge"]
+    assert judge and all(r["cost"] is not None and r["cost"] > 0 for r in judge)
+    expected = sum(r["prompt_tokens"] * 2.0 + r["completion_tokens"] * 8.0 for r in judge) / 1e6
+    assert abs(sum(r["cost"] for r in judge) - expected) < 1e-6
+    assert all(r["cost"] is None for r in rows if r["model"] == "fake-vlm")  # no price given
+    run_dir = store.path.parent
+    score = CliRunner().invoke(app, ["eval", "score", str(run_dir)])
+    assert score.exit_code == 0, score.output
+    assert "cost" in score.output and "total" in score.output
+    report = CliRunner().invoke(app, ["report", str(run_dir), str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    usage_csv = (tmp_path / "report" / "tables" / "usage.csv").read_text(encoding="utf-8-sig")
+    assert "fake-judge" in usage_csv and "cost" in usage_csv

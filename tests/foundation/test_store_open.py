@@ -36,3 +36,22 @@ def test_cli_on_a_mistyped_run_folder_is_a_clear_error(tmp_path: Path, argv: lis
     assert "no run store" in result.output, result.output
     assert "Traceback" not in result.output
     assert not typo.exists()
+
+
+def test_limit_runs_corpus_and_deid_on_the_first_units_only(
+    demo_corpus: Path, tmp_path: Path
+) -> None:
+    from medrealmm.store import stages
+
+    run = tmp_path / "run"
+    runner = CliRunner()
+    built = runner.invoke(app, ["corpus", "build", str(demo_corpus), str(run), "--limit", "12"])
+    assert built.exit_code == 0, built.output
+    with RunStore(run) as store:
+        sampled = store.count(stages.CORPUS_SAMPLED)
+        dropped = store.count(stages.CORPUS_DROPPED)
+    assert 0 < sampled + dropped <= 12
+    masked = runner.invoke(app, ["deid", "run", str(run), "--no-llm", "--limit", "2"])
+    assert masked.exit_code == 0, masked.output
+    with RunStore(run) as store:
+        assert store.count(stages.CORPUS_DEID) == min(2, sampled)

@@ -71,6 +71,10 @@ def build(
         ),
     ] = None,
     models_config: ModelsConfigOption = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Only the first N lines of the input (a trial run)."),
+    ] = None,
 ) -> None:
     """Run C0 -Φimg-> C1 -Φcmpl-> C2 -Φbal-> C3 -4a-> C3' and print what each step dropped.
 
@@ -94,6 +98,7 @@ def build(
             engine=engine,
             workers=workers,
             models_config=models_config,
+            limit=limit,
         )
     print_manifest(manifest)
     console.print(f"[green]corpus written[/green] to [bold]{out}[/bold]")

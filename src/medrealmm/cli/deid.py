@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import LimitOption, ModelOption, ModelsConfigOption, console, user_errors
 from medrealmm.engines import Engine
 
 deid_app = typer.Typer(
@@ -36,6 +36,7 @@ def run(
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Processes / Ray CPUs masking images.")
     ] = 1,
+    limit: LimitOption = None,
 ) -> None:
     """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
@@ -62,6 +63,7 @@ def run(
                     client,
                     concurrency=max(concurrency, 2 * pool.workers),
                     offload=pool,
+                    limit=limit,
                 ),
             )
         console.print(
@@ -79,7 +81,7 @@ def text(
     value: Annotated[str, typer.Argument(help="Chinese text to mask (your own input).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print spans as JSON.")] = False,
 ) -> None:
-    """Mask one piece of text with the rule recognizers and show the typed spans found."""
+    """Mask one piece of text (rules and the NER model) and show the typed spans found."""
     from medrealmm.deid.text import mask_text
 
     masked, spans = mask_text(value)

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -224,21 +224,17 @@ def score_command(
     positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
     numbers the report shows: both read medrealmm.evaluate.load_results."""
     from medrealmm.evaluate import K_DEFINITIONS, load_results
+    from medrealmm.evaluate.results import usage_with_cost
 
     with user_errors(), RunStore(run, create=False) as store:
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
         rows = results.summary()
-        usage = store.usage()
+        usage = usage_with_cost(store)
     show_summary(results.grader, rows, results.stale_by_condition())
     show_evaluations(results)
-    spend = Table(title="Calls and tokens", box=box.SIMPLE, pad_edge=False, collapse_padding=True)
-    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok"):
-        spend.add_column(column, no_wrap=True)
-    for entry in usage:
-        spend.add_row(*(str(entry[name]) for name in entry))
-    console.print(spend)
+    show_usage(usage)
     if json_out is not None:
         payload = {
             "grader": results.grader,
@@ -256,6 +252,23 @@ def score_command(
             "usage": usage,
         }
         json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def show_usage(usage: list[dict[str, Any]]) -> None:
+    """Calls, tokens and (where the model YAML gave prices) cost, by stage and model."""
+    spend = Table(
+        title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
+    )
+    names = ("stage", "model", "calls", "cached_calls", "prompt_tokens", "completion_tokens")
+    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok", "cost"):
+        spend.add_column(column, no_wrap=True)
+    for entry in usage:
+        cost = "-" if entry["cost"] is None else f"{entry['cost']:.4f}"
+        spend.add_row(*(str(entry[name]) for name in names), cost)
+    priced = [e["cost"] for e in usage if e["cost"] is not None]
+    if priced:
+        spend.add_row("total", "", "", "", "", "", f"{sum(priced):.4f}")
+    console.print(spend)
 
 
 def show_evaluations(results: Results) -> None:

@@ -113,6 +113,7 @@ def build_corpus(
     workers: int | None = None,
     models_config: Path | str | None = None,
     store: RunStore | None = None,
+    limit: int | None = None,
 ) -> Manifest:
     input_path, out = Path(input_path), Path(out)
     config = config or CorpusConfig()
@@ -127,7 +128,7 @@ def build_corpus(
     owned = store is None
     store = store or RunStore(out, writer=True)
     try:
-        return _build(input_path, out, config, engine, workers, spec, store)
+        return _build(input_path, out, config, engine, workers, spec, store, limit)
     finally:
         if owned:
             store.close()
@@ -141,8 +142,9 @@ def _build(
     workers: int | None,
     spec: ModelSpec | None,
     store: RunStore,
+    limit: int | None = None,
 ) -> Manifest:
-    screened = collect(input_path, _screen(input_path, config, engine, workers))
+    screened = collect(input_path, _screen(input_path, config, engine, workers, limit))
     balanced = balance(((i, dept) for i, (dept, _) in screened.kept.items()), config.balance)
     candidates = [materialize(p, screened.kept[p.source_id][1]) for p in balanced.picks]
     privacy_drops: list[Drop] = []
@@ -185,9 +187,13 @@ def _build(
 
 
 def _screen(
-    input_path: Path, config: CorpusConfig, engine: Engine, workers: int | None
+    input_path: Path,
+    config: CorpusConfig,
+    engine: Engine,
+    workers: int | None,
+    limit: int | None = None,
 ) -> list[ScreenRow]:
-    shards = plan_shards(input_path)
+    shards = plan_shards(input_path, limit=limit)
     with make_progress() as progress:
         total = sum(shard.lines for shard in shards)
         task = progress.add_task(f"screen lines ({engine.value})", total=total)

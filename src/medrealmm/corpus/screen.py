@@ -63,14 +63,19 @@ class ScreenRow(TypedDict):
     error: str
 
 
-def plan_shards(path: Path | str, lines_per_shard: int = DEFAULT_SHARD_LINES) -> list[Shard]:
-    """Cut the file at line boundaries every ``lines_per_shard`` lines (one cheap byte scan)."""
+def plan_shards(
+    path: Path | str, lines_per_shard: int = DEFAULT_SHARD_LINES, limit: int | None = None
+) -> list[Shard]:
+    """Cut the file at line boundaries every ``lines_per_shard`` lines (one cheap byte scan);
+    ``limit`` stops after that many lines (a trial run on the head of the file)."""
     path = Path(path)
     shards: list[Shard] = []
     start = offset = count = 0
     first_line = next_line = 1
     with path.open("rb") as handle:
         for raw in handle:
+            if limit is not None and next_line > limit:
+                break
             offset += len(raw)
             count += 1
             next_line += 1

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
-from medrealmm.deid.text import find_spans, make_consistent
+from medrealmm.deid.text import find_spans_in, make_consistent
 from medrealmm.llm import Completion, LLMClient
 
 
@@ -25,7 +25,7 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
 
     A failed LLM pass is recorded, never fatal: the rule masking still applies.
     """
-    spans = [find_spans(text) for text in texts]
+    spans = find_spans_in(texts)
     outcome = TextOutcome(spans=spans, masked=[])
     if client is not None:
         rule_masked = [apply_placeholders(t, s) for t, s in zip(texts, spans, strict=True)]

@@ -25,7 +25,9 @@ SINGLE_SURNAMES = (
     "闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
 )
 COMPOUND_SURNAMES = words(
-    "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫"
+    "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫 "
+    "司空 闻人 呼延 万俟 独孤 百里 东郭 西门 钟离 宗政 濮阳 淳于 单于 太叔 申屠 公冶 仲孙 "
+    "乐正 拓跋 赫连 左丘 梁丘 第五 谷梁 羊舌 微生 漆雕 壤驷 公良 巫马 亓官 司寇 段干"
 )
 SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
 # Characters that do not occur in given names but do follow names in running text.
@@ -39,7 +41,13 @@ _GIVEN = f"[{_CJK}]"
 BEFORE_CUES = (
     "我叫|我是|名叫|叫做|姓名|患者|病人|病患|患儿|家属|联系人|签名|签字|本人|就诊人|"
     "宝宝叫|孩子叫|女儿叫|儿子叫|老公叫|老婆叫|爱人叫|丈夫叫|妻子叫|父亲叫|母亲叫|"
-    "主治医生|主治医师|主管医生|接诊医生|检验者|审核者|报告医生|医师签名|医师|收件人"
+    "主治医生|主治医师|主管医生|接诊医生|检验者|审核者|报告医生|医师签名|医师|收件人|"
+    # Form labels on reports, prescriptions and invoices.
+    "送检医生|送检医师|受检者|受检人|交款人|缴款人|就诊人|审核医师|审核医生|开单医生|开方医生|"
+    "检验医师|复核者|收款人|领药人|患者姓名|病人姓名|"
+    # Kinship: a relative named right after the word for them.
+    "奶奶|爷爷|外婆|外公|姥姥|姥爷|我妈|我爸|妈妈|爸爸|老公|老婆|爱人|丈夫|妻子|婆婆|公公|"
+    "岳母|岳父|女儿|儿子|孙子|孙女|家父|家母|孩子他爸|孩子他妈|弟弟|妹妹|哥哥|姐姐|代"
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
@@ -74,7 +82,7 @@ def _common(tag: str | None) -> bool:
     return tag is not None and not tag.startswith("nr")
 
 
-def _is_common_word(word: str) -> bool:
+def is_common_word(word: str) -> bool:
     tag = _word_tags().get(word)
     return tag is not None and not tag.startswith("nr")
 
@@ -92,13 +100,17 @@ def trim_name(candidate: str) -> str:
 
 def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool = False) -> bool:
     name = text[start:end]
+    if cut_drug_name(text, end):
+        return False
+    if start > 0 and text[start - 1] in _COUNTING and name[0] in _MEASURE_SURNAMES:
+        return False  # 这张图, 两条: a measure word, not 张 or 条
     surname_len = 2 if name[:2] in COMPOUND_SURNAMES else 1
     if len(name) < surname_len + (0 if allow_surname_only else 1):
         return False
     if any(c in NAME_STOP for c in name[surname_len:]):
         return False
     # The surname must not end a word that starts before it (谢谢医生, 两周).
-    if start > 0 and _is_common_word(text[start - 1 : start + 1]):
+    if start > 0 and is_common_word(text[start - 1 : start + 1]):
         return False
     # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
     # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
@@ -110,6 +122,8 @@ def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool 
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+_COUNTING = set("这那哪每几一二两三四五六七八九十半")
+_MEASURE_SURNAMES = set("张条片位次支根块份种")
 
 
 @dataclass
@@ -293,3 +307,110 @@ def _segmenter() -> object:
 
 def _is_surname(word: str) -> bool:
     return word in COMPOUND_SURNAMES or (len(word) == 1 and word in SINGLE_SURNAMES)
+
+
+# -- names no surname list covers ---------------------------------------------------------
+_DOTS = "·•・．"
+# Transliterated (Uyghur, Kazakh, Tibetan …) names join their parts with a middle dot; only
+# these end a part, since such names hold characters (都, 不) that end ordinary Chinese names.
+_DOTTED_STOP = set("说的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
+_DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}][{_CJK}]+)+")
+
+
+_LEFT_CUES = sorted(
+    set(BEFORE_CUES.split("|"))
+    | set(AFTER_TITLES.split("|"))
+    | set(words("谢谢 感谢 多谢 你好 您好 转告 告诉 麻烦 回复 问问 通知 请 叫 是 给 和 跟 找")),
+    key=len,
+    reverse=True,
+)
+
+
+def _left_start(text: str, dot: int) -> int:
+    """Where the name before the first dot begins: scanning left, a cue or kinship word
+    (我是, 他爸, 谢谢, 转告) or a function character ends it."""
+    j = dot
+    while j > 0 and dot - j < 8 and "\u4e00" <= text[j - 1] <= "\u9fff":
+        if text[j - 1] in _DOTTED_STOP or any(text.endswith(cue, 0, j) for cue in _LEFT_CUES):
+            break
+        j -= 1
+    return j
+
+
+_TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
+
+
+@dataclass
+class DottedNameRecognizer:
+    """Han runs joined by a middle dot (古丽娜尔·吐尔洪): a transliterated personal name."""
+
+    name: str = "name_dotted"
+
+    def find(self, text: str) -> Iterator[Span]:
+        if not any(dot in text for dot in _DOTS):
+            return
+        for match in _DOTTED_RE.finditer(text):
+            parts = re.split(f"([{_DOTS}])", match.group(0))
+            dot = match.start() + len(parts[0])
+            start = _left_start(text, dot)
+            last = parts[-1]
+            cut = len(last)
+            title = _TITLE_RE.search(last)
+            if title:
+                cut = title.start()
+            for i, ch in enumerate(last[:cut]):
+                if ch in _DOTTED_STOP or (i >= 3 and is_common_word(last[i : i + 2])):
+                    cut = i  # 努尔兰|咨询: an ordinary word after the name ends it
+                    break
+            cut = min(cut, 5)
+            if start == dot or cut < 1:
+                continue
+            end = match.end() - (len(last) - cut)
+            yield Span(
+                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
+            )
+
+
+# A handle after @ runs to the next space or punctuation: in chat it names a person.
+_HANDLE_RE = re.compile(f"@(?P<name>[{_CJK}{_DOTS}]{{2,10}})")
+# 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
+# know the pair as an ordinary word (小时, 老师, 阿姨).
+_NICK_RE = re.compile(
+    r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))"
+    rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+)
+_NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点会儿师公婆板年姨妈爸哥姐弟妹")
+
+
+@dataclass
+class HandleAndNicknameRecognizer:
+    """@handles and 小X / 老X / 阿X nicknames in their addressing positions."""
+
+    name: str = "name_handle"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in _HANDLE_RE.finditer(text):
+            start, end = match.span("name")
+            yield Span(
+                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
+            )
+        for match in _NICK_RE.finditer(text):
+            start, end = match.span("name")
+            nick = text[start:end]
+            if nick[1] in _NOT_GIVEN or is_common_word(nick):
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+
+
+# A span followed by a dosage form or a drug-name syllable is a cut drug name (蒲地|蓝消炎片,
+# 雷贝拉|唑): shared by every name recognizer.
+_DRUG_CONTINUES = re.compile(
+    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,3}}?"
+    "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片)"
+    "|[片丸散贴栓唑胺酮醇嗪啶])"
+)
+
+
+def cut_drug_name(text: str, end: int) -> bool:
+    return _DRUG_CONTINUES.match(text, end) is not None

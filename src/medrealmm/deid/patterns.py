@@ -18,6 +18,8 @@ from medrealmm.deid.spans import EntityType, words
 CJK = "\u4e00-\u9fff"
 # Characters that end a proper noun when scanning left from a suffix such as 医院 or 区.
 STOP = "在去到从于了的是与及或跟把被给向往来回我你他她们这那个也都就还又再说看住家过请问有没想"
+# Institution names hold 家, 都, 回 … (张家港, 成都): only plain function words end them.
+HOSPITAL_STOP = "在去到从于了的是与及或跟把被给向往我你他她们这那也就还又再说看请问有没想离住"
 # Addresses also stop at 省 and 市: the city itself is kept, only sub-city units are masked.
 ADDRESS_STOP = STOP + "省市"
 
@@ -63,13 +65,34 @@ LANDLINE_PHONE = RegexRecognizer(
         re.compile(r"(?<![\d.])[48]00[-\s]?\d{3}[-\s]?\d{4}(?![\d.])"),
     ],
 )
+
+
+def _valid_landline(match: re.Match[str]) -> EntityType | None:
+    """A separator-less 0AA(A)NNNNNNN(N) is a phone only where the area code and length are
+    real: Google's libphonenumber metadata (``phonenumbers``, Apache-2.0) decides."""
+    import phonenumbers
+
+    try:
+        number = phonenumbers.parse(match.group(0), "CN")
+    except phonenumbers.NumberParseException:
+        return None
+    return EntityType.PHONE if phonenumbers.is_valid_number(number) else None
+
+
+LANDLINE_COMPACT = RegexRecognizer(
+    name="landline_compact",
+    gate=re.compile(r"0\d{9}"),
+    type=EntityType.PHONE,
+    patterns=[re.compile(r"(?<![\d.A-Za-z])0[1-9]\d{8,10}(?![\d.A-Za-z])")],
+    validate=_valid_landline,
+)
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
     gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
-            r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*[:：是为]?\s*"
+            r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*(?:[:：为]|就是|是)?\s*"
             r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
             re.IGNORECASE,
         )
@@ -175,6 +198,8 @@ _CN_DIGIT = "〇零一二三四五六七八九"
 
 def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     year, month, day = (int(match.group(g)) for g in ("y", "m", "d"))
+    if year < 100:  # 05年4月2日: a two-digit year is this century's or the last
+        year += 2000 if year <= date.today().year % 100 else 1900
     try:
         date(year, month, day)
     except ValueError:
@@ -182,17 +207,25 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     return EntityType.DATE
 
 
+# A time may follow a date with or without a space: OCR often runs them together.
+_TIME = r"(?:[\sT]*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?)?"
 FULL_DATE = RegexRecognizer(
     name="full_date",
-    gate=re.compile(r"(?:19|20)\d\d"),
+    gate=re.compile(r"\d\d"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            r"(?<!\d)(?P<y>(?:19|20)\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+            r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+            + _TIME
         ),
         re.compile(
-            r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
-            r"(?:[\sT]+\d{1,2}:\d{2}(?::\d{2})?)?(?![\d.])"
+            r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)"
+            r"(?P<d>3[01]|[12]\d|0?[1-9])" + _TIME + r"(?![\d.])"
+        ),
+        # Compact 20230506: month and day must be valid, so most other 8-digit numbers fail.
+        re.compile(
+            r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
+            r"(?![\d.A-Za-z])"
         ),
     ],
     validate=_valid_numeric_date,
@@ -210,11 +243,11 @@ FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
 
 # -- hospitals and clinics -----------------------------------------------------------
 _HOSPITAL_SUFFIX = (
-    "医院|诊所|卫生院|门诊部|保健院|保健所|医务室|卫生室|"
+    "医院|诊所|卫生院|门诊部|保健院|保健所|医务室|卫生室|卫生所|齿科|卫生服务站|服务站|"
     "(?:卫生服务|医疗|体检|医学|康复|急救|诊疗|健康管理|透析|影像|妇幼保健)中心"
 )
 _HOSPITAL_RE = re.compile(
-    rf"(?P<name>{_cjk_proper(1, 18, not_in=_HOSPITAL_SUFFIX)})"
+    rf"(?P<name>{_cjk_proper(1, 18, HOSPITAL_STOP, not_in=_HOSPITAL_SUFFIX)})"
     rf"(?P<suffix>{_HOSPITAL_SUFFIX})(?:[{CJK}]{{0,4}}?(?:分院|院区))?"
 )
 _GENERIC_ORG_WORDS = sorted(
@@ -250,18 +283,32 @@ HOSPITAL = RegexRecognizer(
     reach=(20, 8),
 )
 
+
 # -- sub-city geography ----------------------------------------------------------------
+def _common_word(word: str) -> bool:
+    from medrealmm.deid.names import is_common_word  # jieba's dictionary, loaded on first use
+
+    return is_common_word(word)
+
+
 _BODY_CHARS = "腔腹胸心肝肺肾脑颈腰骶臀股腿臂肩背部膜眼耳鼻口咽喉皮骨前后左右上下内外中"
 _NOT_DISTRICTS = frozenset(
     words(
         "病区 市区 郊区 城区 山区 景区 校区 社区 园区 厂区 小区 误区 禁区 疫区 牧区 地区 专区 "
         "分区 片区 辖区 新区 老区 灾区 盲区 雷区 重灾区 高发区 风险区 流行区 县城 城镇 "
-        "家乡 老乡 城乡"
+        "家乡 老乡 城乡 农村 乡村 新农村 山村 渔村 村村"
     )
 )
+# The city is kept when named alone (去了上海), but masked as the head of a full address
+# (南宁市徐汇县…): there it narrows the address, and the rest is masked anyway.
+_CITY = rf"(?P<city>(?:{_cjk_proper(2, 3, ADDRESS_STOP)}省)?{_cjk_proper(2, 4, ADDRESS_STOP)}市)"
 _DISTRICT = rf"(?P<district>{_cjk_proper(2, 4, ADDRESS_STOP)}(?:区|县|旗))"
 _STREET = rf"(?P<street>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:街道|镇|乡))"
-_ROAD = rf"(?P<road>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:大道|路|街|巷|胡同|弄))"
+# Rural addresses: a village (…村, …屯) and its group (三组, 5队); the village name may hold 家
+# (兰家村), so only function words and higher units end it.
+_VILLAGE = rf"(?P<village>{_cjk_proper(1, 5, HOSPITAL_STOP + '省市县区镇乡')}(?:村|屯|嘎查))"
+_GROUP = r"(?P<group>[一二三四五六七八九十\d]{1,3}\s*(?:组|队|社))"
+_ROAD = rf"(?P<road>{_cjk_proper(1, 6, ADDRESS_STOP)}(?:大道|路|街|巷|胡同|弄))"
 _NUMBER = r"(?P<number>\d{1,5}\s*(?:号院|号|弄))"
 _COMPOUND = (
     rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}"
@@ -269,14 +316,23 @@ _COMPOUND = (
 )
 _UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
 _ADDRESS_RE = re.compile(
-    rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_ROAD})?(?:{_NUMBER})?(?:{_COMPOUND})?(?:{_UNIT})?"
+    rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
+    rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_VILLAGE})?(?:{_GROUP})?(?:{_ROAD})?(?:{_NUMBER})?"
+    rf"(?:{_COMPOUND})?(?:{_UNIT})?"
 )
 _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自)[:：\s]*$")
 
 
 def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts = {k: v for k, v in match.groupdict().items() if v}
-    if not parts or set(parts) == {"unit"} or set(parts) == {"number"}:
+    if parts.keys() == {"city"}:
+        return None
+    parts.pop("city", None)
+    if not parts or set(parts) <= {"unit"} or set(parts) <= {"number"} or set(parts) <= {"group"}:
+        return None
+    if set(parts) == {"village"} and (
+        parts["village"] in _NOT_DISTRICTS or _common_word(parts["village"])
+    ):
         return None
     district = parts.get("district")
     generic = district and (
@@ -303,7 +359,22 @@ ADDRESS = RegexRecognizer(
     validate=_valid_address,
     # 号 after 证/历/单/卡 is a record number's label, not a house number.
     anchor=re.compile(
-        "[区县旗镇乡路街巷弄苑]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
+        "[区县旗镇乡路街巷弄苑村屯组]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
     ),
     reach=(16, 24),
+)
+
+# An address given after a cue, in whatever form (建国门内51号, 西塞456号): the cue and the
+# house number bound it.
+ADDRESS_BY_CUE = RegexRecognizer(
+    name="address_by_cue",
+    gate=re.compile(r"\d号"),
+    type=EntityType.ADDRESS,
+    patterns=[
+        re.compile(
+            r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
+            rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?)"
+        )
+    ],
+    group="v",
 )

@@ -15,6 +15,10 @@ from medrealmm.deid.spans import EntityType, Span
 
 
 class Recognizer(Protocol):
+    """``find`` is the contract. A recognizer backed by a model may also offer
+    ``prepare(texts)``, which ``text.find_spans_in`` calls first so the model sees a whole
+    consultation in one batch."""
+
     name: str
 
     def find(self, text: str) -> Iterable[Span]: ...

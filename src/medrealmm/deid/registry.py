@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from medrealmm.deid import names, patterns
+from medrealmm.deid import names, ner, patterns
 from medrealmm.deid.recognizer import Recognizer
 
 
@@ -52,6 +52,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.RESIDENT_ID,
         patterns.MOBILE_PHONE,
         patterns.LANDLINE_PHONE,
+        patterns.LANDLINE_COMPACT,
         patterns.PHONE_BY_CONTEXT,
         patterns.EMAIL,
         patterns.URL,
@@ -62,14 +63,23 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.FULL_DATE_CHINESE_NUMERALS,
         patterns.HOSPITAL,
         patterns.ADDRESS,
+        patterns.ADDRESS_BY_CUE,
         names.ContextNameRecognizer(),
+        names.DottedNameRecognizer(),
+        names.HandleAndNicknameRecognizer(),
         names.JiebaNameRecognizer(),
     ]
 
 
+def model_recognizers() -> list[Recognizer]:
+    """Statistical recognizers: Baidu LAC's NER for what no rule covers (free-form names,
+    organisations, places)."""
+    return [ner.LacNerRecognizer()]
+
+
 def default_registry() -> Registry:
-    """A fresh registry of every recognizer the text pass runs."""
-    return Registry(rule_recognizers())
+    """A fresh registry of every recognizer the text pass runs: rules, then the NER model."""
+    return Registry([*rule_recognizers(), *model_recognizers()])
 
 
 def rules_registry() -> Registry:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
 from medrealmm.deid.record import DeidRecord, ImageRecord, MaskedSpan, TurnRecord
+from medrealmm.deid.text import prepare
 from medrealmm.engines import Offload
 from medrealmm.io import file_sha256, resolve_image
 from medrealmm.llm import LLMClient
@@ -110,6 +111,10 @@ async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(fn, *args)
 
 
+# Consultations whose turns the NER model tags together (bigger batches, less padding).
+PREPARE_WINDOW = 16
+
+
 async def run_deid_stage(
     store: RunStore,
     run_dir: Path | str,
@@ -117,6 +122,7 @@ async def run_deid_stage(
     *,
     concurrency: int = 2,
     offload: Offload | None = None,
+    limit: int | None = None,
 ) -> RunStats:
     """De-identify every consultation of corpus.sampled not yet in corpus.deid; images are
     masked on ``offload`` (``medrealmm.engines``: local processes or Ray), text here."""
@@ -134,10 +140,19 @@ async def run_deid_stage(
     run_secret(store)  # made once here, before units run concurrently
     store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
     store.prune_stale(stages.DEID_RECORD)
-    done = store.keys(stages.CORPUS_DEID) & store.keys(source_stage)
-    todo = sorted(store.keys(source_stage) - done)
+    chosen = sorted(store.keys(source_stage))[:limit]  # --limit: the first N by id
+    done = store.keys(stages.CORPUS_DEID) & set(chosen)
+    todo = [key for key in chosen if key not in done]
+
+    position = {key: i for i, key in enumerate(todo)}
+    prepared: set[str] = set()
 
     async def work(key: str) -> None:
+        if key not in prepared:  # the NER model tags the next window's turns in shared batches
+            window = todo[position[key] : position[key] + PREPARE_WINDOW]
+            prepared.update(window)
+            cases = (store.get(source_stage, k, Consultation) for k in window)
+            prepare([e.content for case in cases if case is not None for e in case.events])
         consultation = store.get(source_stage, key, Consultation)
         if consultation is None:
             raise KeyError(f"{source_stage}/{key} vanished")

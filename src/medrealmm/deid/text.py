@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from medrealmm.deid.names import COMPOUND_SURNAMES
+from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
 from medrealmm.deid.recognizer import Recognizer
 from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
@@ -30,6 +30,25 @@ def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Spa
     return resolve_overlaps(found)
 
 
+def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> None:
+    """Let recognizers that batch (a model) see ``texts`` at once; ``find_spans`` then reads
+    their cache. A caller that will mask many texts soon (a window of consultations) calls
+    this first: the model runs in a few large batches instead of many small ones."""
+    for recognizer in using if using is not None else _shared_registry():
+        warm = getattr(recognizer, "prepare", None)
+        if warm is not None:
+            warm([t for t in texts if t])
+
+
+def find_spans_in(
+    texts: Sequence[str], using: Iterable[Recognizer] | None = None
+) -> list[list[Span]]:
+    """``find_spans`` for many texts, prepared together."""
+    recognizers = list(using if using is not None else _shared_registry())
+    prepare(texts, recognizers)
+    return [find_spans(text, recognizers) for text in texts]
+
+
 def mask_text(text: str) -> tuple[str, list[Span]]:
     spans = find_spans(text)
     return apply_placeholders(text, spans), spans
@@ -41,7 +60,9 @@ def _surfaces(span: Span) -> list[str]:
     if span.type is EntityType.NAME:
         surname_len = 2 if span.text[:2] in COMPOUND_SURNAMES else 1
         given = span.text[surname_len:]
-        if len(given) >= 2:
+        # A given name that is also an ordinary word (王平安 -> 平安) would mask that word in
+        # every turn: only the full name counts then.
+        if len(given) >= 2 and not is_common_word(given):
             out.append(given)
     return [s for s in out if len(s) >= 2]
 

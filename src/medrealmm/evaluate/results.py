@@ -11,12 +11,13 @@ and listed as stale; ``medrealmm eval run`` regrades only the criteria that chan
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from medrealmm.evaluate.provenance import EvalSpec, benchmark_of, load_specs
 from medrealmm.evaluate.scoring import ModelSummary, summarize_models
-from medrealmm.llm import display_name
+from medrealmm.llm import ModelSpec, display_name
 from medrealmm.schema import CaseScore, Response
 from medrealmm.stats.cases import (
     ONLINE_MODEL,
@@ -157,3 +158,31 @@ def load_results(store: RunStore, grader: str | None = None) -> Results:
         specs=load_specs(store),
         graders=known,
     )
+
+
+def usage_with_cost(store: RunStore) -> list[dict[str, Any]]:
+    """The store's usage rows (calls, cached calls, tokens by stage and model), each with
+    ``cost`` priced from the YAML prices the run recorded (None where no price was given)."""
+    prices = store.get_meta(stages.PRICES_META) or {}
+    rows = []
+    for row in store.usage():
+        price = prices.get(row["model"]) or {}
+        cost = None
+        if price.get("in") is not None or price.get("out") is not None:
+            cost = round(
+                row["prompt_tokens"] / 1e6 * (price.get("in") or 0.0)
+                + row["completion_tokens"] / 1e6 * (price.get("out") or 0.0),
+                6,
+            )
+        rows.append({**row, "cost": cost})
+    return rows
+
+
+def record_prices(store: RunStore, specs: Iterable[ModelSpec | None]) -> None:
+    """Keep the YAML prices of the models a run used, for ``usage_with_cost``."""
+    prices = dict(store.get_meta(stages.PRICES_META) or {})
+    for spec in specs:
+        if spec is not None and (spec.price_per_mtok_in or spec.price_per_mtok_out):
+            prices[spec.name] = {"in": spec.price_per_mtok_in, "out": spec.price_per_mtok_out}
+    if prices:
+        store.set_meta(stages.PRICES_META, prices)

@@ -29,7 +29,7 @@ from medrealmm.evaluate.provenance import (
     save_spec,
 )
 from medrealmm.evaluate.respond import respond_request
-from medrealmm.evaluate.results import score_key, verdict_key
+from medrealmm.evaluate.results import record_prices, score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import (
@@ -154,6 +154,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    record_prices(store, (respondent, judge))
     for role, spec in (("respondent", respondent), ("grader", judge)):
         unmasked = unmasked_instances(store, f"eval {role}")
         if spec is not None and unmasked is not None:
@@ -345,6 +346,7 @@ def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict
             "eval_id": plan.spec.eval_id,
             "rubric_version": case.rubric.version,
             "criterion_version": criterion.version,
+            "grader_images": plan.grader_images if criterion.kind is CriterionKind.LLM else None,
         }
     )
 
@@ -361,6 +363,9 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
         raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
         if raw.get("criterion_version") != criterion.version:
             continue
+        seen = raw.get("grader_images")
+        if criterion.kind is CriterionKind.LLM and seen is not None and seen != plan.grader_images:
+            continue  # graded with the other image condition: a different measurement
         stamp = (raw.get("rubric_version"), raw.get("eval_id"))
         if stamp != (case.rubric.version, plan.spec.eval_id):
             verdict = Verdict.model_validate(raw)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
-from medrealmm.report.dataset_tables import acceptance_table, dataset_tables
+from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables, condition_label
@@ -84,7 +84,11 @@ def write_report(
         summaries=results.summary(),
         imported=results.imported(),
     )
-    tables.update({t.name: t for t in [*dataset_tables(store), acceptance_table(store)]})
+    extra = [*dataset_tables(store), acceptance_table(store)]
+    usage = usage_table(store)
+    if usage.rows:  # a run whose calls were all made elsewhere has nothing to show
+        extra.append(usage)
+    tables.update({t.name: t for t in extra})
     figures = render_figures(tables)
     figure_paths = []
     for figure in figures:

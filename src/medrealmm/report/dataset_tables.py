@@ -68,3 +68,22 @@ def acceptance_table(store: RunStore) -> Table:
         tuple(row),
         [row],
     )
+
+
+def usage_table(store: RunStore) -> Table:
+    """Calls, cached calls, tokens and cost (from the model YAML's prices) by stage and model."""
+    from medrealmm.evaluate.results import usage_with_cost
+
+    rows = usage_with_cost(store)
+    columns = (
+        "stage",
+        "model",
+        "calls",
+        "cached_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost",
+    )
+    return Table(
+        "usage", "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）", columns, rows
+    )

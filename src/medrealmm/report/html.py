@@ -99,6 +99,7 @@ SECTIONS = (
         (),
         ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
     ),
+    ("调用、token 与费用", (), ("usage",)),
 )
 
 

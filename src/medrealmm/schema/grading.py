@@ -26,6 +26,9 @@ class Verdict(BaseModel):
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
     rubric_version: str | None = Field(default=None, description="Rubric.version graded against.")
     criterion_version: str | None = Field(default=None, description="Criterion.version judged.")
+    grader_images: bool | None = Field(
+        default=None, description="Whether the grader saw the images (None: not recorded)."
+    )
 
     @model_validator(mode="after")
     def _value_iff_ok(self) -> Verdict:

@@ -43,7 +43,10 @@ MCCP_SAMPLE_META = "mccp.validation.sample"  # {"n", "seed", "ids"} drawn for ph
 # The stage mccp.instance was extracted from: instances from an un-masked stage carry PHI into
 # every later call (rubric generation, respondents, graders), which must then stay at home.
 MCCP_SOURCE_META = "mccp.source_stage"
-PRIMARY_GRADER_META = "eval.primary_grader"  # the grader whose scores the report leads with
+PRIMARY_GRADER_META = "eval.primary_grader"
+# {model name: {"in": USD per 1M prompt tokens, "out": per 1M completion tokens}} from the
+# model YAML of the runs that used them: usage tables price their tokens with it.
+PRICES_META = "llm.prices"  # the grader whose scores the report leads with
 REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
 
 

