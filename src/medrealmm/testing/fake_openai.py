@@ -24,6 +24,7 @@ class FakeReply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
+    cut_after: int | None = None  # promise the whole body, send this many bytes, hang up
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -89,6 +90,7 @@ class FakeOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go as two writes: no 40 ms stall
+            _cut_after: int | None = None
 
             def log_message(self, *args: object) -> None:  # keep test output clean
                 return
@@ -100,6 +102,7 @@ class FakeOpenAIServer:
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
                 reply = outer._handle(body)
+                self._cut_after = reply.cut_after
                 if reply.raw_body is not None:
                     self._send_bytes(reply.status, reply.raw_body, reply.headers)
                 elif reply.status != 200:
@@ -127,6 +130,11 @@ class FakeOpenAIServer:
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.end_headers()
+                if self._cut_after is not None:  # a connection reset mid-body
+                    self.wfile.write(data[: self._cut_after])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.wfile.write(data)
 
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
