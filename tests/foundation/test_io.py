@@ -66,3 +66,21 @@ def test_parquet_export_is_readable_and_deterministic(tmp_path: Path) -> None:
     rows = read_parquet_rows(a)
     assert [r["id"] for r in rows] == ["c0", "c1", "c2"]
     assert json.loads(rows[0]["events"])[0]["content"] == "第0条"
+
+
+def test_symlinked_images_folder_is_accepted_by_every_command(tmp_path: Path) -> None:
+    """One containment rule: a linked images/ folder resolves (review, deid, release, dialogue)
+    as it validates; ``..`` (past the schema) still escapes."""
+    from medrealmm.io import MissingImageError, resolve_image
+    from medrealmm.schema import ImageRef
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.png").write_bytes(b"png")
+    dataset = tmp_path / "dataset"
+    dataset.mkdir()
+    (dataset / "images").symlink_to(elsewhere)
+    linked = resolve_image(dataset, ImageRef(path="images/a.png", origin="patient"))
+    assert linked.read_bytes() == b"png"
+    with pytest.raises(MissingImageError, match="escapes"):
+        resolve_image(dataset, ImageRef.model_construct(path="../elsewhere/a.png"))

@@ -44,6 +44,7 @@ from medrealmm.llm import (
     send_pixels,
 )
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.reach import check_endpoint
 from medrealmm.llm.types import Part
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
@@ -159,6 +160,9 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         unmasked = unmasked_instances(store, f"eval {role}")
         if spec is not None and unmasked is not None:
             guard_unmasked(spec, unmasked)
+    for spec in (respondent, judge):
+        if spec is not None:
+            check_endpoint(spec)
     images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.

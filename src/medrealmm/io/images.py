@@ -15,11 +15,21 @@ class MissingImageError(FileNotFoundError):
     pass
 
 
+def contained_path(root: Path | str, relative: str) -> Path | None:
+    """``root/relative`` when it stays inside ``root`` as written, else None.
+
+    The one containment rule for every command: ``..`` and absolute paths are refused, but
+    symlinks are not followed, so a symlinked ``images/`` folder inside the dataset is fine.
+    """
+    root = Path(os.path.abspath(root))
+    path = Path(os.path.normpath(root / relative))
+    return path if root in path.parents else None
+
+
 def resolve_image(root: Path | str, ref: ImageRef) -> Path:
-    root = Path(root).resolve()
-    path = (root / ref.path).resolve()
-    if root not in path.parents:
-        raise MissingImageError(f"image path escapes the dataset root: {ref.path}")
+    path = contained_path(root, ref.path)
+    if path is None:
+        raise MissingImageError(f"image path escapes the dataset folder: {ref.path}")
     if not path.is_file():
         raise MissingImageError(f"image not found: {ref.path} (dataset root {root})")
     return path
@@ -47,9 +57,8 @@ def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
     is checked from the header, before any decoding, so a decompression bomb costs nothing."""
     from PIL import Image, UnidentifiedImageError
 
-    root = Path(os.path.abspath(root))
-    path = Path(os.path.normpath(root / relative))
-    if root not in path.parents:
+    path = contained_path(root, relative)
+    if path is None:
         return f"image path escapes the dataset folder: {relative}"
     if not path.is_file():
         return f"image not found: {relative}"

@@ -13,6 +13,7 @@ from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.config import ModelSpec, build_client, resolve_spec
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.reach import check_endpoint
 
 T = TypeVar("T")
 
@@ -28,7 +29,8 @@ def open_client(
     endpoint must be loopback or marked ``phi: allowed`` (see ``medrealmm.llm.egress``)."""
     spec = model if isinstance(model, ModelSpec) else resolve_spec(model, models_config)
     if unmasked is not None:
-        guard_unmasked(spec, unmasked)
+        guard_unmasked(spec, unmasked)  # before any connection, even the reachability check
+    check_endpoint(spec)
     return build_client(spec, cache=cache)
 
 
