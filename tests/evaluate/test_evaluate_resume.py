@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 import medrealmm
 from medrealmm.evaluate import EvalSettings, run_evaluation
+from medrealmm.llm.transport import TRANSPORTS
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer
 
@@ -30,8 +32,18 @@ def _count(db: Path, stage: str) -> int:
         )
 
 
+def _over(config: Path, transport: str) -> Path:
+    """The models YAML with every model on ``transport``."""
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    for entry in data["models"]:
+        entry["transport"] = transport
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return config
+
+
 @pytest.mark.slow  # starts a second Python process
-def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path, transport: str) -> None:
     run_dir = tmp_path / "run"
     instances = demo_instances(6)
     with RunStore(run_dir) as store:
@@ -39,7 +51,7 @@ def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path) -> None:
         db = store.path
     total_verdicts = 6 * 4
     with FakeOpenAIServer(responder, latency_s=0.1) as server:
-        config = models_yaml(tmp_path, server)
+        config = _over(models_yaml(tmp_path, server), transport)
         env = dict(os.environ, MEDREALMM_PROGRESS="0")
         src = str(Path(medrealmm.__file__).resolve().parents[1])
         env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
@@ -62,7 +74,7 @@ def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path) -> None:
     assert 0 < done_before < total_verdicts  # killed mid-run
     # A fresh server for the rerun, so requests the killed process left in flight are not counted.
     with FakeOpenAIServer(responder) as server, RunStore(run_dir) as store:
-        config = models_yaml(tmp_path, server)
+        config = _over(models_yaml(tmp_path, server), transport)
         finished_calls = len(store.cache)
         outcome = run_evaluation(
             store, EvalSettings(model="fake-vlm", grader="fake-judge", models_config=config)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
 
@@ -11,11 +12,21 @@ from pydantic import BaseModel
 from medrealmm.llm import ChatRequest, ImagePart, LLMError, Message, TextPart, complete_structured
 from medrealmm.llm.failures import classify, reason_of, retry_after_s, summarise
 from medrealmm.llm.openai_compat import OpenAICompatibleClient, default_max_tokens
+from medrealmm.llm.transport import TRANSPORTS
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 
 class Verdict(BaseModel):
     met: bool
+
+
+#: Every test here runs over each transport: both must keep the same failure semantics.
+_TRANSPORT: dict[str, str] = {"name": "openai-sdk"}
+
+
+@pytest.fixture(autouse=True, params=TRANSPORTS)
+def _each_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(_TRANSPORT, "name", request.param)
 
 
 def _client(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleClient:
@@ -25,6 +36,7 @@ def _client(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleClien
         "backoff_initial_s": 0.01,
         "backoff_max_s": 0.02,
     }
+    defaults["transport"] = _TRANSPORT["name"]
     defaults.update(kwargs)
     return OpenAICompatibleClient("m", **defaults)  # type: ignore[arg-type]
 
@@ -73,6 +85,51 @@ async def test_a_timed_out_call_is_not_sent_again_in_the_run() -> None:
         await _client(server, timeout_s=0.15).complete(_request())
     assert caught.value.reason == "timeout" and not caught.value.permanent
     assert len(server.requests) == 1
+
+
+async def test_a_connection_reset_mid_body_is_retried_then_counted() -> None:
+    with FakeOpenAIServer(lambda b: FakeReply(content="好的")) as server:
+        server.script(FakeReply(content="好的", cut_after=20))
+        client = _client(server)
+        completion = await client.complete(_request())
+        assert completion.text == "好的" and client.attempts == 2
+        server.script(*[FakeReply(cut_after=5)] * 2)
+        with pytest.raises(LLMError) as caught:
+            await _client(server, max_attempts=2).complete(_request())
+    assert caught.value.reason == "connection" and not caught.value.permanent
+
+
+async def test_cancelling_a_call_really_cancels_it() -> None:
+    with FakeOpenAIServer(latency_s=2.0) as server:
+        client = _client(server)
+        task = asyncio.ensure_future(client.complete(_request()))
+        while not server.requests:
+            await asyncio.sleep(0.01)
+        started = time.perf_counter()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert time.perf_counter() - started < 1.0  # not left waiting for the reply
+        await client.aclose()
+    assert len(server.requests) == 1 and client.attempts == 1  # and never sent again
+
+
+async def test_usage_is_counted() -> None:
+    with FakeOpenAIServer() as server:
+        completion = await _client(server).complete(_request())
+    assert completion.usage.prompt_tokens > 0 and completion.usage.completion_tokens > 0
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "json_object_schema", "json_object", "none"])
+async def test_both_transports_send_the_same_structured_body(mode: str) -> None:
+    bodies = []
+    for transport in TRANSPORTS:
+        with FakeOpenAIServer(lambda b: FakeReply(content='{"met": true}')) as server:
+            client = _client(server, structured_mode=mode, transport=transport)
+            assert (await complete_structured(client, _request(), Verdict)).ok
+            await client.aclose()
+        bodies.append(server.requests)
+    assert bodies[0] == bodies[1]
 
 
 async def test_truncated_reply_is_kept_and_flagged() -> None:

@@ -20,6 +20,7 @@ from medrealmm.llm import (
     TextPart,
     complete_structured,
 )
+from medrealmm.llm.transport import TRANSPORTS
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 
@@ -31,6 +32,15 @@ class Judgement(BaseModel):
 GOOD = '{"label": true, "score": 0.9}'
 
 
+#: Every test here runs over each transport: both must keep the same failure semantics.
+_TRANSPORT: dict[str, str] = {"name": "openai-sdk"}
+
+
+@pytest.fixture(autouse=True, params=TRANSPORTS)
+def _each_transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(_TRANSPORT, "name", request.param)
+
+
 def _client(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleClient:
     defaults: dict[str, object] = {
         "base_url": server.base_url,
@@ -38,6 +48,7 @@ def _client(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleClien
         "backoff_initial_s": 0.01,
         "backoff_max_s": 0.02,
     }
+    defaults["transport"] = _TRANSPORT["name"]
     defaults.update(kwargs)
     return OpenAICompatibleClient("fake-model", **defaults)  # type: ignore[arg-type]
 

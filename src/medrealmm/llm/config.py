@@ -14,6 +14,7 @@ from medrealmm.llm.cache import CachedClient, LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient
 from medrealmm.llm.openai_compat import OpenAICompatibleClient, StructuredMode
+from medrealmm.llm.transport import TransportName
 from medrealmm.llm.types import GenerationParams
 
 
@@ -36,6 +37,11 @@ class ModelSpec(BaseModel):
         "once if the server rejects it, and logs the mode it settled on.",
     )
     vision: bool = Field(default=True, description="False: image parts are never sent.")
+    transport: TransportName = Field(
+        default="openai-sdk",
+        description="openai-sdk (the official SDK) or http (bare aiohttp: a quarter of the "
+        "client CPU per call, for many calls in flight); same retries and failure semantics.",
+    )
     context_window: int | None = Field(default=None, gt=0, description="Tokens, if known.")
     price_per_mtok_in: float | None = Field(default=None, ge=0, description="Cost per 1M input.")
     price_per_mtok_out: float | None = Field(default=None, ge=0, description="Cost per 1M output.")
@@ -137,5 +143,6 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
             max_attempts=spec.max_attempts,
             structured_mode=spec.structured_mode,
             vision=spec.vision,
+            transport=spec.transport,
         )
     return CachedClient(client, cache) if cache is not None else client

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import openai
 
+from medrealmm.llm.transport import HTTPFailure
+
 # reason -> (permanent, the fix shown to the user)
 REASONS: dict[str, tuple[bool, str]] = {
     "timeout": (False, "the server took longer than --timeout; raise it or lower concurrency"),
@@ -71,34 +73,40 @@ def fix_for(reason: str) -> str:
 
 
 def classify(exc: BaseException) -> str:
-    """The reason name of an SDK exception (see ``REASONS``)."""
+    """The reason name of a transport's exception (see ``REASONS``)."""
+    if isinstance(exc, HTTPFailure):
+        if exc.kind != "status":
+            return exc.kind
+        return _classify_status(exc.status_code or 0, exc.message.lower())
     if isinstance(exc, openai.APITimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):
         return "connection"
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        text = str(exc.message).lower()
-        if status == 429:
-            return "rate_limit"
-        if status in (401, 403):
-            return "auth"
-        if status in (400, 413, 422, 500) and any(h in text for h in _CONTEXT_HINTS):
-            return "context_length"
-        if status == 501 or (
-            status in (400, 422, 500) and any(h in text for h in _UNSUPPORTED_HINTS)
-        ):
-            return "unsupported"
-        if status in (408, 409) or status >= 500:
-            return "server_error"
-        return "bad_request"
+        return _classify_status(exc.status_code, str(exc.message).lower())
     return "error"
+
+
+def _classify_status(status: int, text: str) -> str:
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "auth"
+    if status in (400, 413, 422, 500) and any(h in text for h in _CONTEXT_HINTS):
+        return "context_length"
+    if status == 501 or (status in (400, 422, 500) and any(h in text for h in _UNSUPPORTED_HINTS)):
+        return "unsupported"
+    if status in (408, 409) or status >= 500:
+        return "server_error"
+    return "bad_request"
 
 
 def retry_after_s(exc: BaseException, now: float | None = None) -> float | None:
     """Seconds the server asked us to wait (``Retry-After``/``retry-after-ms``), if any."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
+    if isinstance(exc, HTTPFailure):
+        headers = exc.headers
+    else:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is None:
         return None
     millis = headers.get("retry-after-ms")

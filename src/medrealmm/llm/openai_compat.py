@@ -1,9 +1,11 @@
-"""OpenAI-compatible backend (official SDK, async): vLLM, SGLang, llama.cpp, Ollama, hosted APIs.
+"""OpenAI-compatible backend (async): vLLM, SGLang, llama.cpp, Ollama, hosted APIs.
 
-The SDK carries auth, timeouts, connection pooling and its error types; the request body and
-the reply are plain JSON handled here, because the SDK's typed request transform and response
-parsing cost more CPU per call than everything else in the harness together (see
-``benchmarks/eval_throughput.py``). Every failure leaves as an ``LLMError`` with a reason.
+A transport (``medrealmm.llm.transport``: the official SDK or bare HTTP) carries auth,
+timeouts and pooling; the request body and the reply are plain JSON handled here, because the
+SDK's typed request transform and response parsing cost more CPU per call than everything else
+in the harness together (see ``benchmarks/eval_throughput.py``). Retries, backoff and failure
+classification live here, the same for both transports. Every failure leaves as an
+``LLMError`` with a reason.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, Literal
 import openai
 
 from medrealmm.llm.failures import classify, is_permanent, retry_after_s, tagged
+from medrealmm.llm.transport import HTTPFailure, TransportName, make_transport
 from medrealmm.llm.types import (
     ChatRequest,
     Completion,
@@ -169,6 +172,7 @@ class OpenAICompatibleClient:
         backoff_max_s: float = 30.0,
         structured_mode: StructuredMode = "auto",
         vision: bool = True,
+        transport: TransportName = "openai-sdk",
     ) -> None:
         self.model = model
         self.name = name or model
@@ -179,12 +183,9 @@ class OpenAICompatibleClient:
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not base_url:  # the SDK's default is a public host: never send data there by accident
             raise ValueError(f"model {self.name!r}: no base_url and OPENAI_BASE_URL is not set")
-        self._client = openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=key,
-            timeout=timeout_s,
-            max_retries=0,  # retries are ours, so they are counted and configurable
-        )
+        self.transport: TransportName = transport
+        # Retries are ours (the SDK's are off), so they are counted and configurable.
+        self._transport = make_transport(transport, base_url, key, timeout_s)
         self._semaphore = asyncio.Semaphore(concurrency)
         self._limiter = RateLimiter(rpm)
         self._max_attempts = max_attempts
@@ -267,15 +268,13 @@ class OpenAICompatibleClient:
                     await self._limiter.wait()
                     started = time.perf_counter()
                     try:
-                        data = await self._client.post(
-                            "/chat/completions", body=payload, cast_to=object
-                        )
+                        data = await self._transport.post_chat(payload)
                     except ValueError as exc:  # a body cut short or not JSON at all
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
                 completion = parse_completion(data, self.model)
                 return completion.model_copy(update={"latency_s": latency})
-            except (openai.OpenAIError, _Malformed) as exc:
+            except (openai.OpenAIError, HTTPFailure, _Malformed) as exc:
                 reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
                 wait = retry_after_s(exc)
                 # A timed-out call is not re-sent in this run: a one-at-a-time server may still
@@ -304,10 +303,12 @@ class OpenAICompatibleClient:
         """Nothing is stored here; the cache wrapper forgets."""
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._transport.aclose()
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, openai.APIStatusError) or (
+        isinstance(exc, HTTPFailure) and exc.kind == "status"
+    ):
         return f"HTTP {exc.status_code}: {str(exc.message)[:300]}"
     return f"{type(exc).__name__}: {str(exc)[:300]}"

@@ -24,6 +24,7 @@ class FakeReply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
+    cut_after: int | None = None  # promise the whole body, send this many bytes, hang up
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -54,12 +55,15 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         max_concurrency: int | None = None,
         served_models: list[str] | None = None,
+        model_info: dict[str, Any] | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda body: FakeReply(content="好的"))
         self.latency_s = latency_s
         self.max_concurrency = max_concurrency
         #: Ids listed by GET /models; None answers 404, as servers without the route do.
         self.served_models = served_models
+        #: Extra fields of every listed model, e.g. ``{"max_model_len": 32768}`` (vLLM).
+        self.model_info = model_info or {}
         self.requests: list[dict[str, Any]] = []
         self.status_log: list[int] = []
         self.peak_concurrency = 0
@@ -92,6 +96,7 @@ class FakeOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go as two writes: no 40 ms stall
+            _cut_after: int | None = None
 
             def log_message(self, *args: object) -> None:  # keep test output clean
                 return
@@ -100,7 +105,9 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("/models") or outer.served_models is None:
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
-                data = [{"id": m, "object": "model"} for m in outer.served_models]
+                data = [
+                    {"id": m, "object": "model", **outer.model_info} for m in outer.served_models
+                ]
                 self._send(200, {"object": "list", "data": data})
 
             def do_POST(self) -> None:
@@ -110,6 +117,7 @@ class FakeOpenAIServer:
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
                 reply = outer._handle(body)
+                self._cut_after = reply.cut_after
                 if reply.raw_body is not None:
                     self._send_bytes(reply.status, reply.raw_body, reply.headers)
                 elif reply.status != 200:
@@ -137,6 +145,11 @@ class FakeOpenAIServer:
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.end_headers()
+                if self._cut_after is not None:  # a connection reset mid-body
+                    self.wfile.write(data[: self._cut_after])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.wfile.write(data)
 
         self._server = _QuietServer(("127.0.0.1", 0), Handler)

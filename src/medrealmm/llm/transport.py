@@ -1,0 +1,143 @@
+"""How a chat-completion body reaches an OpenAI-compatible server and its JSON comes back.
+
+Two transports behind one call, chosen per model (``transport:`` in the models YAML):
+``openai-sdk`` (the official SDK's HTTP layer) and ``http`` (a bare aiohttp session, a
+quarter of the SDK's client CPU per call, which is what lets one process keep 64 calls in
+flight; see ``benchmarks/eval_throughput.py``). Both raise the same failures, so the retry
+loop and ``medrealmm.llm.failures`` treat them alike: the SDK's own exception types, or
+``HTTPFailure`` carrying the same status, body text and headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, Literal, Protocol
+
+import aiohttp
+import openai
+
+TransportName = Literal["openai-sdk", "http"]
+TRANSPORTS: tuple[TransportName, ...] = ("openai-sdk", "http")
+
+
+class HTTPFailure(Exception):
+    """A failed exchange on the ``http`` transport, classified like the SDK's errors.
+
+    ``kind`` is ``status`` (the server answered >= 400), ``timeout`` or ``connection``.
+    """
+
+    def __init__(
+        self,
+        kind: Literal["status", "timeout", "connection"],
+        message: str,
+        *,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status_code = status
+        self.headers = headers or {}
+
+
+class ChatTransport(Protocol):
+    async def post_chat(self, payload: dict[str, Any]) -> object:
+        """The decoded JSON body of a 2xx reply; ``ValueError`` when it is not JSON."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class SDKTransport:
+    """The official SDK: its auth, pooling and error types; retries are the caller's."""
+
+    def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0
+        )
+
+    async def post_chat(self, payload: dict[str, Any]) -> object:
+        return await self._client.post("/chat/completions", body=payload, cast_to=object)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+class HTTPTransport:
+    """One aiohttp session per event loop; the caller's semaphore bounds what is in flight."""
+
+    def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+        self._timeout_s = timeout_s
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _current_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._loop is not loop or self._session.closed:
+            # A session is bound to its loop; a client reused under a new loop gets a new one.
+            self._drop_session()
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+                timeout=aiohttp.ClientTimeout(total=self._timeout_s),
+                headers=self._headers,
+                json_serialize=json.dumps,
+            )
+            self._loop = loop
+        return self._session
+
+    async def post_chat(self, payload: dict[str, Any]) -> object:
+        session = self._current_session()
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        try:
+            async with session.post(self._url, data=body) as response:
+                raw = await response.read()
+                if response.status >= 400:
+                    text = raw.decode("utf-8", "replace")
+                    raise HTTPFailure(
+                        "status",
+                        f"Error code: {response.status} - {text[:2000]}",
+                        status=response.status,
+                        headers={k.lower(): v for k, v in response.headers.items()},
+                    )
+        except TimeoutError:
+            raise HTTPFailure("timeout", "Request timed out.") from None
+        except aiohttp.ClientError as exc:
+            raise HTTPFailure("connection", f"Connection error: {type(exc).__name__}") from None
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{exc}") from None
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    def _drop_session(self) -> None:
+        """Close a session left open (its loop gone, or never ``aclose``d) without a warning,
+        as the SDK's client is dropped silently: shut its sockets, then detach it."""
+        session, self._session = self._session, None
+        if session is None or session.closed:
+            return
+        connector = session.connector
+        session.detach()
+        if connector is not None:
+            # The synchronous half of ``close()`` shuts the sockets; a closed loop took them.
+            with contextlib.suppress(RuntimeError):
+                connector._close()
+
+    def __del__(self) -> None:
+        self._drop_session()
+
+
+def make_transport(
+    name: TransportName, base_url: str, api_key: str, timeout_s: float
+) -> ChatTransport:
+    if name == "http":
+        return HTTPTransport(base_url, api_key, timeout_s)
+    return SDKTransport(base_url, api_key, timeout_s)
