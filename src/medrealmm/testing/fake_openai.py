@@ -55,12 +55,15 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         max_concurrency: int | None = None,
         served_models: list[str] | None = None,
+        model_info: dict[str, Any] | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda body: FakeReply(content="好的"))
         self.latency_s = latency_s
         self.max_concurrency = max_concurrency
         #: Ids listed by GET /models; None answers 404, as servers without the route do.
         self.served_models = served_models
+        #: Extra fields of every listed model, e.g. ``{"max_model_len": 32768}`` (vLLM).
+        self.model_info = model_info or {}
         self.requests: list[dict[str, Any]] = []
         self.status_log: list[int] = []
         self.peak_concurrency = 0
@@ -102,7 +105,9 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("/models") or outer.served_models is None:
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
-                data = [{"id": m, "object": "model"} for m in outer.served_models]
+                data = [
+                    {"id": m, "object": "model", **outer.model_info} for m in outer.served_models
+                ]
                 self._send(200, {"object": "list", "data": data})
 
             def do_POST(self) -> None:
