@@ -259,15 +259,25 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
     spend = Table(
         title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
     )
-    names = ("stage", "model", "calls", "cached_calls", "prompt_tokens", "completion_tokens")
-    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok", "cost"):
+    names = (
+        "stage",
+        "model",
+        "calls",
+        "cached_calls",
+        "failed_calls",
+        "attempts",
+        "prompt_tokens",
+        "completion_tokens",
+    )
+    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok", "cost")
+    for column in ("stage", "model", *headers):
         spend.add_column(column, no_wrap=True)
     for entry in usage:
         cost = "-" if entry["cost"] is None else f"{entry['cost']:.4f}"
         spend.add_row(*(str(entry[name]) for name in names), cost)
     priced = [e["cost"] for e in usage if e["cost"] is not None]
     if priced:
-        spend.add_row("total", "", "", "", "", "", f"{sum(priced):.4f}")
+        spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
     console.print(spend)
 
 
