@@ -68,6 +68,9 @@ _SUB_CITY = re.compile(
     r"新村|苑|社区|广场|号院|号楼|栋|单元|段)$"
 )
 _DOT = "·•・．"
+# A province, region or city heading a place, with something after it (市场路 is not one).
+_ABOVE_CITY = re.compile(r"[\u4e00-\u9fff]{2,7}?(?:省|自治区|特别行政区|市)(?=[\u4e00-\u9fff]{2})")
+_KIN = set("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯儿女")
 
 
 @dataclass
@@ -236,6 +239,12 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
                 break
     if end < len(text) and text[end] in _DOT and _HAN.match(text[end + 1 : end + 2] or " "):
         return _name_span(text, start, end + 1)
+    dot = next((i for i in range(start, end) if text[i] in _DOT), None)
+    if dot is not None:  # 买|买提·艾力: the model may drop a syllable before the dot
+        while dot - start < 3 and start > 0 and _HAN.match(text[start - 1]):
+            if text[start - 1] in NAME_STOP or text[start - 1] in _KIN:
+                break
+            start -= 1
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
     name = text[start:end].rstrip(_DOT)
@@ -263,6 +272,9 @@ def _hospital_span(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def _place_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    # 成都市武侯区 is one LOC to the model; the province and city are kept, the district masked.
+    while above := _ABOVE_CITY.match(text, start, end):
+        start = above.end()
     place = text[start:end]
     if not _SUB_CITY.search(place) or place in patterns._NOT_DISTRICTS:
         return None
