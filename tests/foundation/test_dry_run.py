@@ -72,3 +72,17 @@ def test_dry_run_counts_cached_answers_and_resumed_units(demo_dir: Path, tmp_pat
 def test_token_estimate_counts_chinese_denser_than_ascii() -> None:
     assert estimate_tokens("患者皮疹三天") == 4  # 6 / 1.5
     assert estimate_tokens("abcdefgh") == 2  # 8 / 4
+
+
+def test_rubric_generate_dry_run_leaves_the_store_as_it_was(demo_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _extract(demo_dir, run)
+    with RunStore(run, create=False) as store:
+        instances = store.count(stages.MCCP_INSTANCE)
+    before = (run / "store.sqlite").read_bytes()
+    result = CliRunner().invoke(app, ["rubric", "generate", str(run), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert f"rubric.generator: {instances} calls to make" in result.output
+    assert (run / "store.sqlite").read_bytes() == before
+    with RunStore(run, create=False) as store:
+        assert store.count(stages.RUBRIC_ROUND) == 0
