@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -40,6 +40,14 @@ DryRunOption = Annotated[
         "call no model, write nothing.",
     ),
 ]
+DebugCallsOption = Annotated[
+    bool,
+    typer.Option(
+        "--debug-calls",
+        help="Keep the raw text of replies that failed validation in the run store (table "
+        "llm_rejected) and show them in the failure summary. May hold patient text.",
+    ),
+]
 
 
 @contextmanager
@@ -67,10 +75,13 @@ def print_dry_run(client: object, resumed: int) -> None:
         console.print(escape(line), soft_wrap=True)
 
 
-def report_failures(errors: Iterable[str], what: str) -> int:
+def report_failures(
+    errors: Iterable[str], what: str, raw: Sequence[tuple[str, str, str]] = ()
+) -> int:
     """Print failures grouped by reason, each group with its fix; return how many there were.
 
     Callers exit non-zero when this is not 0, so scripts notice work that is still missing.
+    ``raw``: (task, model, text) of rejected replies, shown only when ``--debug-calls`` asked.
     """
     from rich.markup import escape
 
@@ -83,4 +94,13 @@ def report_failures(errors: Iterable[str], what: str) -> int:
     for group in groups:
         console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
         console.print(f"    e.g. {escape(group.example[:200])}")
+    show_rejected(raw)
     return total
+
+
+def show_rejected(raw: Sequence[tuple[str, str, str]]) -> None:
+    """The raw replies ``--debug-calls`` kept, one line each (cut at 500 characters)."""
+    if raw:
+        console.print(f"{len(raw)} raw replies that failed validation (kept in the run store):")
+    for task, model, text in raw:
+        console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))

@@ -9,12 +9,14 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
     DryRunOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
     console,
     print_dry_run,
+    show_rejected,
     user_errors,
 )
 from medrealmm.demo import CORPUS_FILE
@@ -65,6 +67,7 @@ def extract(
     ] = stages.CORPUS_DEID,
     limit: LimitOption = None,
     dry_run: DryRunOption = False,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
     history up to each candidate, t* = argmax of the summed scores.
@@ -93,6 +96,7 @@ def extract(
         if dry_run:
             client = DryRunClient(client, spec, store.cache)
             resumed = len(finished_consultations(store))
+        store.cache.keep_rejected = debug_calls
         summary = run_with_client(
             client,
             lambda client: run_mccp(
@@ -116,6 +120,7 @@ def extract(
         console.print(line)
     for key, error in sorted(summary.errors.items()):
         console.print(f"[red]failed[/red] {key}: {error}")
+    show_rejected(store.cache.rejected_now)
     console.print(f"wrote {instances} and {discarded}")
     if summary.failed:
         raise typer.Exit(1)

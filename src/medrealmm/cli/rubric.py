@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
     DryRunOption,
     LimitOption,
     ModelOption,
@@ -47,7 +48,12 @@ def _open(run: Path, *, writer: bool = False) -> RunStore:
     return RunStore(run, writer=writer, create=False)
 
 
-def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:
+def _report(
+    stats: RunStats,
+    what: str,
+    recorded: dict[str, str] | None = None,
+    raw: list[tuple[str, str, str]] | None = None,
+) -> None:
     """One line of counts that agree with the failures listed after it; exit 1 if any.
 
     ``recorded``: failures the stage stored as rows (its units then count as run, not ok).
@@ -58,7 +64,7 @@ def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) 
     console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
     for key in sorted([*stats.errors, *recorded]):
         console.print(f"  [red]{key}[/red]")
-    if report_failures([*stats.errors.values(), *recorded.values()], "units"):
+    if report_failures([*stats.errors.values(), *recorded.values()], "units", raw or ()):
         raise typer.Exit(1)
 
 
@@ -74,6 +80,7 @@ def generate(
     images: ImagesOption = True,
     limit: LimitOption = None,
     dry_run: DryRunOption = False,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
 
@@ -96,6 +103,7 @@ def generate(
         client = open_client(model, models_config, store.cache, unmasked=unmasked)
         if dry_run:
             client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
+        store.cache.keep_rejected = debug_calls
         stats = run_with_client(
             client,
             lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
@@ -104,7 +112,7 @@ def generate(
     if dry_run:
         print_dry_run(client, stats.skipped)
         return
-    _report(stats, f"rubric round 0 ({client.name})", failures)
+    _report(stats, f"rubric round 0 ({client.name})", failures, store.cache.rejected_now)
 
 
 @rubric_app.command("export-round")
