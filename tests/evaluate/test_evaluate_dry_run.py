@@ -44,7 +44,8 @@ def test_dry_run_makes_no_calls_writes_nothing_and_prices_the_plan(tmp_path: Pat
         result = CliRunner().invoke(app, [*args, "--models-config", str(config)])
         assert server.requests == []
     assert result.exit_code == 0, result.output
-    assert "respondent" in result.output and "grader" in result.output
+    assert "dry run for m:" in result.output and "dry run for judge:" in result.output
+    assert "units already done (resumed, no calls): 0" in result.output
     with RunStore(run_dir) as store:
         assert store.stages() == before and store.usage() == []
 
@@ -55,14 +56,16 @@ def test_dry_run_counts_stored_calls_as_done(tmp_path: Path) -> None:
         settings = EvalSettings(
             model="m", grader="judge", models_config=_config(tmp_path, server), limit=1
         )
-        fresh = {e.agent: e for e in plan_evaluation(store, settings)}
-        assert fresh["respondent"].todo == 1 and fresh["respondent"].done == 0
-        assert fresh["respondent"].prompt_tokens > 0 and fresh["respondent"].cost is not None
-        assert fresh["grader"].todo > 0 and fresh["grader"].cost is None  # no price declared
+        (respond, grade), resumed = plan_evaluation(store, settings)
+        assert resumed == 0 and sum(t.to_call for t in respond.plan.values()) == 1
+        (respond_task,) = respond.plan.values()
+        assert respond_task.prompt_tokens > 0 and respond_task.cost(respond.spec) is not None
+        graded = sum(t.to_call for t in grade.plan.values())
+        assert graded > 0 and all(t.cost(grade.spec) is None for t in grade.plan.values())
         run_evaluation(store, settings)
         calls = len(server.requests)
-        after = {e.agent: e for e in plan_evaluation(store, settings)}
+        (respond, grade), resumed = plan_evaluation(store, settings)
         assert len(server.requests) == calls
         assert store.keys(stages.EVAL_RESPONSE)  # the real run wrote; the plans did not
-    assert (after["respondent"].todo, after["respondent"].done) == (0, 1)
-    assert after["grader"].todo == 0 and after["grader"].done == fresh["grader"].todo
+    assert resumed == 1 + graded
+    assert sum(t.to_call for c in (respond, grade) for t in c.plan.values()) == 0

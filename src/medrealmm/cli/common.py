@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.text import Text
-
-if TYPE_CHECKING:
-    from medrealmm.llm.estimate import CallEstimate
 
 console = Console(stderr=True)
 
@@ -52,16 +49,6 @@ DebugCallsOption = Annotated[
     ),
 ]
 
-DryRunOption = Annotated[
-    bool,
-    typer.Option(
-        "--dry-run",
-        help="Print the calls the run would make (per agent: to do vs already stored), "
-        "estimated prompt tokens, the max_tokens output bound and the cost where the model "
-        "YAML gives prices. Makes no calls, writes nothing.",
-    ),
-]
-
 
 @contextmanager
 def user_errors() -> Iterator[None]:
@@ -79,11 +66,13 @@ def print_error(message: str) -> None:
     console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
 
 
-def print_dry_run(client: object, resumed: int) -> None:
-    """The plan a ``DryRunClient`` collected, after the units the store already holds."""
+def print_dry_run(client: object, resumed: int | None) -> None:
+    """The plan a ``DryRunClient`` collected, after the units the store already holds
+    (``None``: already printed, for the second model of one run)."""
     from rich.markup import escape
 
-    console.print(f"units already done (resumed, no calls): {resumed}")
+    if resumed is not None:
+        console.print(f"units already done (resumed, no calls): {resumed}")
     for line in client.lines():  # type: ignore[attr-defined]
         console.print(escape(line), soft_wrap=True)
 
@@ -117,26 +106,3 @@ def show_rejected(raw: Sequence[tuple[str, str, str]]) -> None:
         console.print(f"{len(raw)} raw replies that failed validation (kept in the run store):")
     for task, model, text in raw:
         console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))
-
-
-def show_call_plan(estimates: Sequence[CallEstimate]) -> None:
-    """The ``--dry-run`` summary: one line per agent and model (greppable, never wrapped)."""
-    from medrealmm.llm.estimate import CHARS_PER_TOKEN
-
-    console.print("dry run: nothing was sent and nothing written")
-    for e in estimates:
-        model = f"{e.model} (offline, no HTTP)" if e.offline else e.model
-        cost = "no price declared" if e.cost is None else f"cost <= {e.cost:.4f}"
-        console.print(
-            Text(
-                f"  {e.agent} {model}: {e.todo} calls to make, {e.done} already stored; "
-                f"~{e.prompt_tokens} prompt tokens, <= {e.max_completion_tokens} output "
-                f"tokens (max_tokens); {cost}"
-            ),
-            soft_wrap=True,
-        )
-    console.print(
-        f"prompt tokens estimated at {CHARS_PER_TOKEN} Chinese characters per token, images "
-        "as a fixed block each; output is the max_tokens bound, so cost is an upper bound",
-        soft_wrap=True,
-    )

@@ -19,8 +19,8 @@ from medrealmm.cli.common import (
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     report_failures,
-    show_call_plan,
     user_errors,
 )
 from medrealmm.store import RunStore
@@ -136,7 +136,9 @@ def run_command(
             if dry_run:
                 from medrealmm.evaluate.dryrun import plan_evaluation
 
-                show_call_plan(plan_evaluation(store, settings))
+                clients, resumed = plan_evaluation(store, settings)
+                for i, client in enumerate(clients):
+                    print_dry_run(client, None if i else resumed)
                 return
             store.cache.keep_rejected = debug_calls
             outcome = run_evaluation(store, settings)
