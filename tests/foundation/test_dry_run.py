@@ -86,3 +86,22 @@ def test_rubric_generate_dry_run_leaves_the_store_as_it_was(demo_dir: Path, tmp_
     assert (run / "store.sqlite").read_bytes() == before
     with RunStore(run, create=False) as store:
         assert store.count(stages.RUBRIC_ROUND) == 0
+
+
+@pytest.mark.slow  # loads the NER model and masks the case's photos
+def test_deid_dry_run_counts_the_llm_pass_and_writes_nothing(
+    demo_dir: Path, tmp_path: Path
+) -> None:
+    from medrealmm.io import iter_jsonl
+    from medrealmm.schema import Consultation
+
+    run = tmp_path / "run"
+    with RunStore(run) as store:
+        store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(demo_dir))
+        cases = iter_jsonl(demo_dir / "consultations.jsonl", Consultation)
+        store.put_many(stages.CORPUS_SAMPLED, ((c.id, c) for c in cases if c.id == "demo-001"))
+    before = (run / "store.sqlite").read_bytes()
+    result = CliRunner().invoke(app, ["deid", "run", str(run), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"deid\.\S+: [1-9]\d* calls to make", result.output)
+    assert (run / "store.sqlite").read_bytes() == before and not (run / "deid").exists()
