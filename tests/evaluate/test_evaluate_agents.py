@@ -339,3 +339,17 @@ def test_tokens_are_priced_from_the_model_yaml_in_score_and_report(
     assert report.exit_code == 0, report.output
     usage_csv = (tmp_path / "report" / "tables" / "usage.csv").read_text(encoding="utf-8-sig")
     assert "fake-judge" in usage_csv and "cost" in usage_csv
+
+
+def test_usage_counts_calls_that_failed_for_good(tmp_path: Path, store: RunStore) -> None:
+    def refusing_grader(body: dict[str, Any]) -> FakeReply:
+        # A 400 in every structured mode: the grader's calls fail for good, once each.
+        return FakeReply(status=400) if body["model"] == "fake-judge" else FakeReply(content=REPLY)
+
+    with FakeOpenAIServer(refusing_grader) as fake:
+        run_evaluation(store, settings(models_yaml(tmp_path, fake), limit=1))
+    usage = {(u["stage"], u["model"]): u for u in store.usage()}
+    verdicts = usage[(stages.EVAL_VERDICT, "fake-judge")]
+    assert verdicts["failed_calls"] == verdicts["calls"] > 0
+    assert verdicts["attempts"] == verdicts["failed_calls"]  # a 400 is not retried
+    assert usage[(stages.EVAL_RESPONSE, "fake-vlm")]["failed_calls"] == 0

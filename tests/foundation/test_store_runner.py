@@ -45,7 +45,41 @@ def test_usage_accounting_counts_cached_calls_without_tokens(tmp_path: Path) -> 
         "cached_calls": 1,
         "prompt_tokens": 10,
         "completion_tokens": 3,
+        "failed_calls": 0,
+        "attempts": 1,
     }
+
+
+def test_usage_counts_failed_calls_and_requests(tmp_path: Path) -> None:
+    retried = Completion(text="x", model="m", attempts=3)
+    with RunStore(tmp_path) as store:
+        store.record_usage("grade", "m", retried)
+        store.record_failure("grade", "m", attempts=5)
+        (row,) = store.usage()
+    assert (row["calls"], row["failed_calls"], row["attempts"]) == (2, 1, 8)
+
+
+def test_usage_columns_added_to_a_store_written_before_them(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    db.execute(
+        "CREATE TABLE usage (stage TEXT NOT NULL, model TEXT NOT NULL, calls INTEGER NOT NULL"
+        " DEFAULT 0, cached_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL"
+        " DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (stage, model))"
+    )
+    db.execute("INSERT INTO usage VALUES ('grade', 'm', 4, 1, 40, 8)")
+    db.commit()
+    db.close()
+    with RunStore(tmp_path) as store:
+        store.record_failure("grade", "m", attempts=2)
+        (row,) = store.usage()
+    assert (row["calls"], row["prompt_tokens"], row["failed_calls"], row["attempts"]) == (
+        5,
+        40,
+        1,
+        2,
+    )
 
 
 def test_meta_round_trip(tmp_path: Path) -> None:

@@ -10,7 +10,15 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import LimitOption, ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    DebugCallsOption,
+    LimitOption,
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    show_rejected,
+    user_errors,
+)
 from medrealmm.engines import Engine
 
 deid_app = typer.Typer(
@@ -37,6 +45,7 @@ def run(
         int, typer.Option("--workers", min=1, help="Processes / Ray CPUs masking images.")
     ] = 1,
     limit: LimitOption = None,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
@@ -54,6 +63,7 @@ def run(
             if no_llm
             else open_client(model, models_config, store.cache, unmasked="deid LLM pass")
         )
+        store.cache.keep_rejected = debug_calls
         with offload(engine, workers) as pool:
             stats = run_with_client(
                 client,
@@ -72,6 +82,7 @@ def run(
         )
         for key, error in sorted(stats.errors.items()):
             console.print(f"  [red]{key}[/red]: {error}")
+        show_rejected(store.cache.rejected_now)
     if stats.failed:
         raise typer.Exit(1)
 

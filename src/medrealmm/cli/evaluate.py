@@ -14,6 +14,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
     ModelOption,
     ModelsConfigOption,
     console,
@@ -102,6 +103,7 @@ def run_command(
             help="Ask again for empty replies and for verdicts still malformed after retries.",
         ),
     ] = False,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
@@ -128,7 +130,9 @@ def run_command(
         except DUANotAccepted as exc:
             raise ValueError(str(exc)) from None
         with store:
+            store.cache.keep_rejected = debug_calls
             outcome = run_evaluation(store, settings)
+            raw = store.cache.rejected_now
     if benchmark is not None:
         version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
         console.print(
@@ -146,7 +150,7 @@ def run_command(
     errors = list(outcome.responses.errors.values())
     for score in outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)
-    failed = report_failures(errors, "calls")
+    failed = report_failures(errors, "calls", raw)
     if failed or outcome.incomplete:
         console.print(
             "rerun to retry transient failures; --retry-failed also asks again for "
@@ -259,15 +263,25 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
     spend = Table(
         title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
     )
-    names = ("stage", "model", "calls", "cached_calls", "prompt_tokens", "completion_tokens")
-    for column in ("stage", "model", "calls", "cached", "prompt tok", "completion tok", "cost"):
+    names = (
+        "stage",
+        "model",
+        "calls",
+        "cached_calls",
+        "failed_calls",
+        "attempts",
+        "prompt_tokens",
+        "completion_tokens",
+    )
+    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok", "cost")
+    for column in ("stage", "model", *headers):
         spend.add_column(column, no_wrap=True)
     for entry in usage:
         cost = "-" if entry["cost"] is None else f"{entry['cost']:.4f}"
         spend.add_row(*(str(entry[name]) for name in names), cost)
     priced = [e["cost"] for e in usage if e["cost"] is not None]
     if priced:
-        spend.add_row("total", "", "", "", "", "", f"{sum(priced):.4f}")
+        spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
     console.print(spend)
 
 

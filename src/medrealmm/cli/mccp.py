@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import LimitOption, ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    DebugCallsOption,
+    LimitOption,
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    show_rejected,
+    user_errors,
+)
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.store import RunStore, stages
 
@@ -56,6 +64,7 @@ def extract(
         ),
     ] = stages.CORPUS_DEID,
     limit: LimitOption = None,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
     history up to each candidate, t* = argmax of the summed scores.
@@ -74,6 +83,7 @@ def extract(
         spec = resolve_spec(model, models_config)
         unmasked = f"mccp extract --from {source}" if source in UNMASKED_STAGES else None
         client = open_client(spec, models_config, store.cache, unmasked=unmasked)
+        store.cache.keep_rejected = debug_calls
         summary = run_with_client(
             client,
             lambda client: run_mccp(
@@ -94,6 +104,7 @@ def extract(
         console.print(line)
     for key, error in sorted(summary.errors.items()):
         console.print(f"[red]failed[/red] {key}: {error}")
+    show_rejected(store.cache.rejected_now)
     console.print(f"wrote {instances} and {discarded}")
     if summary.failed:
         raise typer.Exit(1)

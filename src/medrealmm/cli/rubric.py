@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
@@ -45,7 +46,12 @@ def _open(run: Path, *, writer: bool = False) -> RunStore:
     return RunStore(run, writer=writer, create=False)
 
 
-def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:
+def _report(
+    stats: RunStats,
+    what: str,
+    recorded: dict[str, str] | None = None,
+    raw: list[tuple[str, str, str]] | None = None,
+) -> None:
     """One line of counts that agree with the failures listed after it; exit 1 if any.
 
     ``recorded``: failures the stage stored as rows (its units then count as run, not ok).
@@ -56,7 +62,7 @@ def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) 
     console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
     for key in sorted([*stats.errors, *recorded]):
         console.print(f"  [red]{key}[/red]")
-    if report_failures([*stats.errors.values(), *recorded.values()], "units"):
+    if report_failures([*stats.errors.values(), *recorded.values()], "units", raw or ()):
         raise typer.Exit(1)
 
 
@@ -71,6 +77,7 @@ def generate(
     ] = 500,
     images: ImagesOption = True,
     limit: LimitOption = None,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
 
@@ -84,12 +91,13 @@ def generate(
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         unmasked = unmasked_instances(store, "rubric generate")
         client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        store.cache.keep_rejected = debug_calls
         stats = run_with_client(
             client,
             lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
         )
         failures = store.failures(stages.RUBRIC_ROUND)
-    _report(stats, f"rubric round 0 ({client.name})", failures)
+    _report(stats, f"rubric round 0 ({client.name})", failures, store.cache.rejected_now)
 
 
 @rubric_app.command("export-round")

@@ -91,6 +91,10 @@ async def screen_with_agent(
         result = await screen_privacy(client, sources[key], image_root)
         for completion in result.completions:
             store.record_usage(usage_label(stages.CORPUS_PRIVACY), client.name, completion)
+        if result.failed_attempts:
+            store.record_failure(
+                usage_label(stages.CORPUS_PRIVACY), client.name, result.failed_attempts
+            )
         if result.value is None:
             store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=result.error)
         else:

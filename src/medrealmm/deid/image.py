@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -94,6 +95,44 @@ def sub_box(line: OcrLine, start: int, end: int) -> Box:
     return (int(left - glyph), y0 - pad, int(right + glyph + 0.5), y1 + pad)
 
 
+# Below this tilt (degrees) the axis-aligned box is tight enough and is used as is.
+MIN_TILT = 3.0
+
+
+def _tilted(line: OcrLine) -> bool:
+    if line.quad is None:
+        return False
+    (ax, ay), (bx, by) = line.quad[0], line.quad[1]
+    return abs(np.degrees(np.arctan2(by - ay, bx - ax))) >= MIN_TILT
+
+
+def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) -> ImageBox:
+    """Characters ``[start, end)`` of a line: an axis-aligned box on level text, the matching
+    slice of the detector's quad on tilted text (its hull would black the lines around it)."""
+    if not _tilted(line):
+        return ImageBox(kind=kind, box=sub_box(line, start, end), label=label)
+    assert line.quad is not None
+    tl, tr, _, bl = (np.array(p, dtype=float) for p in line.quad[:4])
+    along, down = tr - tl, bl - tl
+    length, height = float(np.hypot(*along)) or 1.0, float(np.hypot(*down)) or 1.0
+    u, n = along / length, down / height
+    weights = [_char_weight(c) for c in line.text] or [1.0]
+    total = sum(weights)
+    glyph, pad = height * 0.6, height * PAD
+    left = length * sum(weights[:start]) / total - glyph
+    right = length * sum(weights[:end]) / total + glyph
+    corners = [
+        tl + u * left - n * pad,
+        tl + u * right - n * pad,
+        tl + u * right + n * (height + pad),
+        tl + u * left + n * (height + pad),
+    ]
+    polygon = [(round(float(p[0])), round(float(p[1]))) for p in corners]
+    xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
+    box = (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
+    return ImageBox(kind=kind, box=box, label=label, polygon=polygon)
+
+
 # -- text regions ----------------------------------------------------------------------
 def _rows(lines: list[OcrLine]) -> list[list[OcrLine]]:
     """Group lines whose vertical centres fall within one another's extent."""
@@ -127,9 +166,7 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
                 lo = max(span.start, offset) - offset
                 hi = min(span.end, offset + len(line.text)) - offset
                 if hi > lo:
-                    out.append(
-                        ImageBox(kind="text", box=sub_box(line, lo, hi), label=span.type.value)
-                    )
+                    out.append(text_box(line, lo, hi, "text", span.type.value))
     return out
 
 
@@ -163,17 +200,55 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
 
 
 # -- codes, logos, faces ---------------------------------------------------------------
-def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
+CODE_ANGLES = (15.0, -15.0, 30.0, -30.0, 45.0)
+
+
+def _decode(rgb: np.ndarray) -> list[tuple[str, np.ndarray]]:
     import zxingcpp
 
-    out: list[ImageBox] = []
+    found = []
     for code in zxingcpp.read_barcodes(rgb[:, :, ::-1].copy()):
         p = code.position
-        xs = [p.top_left.x, p.top_right.x, p.bottom_left.x, p.bottom_right.x]
-        ys = [p.top_left.y, p.top_right.y, p.bottom_left.y, p.bottom_right.y]
+        corners = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
         kind = "qr" if "QR" in str(code.format) else "barcode"
-        margin = max(4, (max(xs) - min(xs)) // 10)
-        out.append(ImageBox(kind=kind, box=_pad((min(xs), min(ys), max(xs), max(ys)), margin)))
+        found.append((kind, np.array([[c.x, c.y] for c in corners], dtype=float)))
+    return found
+
+
+def _rotate(rgb: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """``rgb`` turned by ``angle`` on a canvas that holds all of it, and the inverse map."""
+    import cv2
+
+    h, w = rgb.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    nw, nh = int(h * sin + w * cos), int(h * cos + w * sin)
+    matrix[0, 2] += nw / 2 - w / 2
+    matrix[1, 2] += nh / 2 - h / 2
+    turned = cv2.warpAffine(rgb, matrix, (nw, nh), borderValue=(255, 255, 255))
+    return turned, cv2.invertAffineTransform(matrix)
+
+
+def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
+    """Decoded QR codes and barcodes. zxing only tries right-angle turns, so a photo tilted
+    by a few tens of degrees is also read turned back by each of a few angles."""
+    found = _decode(rgb)
+    if not found:
+        for angle in CODE_ANGLES:
+            turned, inverse = _rotate(rgb, angle)
+            for kind, pts in _decode(turned):
+                back = np.hstack([pts, np.ones((4, 1))]) @ inverse.T
+                found.append((kind, back))
+            if found:
+                break
+    out: list[ImageBox] = []
+    for kind, pts in found:
+        xs, ys = pts[:, 0], pts[:, 1]
+        # A 1-D decode may report a thin line through the bars: grow across it to the bars.
+        span = max(float(xs.max() - xs.min()), float(ys.max() - ys.min()))
+        margin = int(max(4, span / 10 if kind == "qr" else span / 4))
+        box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+        out.append(ImageBox(kind=kind, box=_pad(box, margin)))
     return out
 
 
@@ -209,26 +284,43 @@ def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
 
 
 MAX_MARK_FRACTION = 0.15
+# Where a logo may sit (fraction of the page height): the letterhead.
+LOGO_BAND = 0.18
 
 
 def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
-    """Logos, stamps and signatures on documents are the coloured ink on a white page."""
+    """Stamps (red or orange, compact and roughly round or square, anywhere) and logos
+    (any colour, compact, in the letterhead). Thin strokes are ink, not marks; large filled
+    rounded rectangles are chat bubbles or table shading: both are content."""
     import cv2
 
     hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)
-    mask = ((hsv[:, :, 1] > 90) & (hsv[:, :, 2] > 40)).astype(np.uint8) * 255
-    mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9)))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    ink = (hsv[:, :, 1] > 90) & (hsv[:, :, 2] > 40)
+    red = ink & ((hsv[:, :, 0] <= 22) | (hsv[:, :, 0] >= 165))
+    height = rgb.shape[0]
     page = rgb.shape[0] * rgb.shape[1]
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
     out: list[ImageBox] = []
-    for i in range(1, count):
-        x, y, w, h, area = stats[i]
-        if area < 300 or w < 15 or h < 15:
-            continue
-        if w * h > MAX_MARK_FRACTION * page:
-            continue  # a logo or stamp is never a large part of the page: that is content
-        box = (int(x), int(y), int(x + w), int(y + h))
-        out.append(ImageBox(kind="logo", box=_pad(box, 3)))
+    for mask, stamp in ((red, True), (ink & ~red, False)):
+        raw = mask.astype(np.uint8) * 255
+        grown = cv2.dilate(raw, kernel)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(grown)
+        for i in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if area < 300 or w < 15 or h < 15 or w * h > MAX_MARK_FRACTION * page:
+                continue
+            if not 0.4 <= w / h <= 2.5:
+                continue  # a line of handwriting or a banner, not a stamp or logo
+            if not stamp and y + h > LOGO_BAND * height:
+                continue
+            solid = float(np.mean(raw[y : y + h, x : x + w] > 0))
+            if solid > 0.85:
+                continue  # a filled block (bubble, highlight), not a mark
+            # Ink strokes are thin: few pixels survive an erosion by a stroke half-width.
+            thick = cv2.erode(raw[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
+            if not stamp and float(np.mean(thick > 0)) < 0.02:
+                continue
+            out.append(ImageBox(kind="logo", box=_pad((x, y, x + w, y + h), 3)))
     return out
 
 
@@ -271,21 +363,82 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
 
 
 # -- the masker ------------------------------------------------------------------------
-def image_kind(gray: np.ndarray, rgb: np.ndarray | None = None) -> str:
-    median = float(np.median(gray))
-    if median >= 190 and (rgb is None or _mostly_unsaturated(rgb)):
-        # Paper is bright AND colourless; light skin is bright but not grey.
-        return "document"
-    if median <= 60:
+def kind_cues(gray: np.ndarray, rgb: np.ndarray, lines: list[OcrLine] | None) -> dict[str, float]:
+    """Independent cues the class is voted from, each a fraction of the image."""
+    import cv2
+
+    hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)
+    grey = hsv[:, :, 1] < 40
+    h, s, v = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
+    skin = (h <= 25) & (s >= 40) & (s <= 200) & (v >= 60)
+    # Flat: a pixel identical to its right and lower neighbours (rendered UI, not a camera).
+    flat = (gray[:-1, :-1] == gray[1:, :-1]) & (gray[:-1, :-1] == gray[:-1, 1:])
+    page = float(gray.size)
+    # OCR reads a glyph or two into eyes and textures: text is a line of several characters.
+    lines = [
+        line
+        for line in lines or []
+        if len(line.text.strip()) >= 2 and line.box[3] - line.box[1] <= 0.15 * gray.shape[0]
+    ]
+    text_area = sum(_area(line.box) for line in lines) / page
+    return {
+        "grey": float(np.mean(grey)),
+        "dark": float(np.mean(gray < 60)),
+        "bright": float(np.mean(gray > 170)),
+        "skin": float(np.mean(skin)),
+        "flat": float(np.mean(flat)),
+        "text": text_area,
+        "lines": float(len(lines)),
+    }
+
+
+def image_kind(
+    gray: np.ndarray, rgb: np.ndarray | None = None, lines: list[OcrLine] | None = None
+) -> str:
+    """photo, document, film or screenshot, from several cues together: a dark portrait is
+    not a film (it has colour), a skin photo on a pale sheet is not a document (no text)."""
+    if rgb is None:
+        rgb = np.repeat(gray[:, :, None], 3, axis=2)
+    cue = kind_cues(gray, rgb, lines)
+    has_text = lines is None or cue["lines"] >= 3 or cue["text"] >= 0.02
+    if cue["dark"] >= 0.45 and cue["grey"] >= 0.9 and cue["skin"] < 0.05:
         return "film"
+    if cue["flat"] >= 0.6 and has_text and cue["skin"] < 0.15:
+        return "screenshot"  # rendered pixels: no sensor noise, no JPEG of a camera
+    if cue["bright"] >= 0.45 and cue["grey"] >= 0.6 and cue["skin"] < 0.2 and has_text:
+        return "document"
     return "photo"
 
 
-def _mostly_unsaturated(rgb: np.ndarray) -> bool:
-    import cv2
+# Overlay text that names a field is an identifier wherever it sits on a film.
+FIELD_LABEL = re.compile(
+    r"(姓名|name|pat|id\b|id[:：]|dob|birth|出生|性别|sex|年龄|age|住院|门诊|病历|检查号|mrn|acc"
+    r"|医院|hosp|clinic|中心|日期|date|时间|time|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2})",
+    re.IGNORECASE,
+)
+# Measurement callouts and acquisition settings: clinical, kept.
+MEASUREMENT = re.compile(
+    r"(\d\s*(mm|cm|ms|hz|khz|mhz|bpm|db|ml|%|°|m/s|cm/s|mmhg|cm2|cm²|mm2|mm²|hu|s\b)"
+    r"|^\s*(hr|ef|d\d|dist|area|vol|ti[bs]?|mi|gn|fr|depth)\b)",
+    re.IGNORECASE,
+)
 
-    saturation = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)[:, :, 1]
-    return float(np.mean(saturation < 40)) > 0.6
+
+def film_overlay_boxes(lines: list[OcrLine], width: int, height: int) -> list[ImageBox]:
+    """Burnt-in text on films: labelled fields and anything the recognizers flag go
+    everywhere; other text goes in the border bands where scanners print patient data;
+    measurements stay wherever they are unless they also carry a label."""
+    flagged = flagged_text_boxes(lines)
+    out = [item.model_copy(update={"kind": "overlay"}) for item in flagged]
+    for line in lines:
+        x = (line.box[0] + line.box[2]) / 2 / max(1, width)
+        y = (line.box[1] + line.box[3]) / 2 / max(1, height)
+        labelled = bool(FIELD_LABEL.search(line.text))
+        border = not (0.25 <= x <= 0.75 and 0.15 <= y <= 0.85)
+        measured = bool(MEASUREMENT.search(line.text))
+        if labelled or (border and not measured):
+            out.append(text_box(line, 0, len(line.text), "overlay", None))
+    return out
 
 
 def mask_image(rgb: np.ndarray) -> MaskResult:
@@ -295,27 +448,25 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     started = time.perf_counter()
     height, width = rgb.shape[:2]
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    kind = image_kind(gray, rgb)
     lines = read_lines(rgb)
+    kind = image_kind(gray, rgb, lines)
     boxes: list[ImageBox] = []
     if kind == "film":
-        # Burnt-in overlay text on radiology films: every character of it goes.
-        boxes += [
-            ImageBox(
-                kind="overlay", box=_pad(line.box, max(2, int((line.box[3] - line.box[1]) * PAD)))
-            )
-            for line in lines
-        ]
+        boxes += film_overlay_boxes(lines, width, height)
     else:
         boxes += flagged_text_boxes(lines)
         boxes += signature_boxes(lines, width)
     boxes += code_boxes(rgb)
-    if kind == "document":
+    # A rendered report is as flat as a screenshot; a photographed one is a photo with text.
+    if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += barcode_like_boxes(gray, lines)
+    if kind in ("document", "screenshot"):
         boxes += colour_mark_boxes(rgb, lines)
-    # Faces are looked for in photos only: on printed pages and films the cascade's false
-    # positives are page-sized and would black out the clinical content.
-    detector, faces = face_boxes(rgb) if kind == "photo" else (face_backend()[0], [])
+    # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo
+    # pinned to a report); on pages the cascade's false positives sit on text, so those go.
+    detector, faces = face_boxes(rgb)
+    if kind != "photo":
+        faces = [face for face in faces if _plausible_face(face.box, lines, width * height)]
     boxes += faces
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":
@@ -328,7 +479,10 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         box = _clip(item.box, width, height)
         if _area(box) == 0:
             continue
-        masked[box[1] : box[3], box[0] : box[2]] = 0
+        if item.polygon:
+            cv2.fillPoly(masked, [np.array(item.polygon, dtype=np.int32)], (0, 0, 0))
+        else:
+            masked[box[1] : box[3], box[0] : box[2]] = 0
         clipped.append(item.model_copy(update={"box": box}))
     return MaskResult(
         image=masked,
@@ -337,6 +491,13 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         needs_review=needs_review,
         seconds=time.perf_counter() - started,
     )
+
+
+def _plausible_face(box: Box, lines: list[OcrLine], page: int) -> bool:
+    if _area(box) > 0.3 * page:
+        return False
+    inked = sum(_overlap(box, line.box) for line in lines)
+    return inked < 0.2 * max(1, _area(box))
 
 
 def box_coverage(rgb_masked: np.ndarray, box: Box) -> float:

@@ -11,12 +11,17 @@ import numpy as np
 
 from medrealmm.deid.record import Box
 
+Quad = tuple[tuple[int, int], ...]
+
 
 @dataclass(frozen=True)
 class OcrLine:
     box: Box
     text: str
     score: float
+    # The detector's four corners (top-left, top-right, bottom-right, bottom-left): on a
+    # rotated photo the axis-aligned ``box`` spills over neighbouring lines, the quad does not.
+    quad: Quad | None = None
 
 
 _LOCK = threading.Lock()
@@ -39,11 +44,12 @@ def _build_engine() -> object:
 
 
 def read_lines(rgb: np.ndarray) -> list[OcrLine]:
-    """Text lines with axis-aligned boxes, top to bottom then left to right."""
+    """Text lines with axis-aligned boxes and their quads, top to bottom then left to right."""
     result, _ = _engine()(rgb[:, :, ::-1].copy(), use_cls=False)  # type: ignore[operator]
     lines: list[OcrLine] = []
     for quad, text, score in result or []:
         xs = [round(float(p[0])) for p in quad]
         ys = [round(float(p[1])) for p in quad]
-        lines.append(OcrLine((min(xs), min(ys), max(xs), max(ys)), str(text), float(score)))
+        box = (min(xs), min(ys), max(xs), max(ys))
+        lines.append(OcrLine(box, str(text), float(score), tuple(zip(xs, ys, strict=True))))
     return sorted(lines, key=lambda line: (line.box[1], line.box[0]))

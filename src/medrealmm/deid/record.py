@@ -60,6 +60,9 @@ class ImageBox(BaseModel):
     kind: str
     box: Box
     label: str | None = Field(default=None, description="Entity type for OCR text boxes.")
+    polygon: list[tuple[int, int]] | None = Field(
+        default=None, description="Rotated text: only this polygon (inside ``box``) is blacked."
+    )
 
 
 class ImageRecord(BaseModel):

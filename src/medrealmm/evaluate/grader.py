@@ -55,9 +55,10 @@ def grader_request(
 
 async def grade(
     client: LLMClient, request: ChatRequest, criterion: Criterion, *, attempts: int = 3
-) -> tuple[Verdict, list[Completion], bool]:
-    """(verdict, completions, retryable): retryable when the last call never came back for a
-    reason that may pass (a permanent error such as a 400 is finished, like a malformed one)."""
+) -> tuple[Verdict, list[Completion], bool, int]:
+    """(verdict, completions, retryable, failed_attempts): retryable when the last call never
+    came back for a reason that may pass (a permanent error such as a 400 is finished, like a
+    malformed one); failed_attempts counts the requests of a call that failed for good."""
     result = await complete_structured(client, request, GraderOutput, attempts=attempts)
     if result.value is not None:
         verdict = Verdict(
@@ -66,7 +67,7 @@ async def grade(
             rationale=result.value.rationale,
             grader=client.name,
         )
-        return verdict, result.completions, False
+        return verdict, result.completions, False, 0
     verdict = Verdict(
         criterion_id=criterion.id,
         value=None,
@@ -75,4 +76,4 @@ async def grade(
         error=result.error,
     )
     transient = not result.permanent and len(result.completions) < result.attempts
-    return verdict, result.completions, transient
+    return verdict, result.completions, transient, result.failed_attempts

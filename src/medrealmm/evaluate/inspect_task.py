@@ -104,7 +104,7 @@ async def grade_reply(
             criterion=criterion,
             reply=reply,
         )
-        verdict, _, _ = await grade(client, request, criterion)
+        verdict, _, _, _ = await grade(client, request, criterion)
         return verdict
 
     verdicts = await asyncio.gather(*(one(c) for c in rubric.criteria))

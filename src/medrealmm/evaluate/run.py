@@ -317,6 +317,8 @@ async def _respond(plan: _Plan) -> RunStats:
             # would only get the same answer; --retry-failed asks again.
             status = DONE if getattr(exc, "permanent", False) else FAILED
             store.put(stages.EVAL_RESPONSE, key, failed, status=status, error=str(exc))
+            if isinstance(exc, LLMError):
+                store.record_failure(usage_label(stages.EVAL_RESPONSE), client.name, exc.attempts)
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
         # A refusal or an empty reply is the model's reply: graded (it meets no positive
@@ -406,11 +408,13 @@ async def _grade(plan: _Plan) -> RunStats:
             criterion=criterion,
             reply=reply,
         )
-        verdict, completions, retryable = await grade(
+        verdict, completions, retryable, failed_attempts = await grade(
             client, request, criterion, attempts=plan.settings.attempts
         )
         for completion in completions:
             plan.record(stages.EVAL_VERDICT, client, completion)
+        if failed_attempts:
+            store.record_failure(usage_label(stages.EVAL_VERDICT), client.name, failed_attempts)
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
         store.put(

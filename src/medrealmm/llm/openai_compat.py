@@ -273,7 +273,7 @@ class OpenAICompatibleClient:
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
                 completion = parse_completion(data, self.model)
-                return completion.model_copy(update={"latency_s": latency})
+                return completion.model_copy(update={"latency_s": latency, "attempts": attempt})
             except (openai.OpenAIError, HTTPFailure, _Malformed) as exc:
                 reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
                 wait = retry_after_s(exc)

@@ -47,6 +47,8 @@ class StructuredResult(Generic[T]):
     #: True when asking again cannot help (a 4xx, an unsupported feature, context length):
     #: a plain rerun leaves it recorded; ``--retry-failed`` asks anyway.
     permanent: bool = False
+    #: Requests the call that failed for good took (0: no call failed); usage counts them.
+    failed_attempts: int = 0
 
     @property
     def ok(self) -> bool:
@@ -82,6 +84,7 @@ async def complete_structured(
         except LLMError as exc:
             result.error = f"call failed: {exc}"
             result.permanent = exc.permanent
+            result.failed_attempts = exc.attempts
             return result
         result.completions.append(completion)
         try:

@@ -87,6 +87,8 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     #: The server's ``finish_reason``; ``length`` means the reply was cut at ``max_tokens``.
     finish_reason: str | None = None
+    #: HTTP requests this reply took, retries included (usage shows retry pressure).
+    attempts: int = 1
 
     @property
     def truncated(self) -> bool:

@@ -71,7 +71,7 @@ def acceptance_table(store: RunStore) -> Table:
 
 
 def usage_table(store: RunStore) -> Table:
-    """Calls, cached calls, tokens and cost (from the model YAML's prices) by stage and model."""
+    """Calls (cached, failed, requests sent), tokens and cost (YAML prices) by stage and model."""
     from medrealmm.evaluate.results import usage_with_cost
 
     rows = usage_with_cost(store)
@@ -80,6 +80,8 @@ def usage_table(store: RunStore) -> Table:
         "model",
         "calls",
         "cached_calls",
+        "failed_calls",
+        "attempts",
         "prompt_tokens",
         "completion_tokens",
         "cost",

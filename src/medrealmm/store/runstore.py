@@ -50,6 +50,8 @@ CREATE TABLE IF NOT EXISTS usage (
     cached_calls INTEGER NOT NULL DEFAULT 0,
     prompt_tokens INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0,
+    failed_calls INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (stage, model)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +65,12 @@ CREATE TABLE IF NOT EXISTS lineage (
 );
 CREATE INDEX IF NOT EXISTS lineage_source ON lineage(source_stage, source_key);
 """
+
+#: Usage columns added after the first release; ``_migrate`` adds them to older stores.
+_USAGE_ADDED = frozenset({"failed_calls", "attempts"})
+_USAGE_COLUMNS = (
+    "stage, model, calls, cached_calls, prompt_tokens, completion_tokens, failed_calls, attempts"
+)
 
 DONE = "done"
 FAILED = "failed"
@@ -99,7 +107,17 @@ class RunStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._migrate()
         self.cache = LLMCache(path)
+
+    def _migrate(self) -> None:
+        """Stores written before a column existed gain it (zeros), so old runs still open."""
+        with self._lock:
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(usage)")}
+            for column in _USAGE_ADDED - have:
+                self._db.execute(
+                    f"ALTER TABLE usage ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+                )
 
     # -- generic records -------------------------------------------------------------
     def put(
@@ -363,29 +381,36 @@ class RunStore:
 
     # -- accounting ------------------------------------------------------------------
     def record_usage(self, stage: str, model: str, completion: Completion) -> None:
+        cached = completion.cached
+        self._add_usage(
+            stage,
+            model,
+            calls=1,
+            cached_calls=int(cached),
+            prompt_tokens=0 if cached else completion.usage.prompt_tokens,
+            completion_tokens=0 if cached else completion.usage.completion_tokens,
+            attempts=0 if cached else completion.attempts,
+        )
+
+    def record_failure(self, stage: str, model: str, attempts: int) -> None:
+        """A call that failed for good after ``attempts`` requests: counted, so usage shows
+        what a run spent on failures too (their tokens are unknown: servers bill few)."""
+        self._add_usage(stage, model, calls=1, failed_calls=1, attempts=attempts)
+
+    def _add_usage(self, stage: str, model: str, **counts: int) -> None:
+        names = list(counts)
+        updates = ", ".join(f"{n}={n}+excluded.{n}" for n in names)
         with self._lock:
             self._db.execute(
-                "INSERT INTO usage(stage, model, calls, cached_calls, prompt_tokens,"
-                " completion_tokens) VALUES (?,?,1,?,?,?)"
-                " ON CONFLICT(stage, model) DO UPDATE SET calls=calls+1,"
-                " cached_calls=cached_calls+excluded.cached_calls,"
-                " prompt_tokens=prompt_tokens+excluded.prompt_tokens,"
-                " completion_tokens=completion_tokens+excluded.completion_tokens",
-                (
-                    stage,
-                    model,
-                    int(completion.cached),
-                    0 if completion.cached else completion.usage.prompt_tokens,
-                    0 if completion.cached else completion.usage.completion_tokens,
-                ),
+                f"INSERT INTO usage(stage, model, {', '.join(names)})"
+                f" VALUES (?,?,{','.join('?' * len(names))})"
+                f" ON CONFLICT(stage, model) DO UPDATE SET {updates}",
+                (stage, model, *counts.values()),
             )
 
     def usage(self) -> list[dict[str, Any]]:
         with self._lock:
-            cursor = self._db.execute(
-                "SELECT stage, model, calls, cached_calls, prompt_tokens, completion_tokens"
-                " FROM usage ORDER BY stage, model"
-            )
+            cursor = self._db.execute(f"SELECT {_USAGE_COLUMNS} FROM usage ORDER BY stage, model")
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
