@@ -184,6 +184,19 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     return out
 
 
+# "...号：" (门诊号, 住院号, 病案号 ...) is a record number whatever OCR made of the words
+# before it (门诊号 read as 内诊号 is still a number field).
+NUMBERED_FIELD = re.compile(r"号\s*[:：]?\s*([A-Za-z]{0,3}\d[\dA-Za-z-]{5,})")
+
+
+def numbered_field_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+    return [
+        text_box(line, match.start(1), match.end(1), "text", "ID")
+        for line in lines
+        for match in NUMBERED_FIELD.finditer(line.text)
+    ]
+
+
 def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
     """Handwriting OCR cannot read sits right of labels such as 检验者： or 医师签名：."""
     out: list[ImageBox] = []
@@ -475,6 +488,7 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes += film_overlay_boxes(lines, width, height)
     else:
         boxes += flagged_text_boxes(lines)
+        boxes += numbered_field_boxes(lines)
         boxes += signature_boxes(lines, width)
     boxes += code_boxes(rgb)
     # A rendered report is as flat as a screenshot; a photographed one is a photo with text.
