@@ -1,8 +1,9 @@
 """De-identification measured on an evaluation set this code base did not generate.
 
-The text set (benchmarks/deid_evalset/, made by ``make.py`` from Faker and mimesis identities in
-two separately written phrasing families) has a dev half, the only one rules were tuned on, and
-a test half, which the README reports. For each half it prints, per identifier type:
+The text set (benchmarks/deid_evalset/, made by ``make.py`` and ``make_cd.py``, two separately
+written generators, from Faker and mimesis identities in disjoint dev/test phrasing families)
+has a dev half, the only one rules were tuned on, and a test half, which the README reports.
+For each half it prints, per identifier type:
 
 * recall: the share of true identifiers whose characters are at least 90% masked (any type:
   what matters for privacy), and the share also given the right type;
@@ -88,7 +89,12 @@ class Tally:
 
 def load(split: str) -> list[Row]:
     rows = []
-    for line in (SET / f"{split}.jsonl").read_text(encoding="utf-8").splitlines():
+    lines = [
+        line
+        for path in sorted(SET.glob(f"{split}*.jsonl"))  # make.py's and make_cd.py's rows
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    for line in lines:
         raw = json.loads(line)
         truth = [
             Span(

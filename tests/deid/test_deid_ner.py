@@ -53,6 +53,29 @@ def test_vetoes_keep_clinical_and_everyday_words(text: str) -> None:
 
 def test_generic_hospital_mentions_are_kept() -> None:
     assert _found("去县人民医院看看，或者找个正规医院") == {}
+    assert _found("去人民医院住院") == {}
+
+
+def test_a_dotted_name_takes_back_the_syllable_the_model_split_off() -> None:
+    assert _found("患者买买提·艾力咳嗽一周") == {"买买提·艾力": EntityType.NAME}
+
+
+@pytest.mark.parametrize(
+    ("text", "hospital"),
+    [("之前在湘雅就诊过", "湘雅"), ("去年去华西住院", "华西"), ("去协和看病", "协和")],
+)
+def test_short_hospital_names_before_care_words_without_the_care_word(
+    text: str, hospital: str
+) -> None:
+    assert _found(text) == {hospital: EntityType.HOSPITAL}
+
+
+def test_cities_stay_and_known_districts_go() -> None:
+    assert _found("北京市朝阳区双井街道") == {
+        "朝阳区": EntityType.ADDRESS,
+        "双井街道": EntityType.ADDRESS,
+    }
+    assert _found("我在上海看病，在北京住院") == {}
 
 
 def test_batched_viterbi_equals_per_sequence_decoding() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +31,24 @@ LimitOption = Annotated[
     typer.Option("--limit", min=1, help="Only the first N units by id (a trial run)."),
 ]
 
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print the calls this would make per agent (to make vs answered from the cache), "
+        "estimated prompt tokens, the max_tokens bound and the cost if the YAML has prices; "
+        "call no model, write nothing.",
+    ),
+]
+DebugCallsOption = Annotated[
+    bool,
+    typer.Option(
+        "--debug-calls",
+        help="Keep the raw text of replies that failed validation in the run store (table "
+        "llm_rejected) and show them in the failure summary. May hold patient text.",
+    ),
+]
+
 
 @contextmanager
 def user_errors() -> Iterator[None]:
@@ -48,10 +66,22 @@ def print_error(message: str) -> None:
     console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
 
 
-def report_failures(errors: Iterable[str], what: str) -> int:
+def print_dry_run(client: object, resumed: int) -> None:
+    """The plan a ``DryRunClient`` collected, after the units the store already holds."""
+    from rich.markup import escape
+
+    console.print(f"units already done (resumed, no calls): {resumed}")
+    for line in client.lines():  # type: ignore[attr-defined]
+        console.print(escape(line), soft_wrap=True)
+
+
+def report_failures(
+    errors: Iterable[str], what: str, raw: Sequence[tuple[str, str, str]] = ()
+) -> int:
     """Print failures grouped by reason, each group with its fix; return how many there were.
 
     Callers exit non-zero when this is not 0, so scripts notice work that is still missing.
+    ``raw``: (task, model, text) of rejected replies, shown only when ``--debug-calls`` asked.
     """
     from rich.markup import escape
 
@@ -64,4 +94,13 @@ def report_failures(errors: Iterable[str], what: str) -> int:
     for group in groups:
         console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
         console.print(f"    e.g. {escape(group.example[:200])}")
+    show_rejected(raw)
     return total
+
+
+def show_rejected(raw: Sequence[tuple[str, str, str]]) -> None:
+    """The raw replies ``--debug-calls`` kept, one line each (cut at 500 characters)."""
+    if raw:
+        console.print(f"{len(raw)} raw replies that failed validation (kept in the run store):")
+    for task, model, text in raw:
+        console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
     ModelOption,
     ModelsConfigOption,
     console,
@@ -102,6 +103,7 @@ def run_command(
             help="Ask again for empty replies and for verdicts still malformed after retries.",
         ),
     ] = False,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
@@ -128,7 +130,9 @@ def run_command(
         except DUANotAccepted as exc:
             raise ValueError(str(exc)) from None
         with store:
+            store.cache.keep_rejected = debug_calls
             outcome = run_evaluation(store, settings)
+            raw = store.cache.rejected_now
     if benchmark is not None:
         version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
         console.print(
@@ -146,7 +150,7 @@ def run_command(
     errors = list(outcome.responses.errors.values())
     for score in outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)
-    failed = report_failures(errors, "calls")
+    failed = report_failures(errors, "calls", raw)
     if failed or outcome.incomplete:
         console.print(
             "rerun to retry transient failures; --retry-failed also asks again for "

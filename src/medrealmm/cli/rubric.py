@@ -11,10 +11,13 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    DebugCallsOption,
+    DryRunOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     report_failures,
     user_errors,
 )
@@ -45,7 +48,12 @@ def _open(run: Path, *, writer: bool = False) -> RunStore:
     return RunStore(run, writer=writer, create=False)
 
 
-def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) -> None:
+def _report(
+    stats: RunStats,
+    what: str,
+    recorded: dict[str, str] | None = None,
+    raw: list[tuple[str, str, str]] | None = None,
+) -> None:
     """One line of counts that agree with the failures listed after it; exit 1 if any.
 
     ``recorded``: failures the stage stored as rows (its units then count as run, not ok).
@@ -56,7 +64,7 @@ def _report(stats: RunStats, what: str, recorded: dict[str, str] | None = None) 
     console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
     for key in sorted([*stats.errors, *recorded]):
         console.print(f"  [red]{key}[/red]")
-    if report_failures([*stats.errors.values(), *recorded.values()], "units"):
+    if report_failures([*stats.errors.values(), *recorded.values()], "units", raw or ()):
         raise typer.Exit(1)
 
 
@@ -71,25 +79,40 @@ def generate(
     ] = 500,
     images: ImagesOption = True,
     limit: LimitOption = None,
+    dry_run: DryRunOption = False,
+    debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
 
     Adds the case's length limit as a rule-based criterion and flags criteria worded too
     closely to the online reply. Resumable: finished instances are skipped.
     """
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import generate_all
+    from medrealmm.store.scratch import scratch_run
 
-    with user_errors(), _open(run, writer=True) as store:
+    with (
+        user_errors(),
+        scratch_run(run, enabled=dry_run) as run_dir,
+        _open(run_dir, writer=True) as store,
+    ):
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         unmasked = unmasked_instances(store, "rubric generate")
         client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        if dry_run:
+            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
+        store.cache.keep_rejected = debug_calls
         stats = run_with_client(
             client,
             lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
         )
         failures = store.failures(stages.RUBRIC_ROUND)
-    _report(stats, f"rubric round 0 ({client.name})", failures)
+    if dry_run:
+        print_dry_run(client, stats.skipped)
+        return
+    _report(stats, f"rubric round 0 ({client.name})", failures, store.cache.rejected_now)
 
 
 @rubric_app.command("export-round")

@@ -24,6 +24,15 @@ SINGLE_SURNAMES = (
     "屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧"
     "闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
 )
+# Rarer Hundred-Family surnames: many are ordinary words too, so only a context cue (a title
+# after, a form label or 我叫 before) makes them a name, never the tagger alone.
+RARE_SURNAMES = (
+    "狄融巢伊经干牧满危元步竺奉惠郗班仰秋暴厉戎祖束幸韶郜蓟薄邰鄂索咸籍赖蔺屠阴胥苍闻莘贡劳"
+    "逄扶堵宰郦雍璩濮寿扈燕冀郏浦习宦鱼容慎戈庾暨衡弘匡禄阙殳沃蔚越夔厍晁勾訾阚鞠须丰蒯荆权"
+    "逯盖桓於钮嵇虞邴乜缑亢况郝鲜储汲邸糜松井富乌焦巴弓隗山谈宋茅庞熊纪舒屈项祝董梁杜阮"
+)
+_RARE_ONLY = "".join(sorted(set(RARE_SURNAMES) - set(SINGLE_SURNAMES)))
+SINGLE_SURNAMES += _RARE_ONLY
 COMPOUND_SURNAMES = words(
     "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫 "
     "司空 闻人 呼延 万俟 独孤 百里 东郭 西门 钟离 宗政 濮阳 淳于 单于 太叔 申屠 公冶 仲孙 "
@@ -51,8 +60,15 @@ BEFORE_CUES = (
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
-_BEFORE_RE = re.compile(rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}})")
-_AFTER_RE = re.compile(rf"(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES})")
+# After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
+_BEFORE_RE = re.compile(
+    rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
+    rf"(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
+)
+# A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
+_AFTER_RE = re.compile(rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))")
+# Words that end right before a name or would be read as its start: 谢谢张主任, 感谢李医生.
+_LEAD_INS = frozenset(words("谢谢 感谢 多谢 致谢 麻烦 辛苦 问问 请问 找找 上午 下午 晚上"))
 
 
 _LOCK = threading.Lock()
@@ -82,7 +98,22 @@ def _common(tag: str | None) -> bool:
     return tag is not None and not tag.startswith("nr")
 
 
+# Herbs, drugs, brands and diseases that begin with a surname character and that jieba's
+# dictionary tags as person names (杨梅/nr, 何首乌/nr, 金银花/nr): clinical words, never names.
+CLINICAL_LEXICON = frozenset(
+    words(
+        "杨梅 杨梅舌 王老吉 马应龙 葛根 龙胆 何首乌 牛黄 金银花 黄连 黄连素 黄芪 黄芩 黄柏 黄精 "
+        "当归 白术 白芍 白芷 白及 白果 柴胡 连翘 杜仲 党参 丁香 丁桂儿 桂枝 陈皮 甘草 石膏 石榴 "
+        "石决明 石淋 龙骨 龙眼 马齿苋 马兜铃 牛膝 牛蒡 钟乳石 薄荷 丹参 丹皮 苏叶 苏子 杏仁 桑叶 "
+        "桑葚 藿香 高良姜 干姜 秦艽 防风 羌活 独活 安宫 雷公藤 车前子 车前草 谷芽 麦芽 麦冬 沙参 "
+        "贝母 川贝 夏枯草 罗汉果 余甘子 郁金 芦荟 艾叶 艾草 花椒 白癜风 白内障 白血病"
+    )
+)
+
+
 def is_common_word(word: str) -> bool:
+    if word in CLINICAL_LEXICON:
+        return True
     tag = _word_tags().get(word)
     return tag is not None and not tag.startswith("nr")
 
@@ -98,7 +129,11 @@ def trim_name(candidate: str) -> str:
     return candidate[:end]
 
 
-def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool = False) -> bool:
+def plausible_name(
+    text: str, start: int, end: int, *, allow_surname_only: bool = False, after_cue: bool = False
+) -> bool:
+    """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
+    across that boundary (老公|房 as 公房) is no evidence against the name."""
     name = text[start:end]
     if cut_drug_name(text, end):
         return False
@@ -110,11 +145,19 @@ def plausible_name(text: str, start: int, end: int, *, allow_surname_only: bool 
     if any(c in NAME_STOP for c in name[surname_len:]):
         return False
     # The surname must not end a word that starts before it (谢谢医生, 两周).
-    if start > 0 and is_common_word(text[start - 1 : start + 1]):
+    if not after_cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
         return False
     # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
     # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
+    if after_cue and len(name) == 2 and name[0] in "小老阿":
+        # A nickname right after a form label or 我叫: only a number after it (小于3岁) says
+        # it is a word.
+        return not text[end : end + 1].isdigit()
     for n in (2, 3, 4):
+        if text[start : start + n] in CLINICAL_LEXICON:
+            return False
+        if n == surname_len:
+            continue  # 上官/n is the surname itself
         tag = _word_tags().get(text[start : start + n])
         if tag is not None and not tag.startswith("nr") and tag not in _NAME_SAFE_TAGS:
             return False
@@ -136,7 +179,7 @@ class ContextNameRecognizer:
         for match in _BEFORE_RE.finditer(text):
             start = match.start("name")
             end = start + len(trim_name(match.group("name")))
-            if plausible_name(text, start, end):
+            if plausible_name(text, start, end, after_cue=True):
                 yield Span(
                     start=start,
                     end=end,
@@ -144,16 +187,21 @@ class ContextNameRecognizer:
                     text=text[start:end],
                     source=self.name,
                 )
+        best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in _AFTER_RE.finditer(text):
             start, end = match.span("name")
+            if end in best or _after_lead_in(text, start):
+                continue
             if plausible_name(text, start, end, allow_surname_only=True):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                best[end] = (start, end)
+        for start, end in best.values():
+            yield Span(
+                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
+            )
+
+
+def _after_lead_in(text: str, start: int) -> bool:
+    return text[max(0, start - 1) : start + 1] in _LEAD_INS or text[start : start + 2] in _LEAD_INS
 
 
 # Surnames that are far more often function words or word parts (和, 于, 向, 时, 全 …): only
@@ -161,7 +209,7 @@ class ContextNameRecognizer:
 AMBIGUOUS_SURNAMES = frozenset(
     "和于向常时明全应师安成关单路解查车项连农宗管盛曲游甘祝包宁尚符舒纪凌毕季戚景党宫费冷席卫"
     "米边仇商沙荣巫寇桑郎仲敖池麻迟万文易古谷柏司戴白艾麦毛康"
-)
+) | frozenset(_RARE_ONLY)
 _NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
 _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
 _SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")
@@ -407,8 +455,8 @@ class HandleAndNicknameRecognizer:
 _DRUG_CONTINUES = re.compile(
     f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,3}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片)"
-    "|[片丸散贴栓唑胺酮醇嗪啶])"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂)"
+    "|[片汤唑胺酮醇嗪啶])"
 )
 
 

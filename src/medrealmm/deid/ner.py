@@ -36,6 +36,7 @@ from medrealmm.deid.names import (
     COMPOUND_SURNAMES,
     NAME_STOP,
     SURNAME_RE,
+    _word_tags,
     cut_drug_name,
     is_common_word,
 )
@@ -238,6 +239,12 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return _name_span(text, start, end + 1)
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
+    if any(dot in text[start:end] for dot in _DOT):
+        # …and a syllable of a dotted name's first part (买|买提·艾力): take back up to three
+        # Han characters that never occur in names (者, 叫, 的 stop it).
+        floor = max(0, start - 3)
+        while start > floor and _HAN.match(text[start - 1]) and text[start - 1] not in NAME_STOP:
+            start -= 1
     name = text[start:end].rstrip(_DOT)
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
@@ -252,6 +259,45 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     return start, start + len(trimmed)
 
 
+# Care words: after a short organisation or place name they make it a hospital (在湘雅就诊,
+# 去华西住院); inside the model's span (华西住院) they are clinical text, not the name.
+_CARE = "看病|看的病|就诊|就医|住院|住过院|复查|挂号|挂的号|手术|治疗|看过|检查|门诊|急诊|出院|转院"
+_CARE_AFTER = re.compile(f"(?:{_CARE})")
+_CARE_TAIL = re.compile(f"(?:{_CARE})$")
+# Provinces, prefecture-level cities and the country before a district: kept by design.
+_ADMIN_PREFIX = re.compile(
+    "^(?:中国|[\u4e00-\u9fff]{1,7}?(?:特别行政区|自治区|自治州|省|地区|盟|市))+"
+)
+
+
+def _trim_care(text: str, start: int, end: int) -> tuple[int, bool]:
+    """The span's end without a trailing care word, and whether a care word follows it."""
+    tail = _CARE_TAIL.search(text, start, end)
+    if tail is not None and tail.start() - start >= 2:
+        return tail.start(), True
+    return end, _CARE_AFTER.match(text, end) is not None
+
+
+def _short_hospital(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A 2-4 character organisation right before a care word (去华西住院, 在协和看的)."""
+    end, cared = _trim_care(text, start, end)
+    name = text[start:end]
+    if not cared or not 2 <= len(name) <= 4 or _SUB_CITY.search(name) or not _HAN.match(name):
+        return None
+    if _TERM_END.search(name) or is_common_word(name) or _MEDICAL_ORG.search(name):
+        return None  # a name with a hospital word was judged by _hospital_span already
+    return start, end
+
+
+def _trim_place(text: str, start: int, end: int) -> tuple[int, int]:
+    return start, _trim_care(text, start, end)[0]
+
+
+def _organisation_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    end, _ = _trim_care(text, start, end)
+    return _hospital_span(text, start, end) or _short_hospital(text, start, end)
+
+
 def _hospital_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     name = text[start:end]
     if not _MEDICAL_ORG.search(name) or name.endswith("科"):
@@ -263,19 +309,35 @@ def _hospital_span(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def _place_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    prefix = _ADMIN_PREFIX.match(text[start:end])
+    if prefix is not None and end - start - prefix.end() >= 2:
+        start += prefix.end()  # 北京市朝阳区 -> 朝阳区: the city stays
     place = text[start:end]
     if not _SUB_CITY.search(place) or place in patterns._NOT_DISTRICTS:
         return None
-    if len(place) < 2 or is_common_word(place):
+    if len(place) < 2 or _common_place(place):
         return None
     return start, end
 
 
-_KINDS = {
-    "PER": (EntityType.NAME, _name_span),
-    "ORG": (EntityType.HOSPITAL, _hospital_span),
-    "LOC": (EntityType.ADDRESS, _place_span),
-}
+def _common_place(word: str) -> bool:
+    """An ordinary word, except that a district jieba knows as a place (海淀区/ns) is still
+    a district below city level."""
+    return is_common_word(word) and _word_tags().get(word) != "ns"
+
+
+def _classify(text: str, start: int, end: int, label: str) -> tuple[EntityType, int, int] | None:
+    """Our type and span for one model entity, or None where the vetoes drop it."""
+    kept: tuple[int, int] | None
+    if label == "PER":
+        kind, kept = EntityType.NAME, _name_span(text, start, end)
+    elif label == "ORG":
+        kind, kept = EntityType.HOSPITAL, _organisation_span(text, start, end)
+    else:  # the model tags some hospitals' short names as places (在湘雅就诊)
+        kind, kept = EntityType.HOSPITAL, _hospital_span(text, *_trim_place(text, start, end))
+        if kept is None:
+            kind, kept = EntityType.ADDRESS, _place_span(text, start, end)
+    return None if kept is None else (kind, *kept)
 
 
 @dataclass
@@ -296,8 +358,7 @@ class LacNerRecognizer:
         tagged = self._tagger.entities([text[a:b] for a, b in ranges])
         for (offset, _), entities in zip(ranges, tagged, strict=True):
             for start, end, label in entities:
-                kind, check = _KINDS[label]
-                kept = check(text, offset + start, offset + end)
+                kept = _classify(text, offset + start, offset + end, label)
                 if kept is not None:
-                    a, b = kept
+                    kind, a, b = kept
                     yield Span(start=a, end=b, type=kind, text=text[a:b], source=self.name)

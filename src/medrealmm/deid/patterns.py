@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
+from medrealmm.deid.names import AMBIGUOUS_SURNAMES, SURNAME_RE
 from medrealmm.deid.recognizer import RegexRecognizer
 from medrealmm.deid.spans import EntityType, words
 
@@ -230,20 +231,38 @@ FULL_DATE = RegexRecognizer(
     ],
     validate=_valid_numeric_date,
 )
+_CN_SMALL = "一二三四五六七八九十"
+# Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号), with a time.
 FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
     name="full_date_chinese_numerals",
     gate=re.compile("年"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            rf"[{_CN_DIGIT}]{{4}}年[一二三四五六七八九十]{{1,2}}月[一二三四五六七八九十]{{1,3}}[日号]"
+            rf"(?:[{_CN_DIGIT}]{{4}}|(?<!\d)(?:19|20)\d{{2}})\s*年\s*"
+            rf"(?:[{_CN_SMALL}]{{1,2}}|\d{{1,2}})\s*月\s*(?:[{_CN_SMALL}]{{1,3}}|\d{{1,2}})\s*[日号]"
+            + _TIME
         )
     ],
+)
+# Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits and a
+# valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
+SHORT_YEAR_DATE = RegexRecognizer(
+    name="short_year_date",
+    gate=re.compile(r"\d\d[./-]\d\d[./-]\d\d"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
+            r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
+        )
+    ],
+    validate=_valid_numeric_date,
 )
 
 # -- hospitals and clinics -----------------------------------------------------------
 _HOSPITAL_SUFFIX = (
-    "医院|诊所|卫生院|门诊部|保健院|保健所|医务室|卫生室|卫生所|齿科|卫生服务站|服务站|"
+    "医院|诊所|卫生院|门诊部|口腔门诊部?|保健院|保健所|医务室|卫生室|卫生所|齿科|卫生服务站|服务站|"
     "(?:卫生服务|医疗|体检|医学|康复|急救|诊疗|健康管理|透析|影像|妇幼保健)中心"
 )
 _HOSPITAL_RE = re.compile(
@@ -266,9 +285,16 @@ _GENERIC_ORG_WORDS = sorted(
 _GENERIC_ORG_RE = re.compile("|".join(_GENERIC_ORG_WORDS))
 
 
+_OWNER_RE = re.compile(rf"{SURNAME_RE}[氏记]?")
+_CLINIC_SUFFIXES = frozenset(words("诊所 门诊部 口腔门诊 口腔门诊部 齿科"))
+
+
 def _proper_hospital(match: re.Match[str]) -> EntityType | None:
     """A named institution, not a generic mention such as 当地医院 or 三甲医院."""
     rest = _GENERIC_ORG_RE.sub("", match.group("name"))
+    owner = _OWNER_RE.fullmatch(rest)
+    if owner and match.group("suffix") in _CLINIC_SUFFIXES and rest[0] not in AMBIGUOUS_SURNAMES:
+        return EntityType.HOSPITAL  # 李氏口腔门诊, 孟口腔诊所: a private clinic named by its owner
     if re.search(r"第[一二三四五六七八九十\d]+", match.group("name")):
         return EntityType.HOSPITAL
     return EntityType.HOSPITAL if len(rest) >= 2 else None
@@ -281,6 +307,23 @@ HOSPITAL = RegexRecognizer(
     validate=_proper_hospital,
     anchor=re.compile(_HOSPITAL_SUFFIX),
     reach=(20, 8),
+)
+
+# Colloquial short names (石桥人医, 东莞一院, 通辽妇幼, 福州中医): a place of 2-3 characters and
+# a short institution word, after a going-to cue or at the start of a document line, and
+# before what people do there; 看中医 or 去妇幼 alone has no place in front.
+_SHORT_SUFFIX = "人医|一院|二院|三院|四院|五院|附一|附二|附院|妇幼|中医"
+HOSPITAL_SHORT = RegexRecognizer(
+    name="hospital_short",
+    gate=re.compile(_SHORT_SUFFIX),
+    type=EntityType.HOSPITAL,
+    patterns=[
+        re.compile(
+            rf"(?:(?<=[在去到于离转])|(?<=住进)|^|(?<=[\s:：]))"
+            rf"{_cjk_proper(2, 3, HOSPITAL_STOP + '看找请县市区镇省')}(?:{_SHORT_SUFFIX})"
+            r"(?=看|住院|就诊|检查|复查|做|开|挂|的|拍|查|比较|很近|门诊|检验|收费|报告|医学|处方)"
+        )
+    ],
 )
 
 

@@ -20,13 +20,33 @@ def _shared_registry() -> Iterable[Recognizer]:
     return default_registry()
 
 
+# Full-width digits, letters and the symbols inside identifiers (１３８…, ＠, ．) read as ASCII:
+# one character for one, so offsets still point into the original text. Chinese punctuation
+# (：，（）) is left alone; the rules read it as it is.
+_HALF_WIDTH = (
+    {c: c - 0xFEE0 for c in range(0xFF10, 0xFF1A)}
+    | {
+        c: c - 0xFEE0
+        for c in [*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B), 0xFF0B, 0xFF0D, 0xFF0E]
+    }
+    | {0xFF0F: "/", 0xFF20: "@", 0x3000: " "}
+)
+
+
+def half_width(text: str) -> str:
+    return text.translate(_HALF_WIDTH)
+
+
 def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
     """Non-overlapping typed spans of ``text`` found by ``using`` (the default registry)."""
     if not text:
         return []
+    plain = half_width(text)
     found: list[Span] = []
     for recognizer in using if using is not None else _shared_registry():
-        found.extend(recognizer.find(text))
+        found.extend(recognizer.find(plain))
+    if plain != text:
+        found = [s.model_copy(update={"text": text[s.start : s.end]}) for s in found]
     return resolve_overlaps(found)
 
 
@@ -37,7 +57,7 @@ def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> 
     for recognizer in using if using is not None else _shared_registry():
         warm = getattr(recognizer, "prepare", None)
         if warm is not None:
-            warm([t for t in texts if t])
+            warm([half_width(t) for t in texts if t])
 
 
 def find_spans_in(

@@ -62,6 +62,16 @@ class LLMCache:
             " key TEXT PRIMARY KEY, task TEXT NOT NULL, client TEXT NOT NULL,"
             " completion TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
         )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS llm_rejected ("
+            " key TEXT NOT NULL, task TEXT NOT NULL, client TEXT NOT NULL, text TEXT NOT NULL,"
+            " created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
+        )
+        #: ``--debug-calls``: keep the raw text of replies that failed validation instead of
+        #: dropping it. Off by default: it may hold patient text (the store stays local).
+        self.keep_rejected = False
+        #: (task, client, text) kept by this process, for the failure summary.
+        self.rejected_now: list[tuple[str, str, str]] = []
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
@@ -80,6 +90,30 @@ class LLMCache:
     def delete(self, key: str) -> None:
         with self._lock:
             self._db.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
+
+    def reject(self, key: str) -> None:
+        """Drop an answer that failed validation; with ``keep_rejected`` keep its raw text."""
+        with self._lock:
+            if self.keep_rejected:
+                row = self._db.execute(
+                    "SELECT task, client, completion FROM llm_cache WHERE key = ?", (key,)
+                ).fetchone()
+                if row is not None:
+                    text = Completion.model_validate_json(row[2]).text
+                    self._db.execute(
+                        "INSERT INTO llm_rejected(key, task, client, text) VALUES (?,?,?,?)",
+                        (key, row[0], row[1], text),
+                    )
+                    self.rejected_now.append((row[0], row[1], text))
+            self._db.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
+
+    def rejected(self) -> list[tuple[str, str, str]]:
+        """Every kept (task, client, raw text), oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT task, client, text FROM llm_rejected ORDER BY rowid"
+            ).fetchall()
+        return [(str(t), str(c), str(x)) for t, c, x in rows]
 
     def __len__(self) -> int:
         with self._lock:
@@ -121,7 +155,7 @@ class CachedClient:
 
     def forget(self, request: ChatRequest) -> None:
         """Drop a cached answer that turned out unusable, so a later run asks again."""
-        self.cache.delete(self._key(request))
+        self.cache.reject(self._key(request))
         self.inner.forget(request)
 
     async def aclose(self) -> None:

@@ -1,0 +1,114 @@
+"""More kinds of miss from the second generator's dev half (examples written here, not taken
+from the set): mixed-numeral and short-year dates, full-width digits, surname-only names
+before a title, nicknames under form labels, owner-named clinics and colloquial hospital
+names, and herb/drug names that begin with a surname."""
+
+from __future__ import annotations
+
+import pytest
+
+from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.spans import EntityType
+from medrealmm.deid.text import find_spans
+
+
+def _masked(text: str) -> dict[str, EntityType]:
+    return {s.text: s.type for s in find_spans(text, rules_registry())}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("二〇一九年十月7日复查", "二〇一九年十月7日"),
+        ("入院 2017年九月30号 上午", "2017年九月30号"),
+        ("出院日期:11.03.27", "11.03.27"),
+        ("88-12-05 生", "88-12-05"),
+    ],
+)
+def test_mixed_numeral_and_short_year_dates(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.DATE
+
+
+@pytest.mark.parametrize("text", ["血钾 3.50-5.30 mmol/L", "版本 12.10.01b", "比值 1.5:1"])
+def test_ranges_and_versions_are_not_short_dates(text: str) -> None:
+    assert EntityType.DATE not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("手机１３９１２３４５６７８", "１３９１２３４５６７８", EntityType.PHONE),
+        ("门诊号：ＭＺ２０１９０００１２３", "ＭＺ２０１９０００１２３", EntityType.MRN),
+        ("邮箱ｌｉｎ＠１２６．ｃｏｍ", "ｌｉｎ＠１２６．ｃｏｍ", EntityType.EMAIL),
+    ],
+)
+def test_full_width_identifiers_keep_their_original_text(
+    text: str, value: str, kind: EntityType
+) -> None:
+    assert _masked(text).get(value) is kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("多谢蔡医生，药已经在吃了", "蔡"),
+        ("感谢欧阳主任", "欧阳"),
+        ("下周找狄大夫复诊", "狄"),
+        ("我的主治是巢主任", "巢"),
+    ],
+)
+def test_surname_before_a_title_after_thanks(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+def test_thanks_alone_is_not_a_name() -> None:
+    assert _masked("谢谢医生，谢谢您主任") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("缴款人：老郑  金额 30元", "老郑"),
+        ("病人是司徒静，胸闷", "司徒静"),
+        ("我爱人龚平在外地", "龚平"),
+    ],
+)
+def test_names_after_cues_and_labels(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+def test_a_nickname_cue_does_not_take_a_comparison() -> None:
+    assert _masked("患儿小于3个月时接种") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("在周氏齿科补的牙", "周氏齿科"),
+        ("之前在曹口腔诊所拔的牙", "曹口腔诊所"),
+        ("离湘潭人医比较近", "湘潭人医"),
+        ("在株洲一院住院", "株洲一院"),
+        ("岳阳妇幼检验报告", "岳阳妇幼"),
+    ],
+)
+def test_owner_named_clinics_and_colloquial_hospitals(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.HOSPITAL
+
+
+@pytest.mark.parametrize("text", ["去三甲医院和私立诊所都看过", "想去看中医", "在妇幼看的"])
+def test_generic_institutions_stay(text: str) -> None:
+    assert EntityType.HOSPITAL not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "每天泡点黄芪和当归喝",
+        "柴胡颗粒冲服，一日两次",
+        "医生说用车前子煮水",
+        "吃了两天保和丸，又加了龙胆泻肝丸",
+        "白芍配甘草，三剂",
+    ],
+)
+def test_herbs_starting_with_a_surname_are_kept(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()
