@@ -168,7 +168,7 @@ def plausible_name(
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
     across that boundary (老公|房 as 公房) is no evidence against the name."""
     name = text[start:end]
-    if cut_drug_name(text, end):
+    if cut_drug_name(text, end) or (not after_cue and taken_like_a_drug(text, start)):
         return False
     if start > 0 and text[start - 1] in _COUNTING and name[0] in _MEASURE_SURNAMES:
         return False  # 这张图, 两条: a measure word, not 张 or 条
@@ -508,5 +508,21 @@ _DRUG_CONTINUES = re.compile(
 )
 
 
+# A dose or a frequency right after (…0.5g, …每次2粒) or a taking verb right before (吃了…,
+# 继续…, 药品名称 …): whatever sits there is a medicine, whatever the dictionary says of it.
+_DOSE_AFTER = re.compile(
+    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|(?:一日|每日|每次|一天|每天)"
+    r"[一二三两四\d]?次?)",
+    re.IGNORECASE,
+)
+_TAKING_BEFORE = re.compile(
+    r"(?:吃了|吃的|吃过|服用|服了|喝了|继续|用了|外用|口服|药品名称|药名)\s*$"
+)
+
+
 def cut_drug_name(text: str, end: int) -> bool:
-    return _DRUG_CONTINUES.match(text, end) is not None
+    return _DRUG_CONTINUES.match(text, end) is not None or _DOSE_AFTER.match(text, end) is not None
+
+
+def taken_like_a_drug(text: str, start: int) -> bool:
+    return _TAKING_BEFORE.search(text, 0, start) is not None
