@@ -13,6 +13,7 @@ from medrealmm.deid.image import (
     film_overlay_boxes,
     image_kind,
     mask_image,
+    numbered_field_boxes,
     text_box,
 )
 from medrealmm.deid.metrics import covered
@@ -142,3 +143,10 @@ def test_barcodes_on_a_tilted_photo_are_decoded() -> None:
     masked[max(0, y0) : y1, max(0, x0) : x1] = 0
     # The centre of the turned symbol is covered.
     assert covered(masked, (330, 245, 370, 255))
+
+
+def test_a_numbered_field_is_masked_even_when_ocr_misreads_its_label() -> None:
+    line = _line((0, 0, 300, 20), "内诊号：134987948")
+    (item,) = numbered_field_boxes([line])
+    assert 60 <= item.box[0] <= 130 and item.box[2] >= 300  # the digits, not the label
+    assert numbered_field_boxes([_line((0, 0, 300, 20), "床号：12")]) == []

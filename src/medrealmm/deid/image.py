@@ -111,16 +111,30 @@ def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) 
     slice of the detector's quad on tilted text (its hull would black the lines around it)."""
     if not _tilted(line):
         return ImageBox(kind=kind, box=sub_box(line, start, end), label=label)
-    assert line.quad is not None
-    tl, tr, _, bl = (np.array(p, dtype=float) for p in line.quad[:4])
-    along, down = tr - tl, bl - tl
-    length, height = float(np.hypot(*along)) or 1.0, float(np.hypot(*down)) or 1.0
-    u, n = along / length, down / height
+    length, height = _quad_size(line)
     weights = [_char_weight(c) for c in line.text] or [1.0]
     total = sum(weights)
-    glyph, pad = height * 0.6, height * PAD
+    glyph = height * 0.6
     left = length * sum(weights[:start]) / total - glyph
     right = length * sum(weights[:end]) / total + glyph
+    return _slice(line, left, right, height * PAD, kind, label)
+
+
+def _quad_size(line: OcrLine) -> tuple[float, float]:
+    assert line.quad is not None
+    (ax, ay), (bx, by), _, (dx, dy) = line.quad[:4]
+    return float(np.hypot(bx - ax, by - ay)) or 1.0, float(np.hypot(dx - ax, dy - ay)) or 1.0
+
+
+def _slice(
+    line: OcrLine, left: float, right: float, pad: float, kind: str, label: str | None = None
+) -> ImageBox:
+    """The band of a tilted line's quad from ``left`` to ``right`` pixels along its baseline,
+    grown by ``pad`` above and below."""
+    assert line.quad is not None
+    tl, tr, _, bl = (np.array(p, dtype=float) for p in line.quad[:4])
+    length, height = _quad_size(line)
+    u, n = (tr - tl) / length, (bl - tl) / height
     corners = [
         tl + u * left - n * pad,
         tl + u * right - n * pad,
@@ -170,6 +184,19 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     return out
 
 
+# "...号：" (门诊号, 住院号, 病案号 ...) is a record number whatever OCR made of the words
+# before it (门诊号 read as 内诊号 is still a number field).
+NUMBERED_FIELD = re.compile(r"号\s*[:：]?\s*([A-Za-z]{0,3}\d[\dA-Za-z-]{5,})")
+
+
+def numbered_field_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+    return [
+        text_box(line, match.start(1), match.end(1), "text", "ID")
+        for line in lines
+        for match in NUMBERED_FIELD.finditer(line.text)
+    ]
+
+
 def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
     """Handwriting OCR cannot read sits right of labels such as 检验者： or 医师签名：."""
     out: list[ImageBox] = []
@@ -190,6 +217,12 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
         glyphs = sum(_char_weight(c) for c in line.text[:label_end])
         start = min(x1, x0 + int(glyphs * 0.5 * h))
         end = max(x1 + h, start + 8 * h)
+        if _tilted(line):
+            length, height = _quad_size(line)
+            left = glyphs * 0.5 * height
+            right = max(length + height, left + 8 * height)
+            out.append(_slice(line, left, right, height * 0.6, "signature"))
+            continue
         out.append(
             ImageBox(
                 kind="signature",
@@ -314,7 +347,7 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
             if not stamp and y + h > LOGO_BAND * height:
                 continue
             solid = float(np.mean(raw[y : y + h, x : x + w] > 0))
-            if solid > 0.85:
+            if solid > (0.6 if stamp else 0.85):
                 continue  # a filled block (bubble, highlight), not a mark
             # Ink strokes are thin: few pixels survive an erosion by a stroke half-width.
             thick = cv2.erode(raw[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
@@ -467,18 +500,19 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes += film_overlay_boxes(lines, width, height)
     else:
         boxes += flagged_text_boxes(lines)
+        boxes += numbered_field_boxes(lines)
         boxes += signature_boxes(lines, width)
     boxes += code_boxes(rgb)
     # A rendered report is as flat as a screenshot; a photographed one is a photo with text.
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += barcode_like_boxes(gray, lines)
-    if kind in ("document", "screenshot"):
+    if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += colour_mark_boxes(rgb, lines)
     # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo
     # pinned to a report); on pages the cascade's false positives sit on text, so those go.
     detector, faces = face_boxes(rgb)
-    if kind != "photo":
-        faces = [face for face in faces if _plausible_face(face.box, lines, width * height)]
+    if kind != "photo" or len(lines) >= 3:
+        faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":
@@ -505,11 +539,21 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     )
 
 
-def _plausible_face(box: Box, lines: list[OcrLine], page: int) -> bool:
-    if _area(box) > 0.3 * page:
+def _plausible_face(box: Box, lines: list[OcrLine], rgb: np.ndarray) -> bool:
+    """On pages the cascade fires on text and paper: a face is not text and has skin
+    (or is grey all over, as on a black-and-white print)."""
+    import cv2
+
+    height, width = rgb.shape[:2]
+    if _area(box) > 0.3 * width * height:
         return False
     inked = sum(_overlap(box, line.box) for line in lines)
-    return inked < 0.2 * max(1, _area(box))
+    if inked >= 0.2 * max(1, _area(box)):
+        return False
+    x0, y0, x1, y1 = _clip(box, width, height)
+    hsv = cv2.cvtColor(np.ascontiguousarray(rgb[y0:y1, x0:x1]), cv2.COLOR_RGB2HSV)
+    skin = (hsv[:, :, 0] <= 25) & (hsv[:, :, 1] >= 40) & (hsv[:, :, 2] >= 60)
+    return float(np.mean(skin)) >= 0.15 or float(np.mean(hsv[:, :, 1] < 40)) >= 0.9
 
 
 def box_coverage(rgb_masked: np.ndarray, box: Box) -> float:
