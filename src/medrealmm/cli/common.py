@@ -31,6 +31,15 @@ LimitOption = Annotated[
     typer.Option("--limit", min=1, help="Only the first N units by id (a trial run)."),
 ]
 
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print the calls this would make per agent (to make vs answered from the cache), "
+        "estimated prompt tokens, the max_tokens bound and the cost if the YAML has prices; "
+        "call no model, write nothing.",
+    ),
+]
 DebugCallsOption = Annotated[
     bool,
     typer.Option(
@@ -55,6 +64,15 @@ def print_error(message: str) -> None:
     """One line on stderr, never wrapped, with data-borne ``[markup]`` shown as written."""
     line = " ".join(message.split())
     console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+
+
+def print_dry_run(client: object, resumed: int) -> None:
+    """The plan a ``DryRunClient`` collected, after the units the store already holds."""
+    from rich.markup import escape
+
+    console.print(f"units already done (resumed, no calls): {resumed}")
+    for line in client.lines():  # type: ignore[attr-defined]
+        console.print(escape(line), soft_wrap=True)
 
 
 def report_failures(

@@ -12,10 +12,12 @@ from rich.table import Table
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     DebugCallsOption,
+    DryRunOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     show_rejected,
     user_errors,
 )
@@ -46,36 +48,52 @@ def run(
     ] = 1,
     limit: LimitOption = None,
     debug_calls: DebugCallsOption = False,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Mask corpus.sampled into corpus.deid, masked images under RUN_DIR/deid/.
 
     Refused until `corpus build` has written corpus.sampled (raw is never read).
-    Resumable: consultations already de-identified are skipped.
+    Resumable: consultations already de-identified are skipped. --dry-run masks on a scratch
+    copy (images included, so it takes as long as the rules do) to count the LLM pass's calls.
     """
     from medrealmm.deid.stage import run_deid_stage
     from medrealmm.engines import offload
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.store import RunStore, stages
+    from medrealmm.store.scratch import scratch_run
 
-    with user_errors(), RunStore(run_dir, writer=True, create=False) as store:
+    if dry_run and no_llm:
+        raise typer.BadParameter("--dry-run counts LLM calls; --no-llm makes none")
+    with (
+        user_errors(),
+        scratch_run(run_dir, enabled=dry_run) as folder,  # run_dir itself unless --dry-run
+        RunStore(folder, writer=True, create=False) as store,
+    ):
         client = (
             None
             if no_llm
             else open_client(model, models_config, store.cache, unmasked="deid LLM pass")
         )
+        if dry_run and client is not None:
+            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
         store.cache.keep_rejected = debug_calls
         with offload(engine, workers) as pool:
             stats = run_with_client(
                 client,
                 lambda client: run_deid_stage(
                     store,
-                    run_dir,
+                    folder,
                     client,
                     concurrency=max(concurrency, 2 * pool.workers),
                     offload=pool,
                     limit=limit,
                 ),
             )
+        if dry_run:
+            print_dry_run(client, stats.skipped)
+            return
         console.print(
             f"corpus.deid: {store.count(stages.CORPUS_DEID)} consultations "
             f"({stats.done} new, {stats.skipped} already done, {stats.failed} failed)"

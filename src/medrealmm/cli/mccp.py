@@ -10,10 +10,12 @@ import typer
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     DebugCallsOption,
+    DryRunOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     show_rejected,
     user_errors,
 )
@@ -64,6 +66,7 @@ def extract(
         ),
     ] = stages.CORPUS_DEID,
     limit: LimitOption = None,
+    dry_run: DryRunOption = False,
     debug_calls: DebugCallsOption = False,
 ) -> None:
     """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
@@ -74,15 +77,25 @@ def extract(
     to OUT/mccp/{instances,discarded}.jsonl. Safe to rerun: finished consultations are reused.
     """
     from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.llm.egress import UNMASKED_STAGES
     from medrealmm.llm.session import open_client, run_with_client
     from medrealmm.mccp import export_outputs, load_taxonomy, run_mccp
+    from medrealmm.mccp.extract import finished_consultations
+    from medrealmm.store.scratch import scratch_run
 
-    with user_errors(), RunStore(out, writer=True) as store:
+    with (
+        user_errors(),
+        scratch_run(out, enabled=dry_run, must_exist=False) as run_dir,
+        RunStore(run_dir, writer=True) as store,
+    ):
         _load_corpus(store, corpus)
         spec = resolve_spec(model, models_config)
         unmasked = f"mccp extract --from {source}" if source in UNMASKED_STAGES else None
         client = open_client(spec, models_config, store.cache, unmasked=unmasked)
+        if dry_run:
+            client = DryRunClient(client, spec, store.cache)
+            resumed = len(finished_consultations(store))
         store.cache.keep_rejected = debug_calls
         summary = run_with_client(
             client,
@@ -97,6 +110,9 @@ def extract(
                 limit=limit,
             ),
         )
+        if dry_run:
+            print_dry_run(client, resumed)
+            return
         instances, discarded = export_outputs(store, out / "mccp")
     if client.is_baseline:
         console.print("[yellow]agents ran on the offline baseline (rules, not a model)[/yellow]")

@@ -12,10 +12,12 @@ from rich.table import Table
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     DebugCallsOption,
+    DryRunOption,
     LimitOption,
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     report_failures,
     user_errors,
 )
@@ -77,6 +79,7 @@ def generate(
     ] = 500,
     images: ImagesOption = True,
     limit: LimitOption = None,
+    dry_run: DryRunOption = False,
     debug_calls: DebugCallsOption = False,
 ) -> None:
     """Generate round 0 (Generator phi_R(x, y_orig)) for every MCCP instance without one.
@@ -84,19 +87,31 @@ def generate(
     Adds the case's length limit as a rule-based criterion and flags criteria worded too
     closely to the online reply. Resumable: finished instances are skipped.
     """
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import generate_all
+    from medrealmm.store.scratch import scratch_run
 
-    with user_errors(), _open(run, writer=True) as store:
+    with (
+        user_errors(),
+        scratch_run(run, enabled=dry_run) as run_dir,
+        _open(run_dir, writer=True) as store,
+    ):
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         unmasked = unmasked_instances(store, "rubric generate")
         client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        if dry_run:
+            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
         store.cache.keep_rejected = debug_calls
         stats = run_with_client(
             client,
             lambda c: generate_all(store, c, settings, concurrency=concurrency, limit=limit),
         )
         failures = store.failures(stages.RUBRIC_ROUND)
+    if dry_run:
+        print_dry_run(client, stats.skipped)
+        return
     _report(stats, f"rubric round 0 ({client.name})", failures, store.cache.rejected_now)
 
 
