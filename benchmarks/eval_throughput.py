@@ -4,7 +4,8 @@ A loopback server (its own process, so its CPU is not counted as ours) answers e
 after a fixed latency L and admits N at once, so the ideal rate is N / L calls per second.
 In one run, for each N, the same C grader calls are made by:
 
-- the harness: ``run_eval`` grading C criteria (store, cache, structured output, scoring);
+- the harness: ``run_eval`` grading C criteria (store, cache, structured output, scoring),
+  once on each transport (``openai-sdk`` and the lean ``http``);
 - the bare async SDK: ``AsyncOpenAI.chat.completions.create`` with N in flight;
 - a simple-evals-style thread pool: the sync SDK in a ``ThreadPoolExecutor`` of N threads.
 
@@ -45,6 +46,7 @@ from medrealmm.evaluate import (
 )
 from medrealmm.llm import ChatRequest, render_messages
 from medrealmm.llm.openai_compat import OpenAICompatibleClient
+from medrealmm.llm.transport import TRANSPORTS
 from medrealmm.schema import Criterion, Event, Instance, Rubric, Sender
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
@@ -112,8 +114,11 @@ def fill(store: RunStore, criteria: int) -> None:
         store.put(stages.RUBRIC_ROUND, f"{instance.id}#00", rubric)
 
 
-def write_config(folder: Path, base_url: str, concurrency: int) -> Path:
+def write_config(
+    folder: Path, base_url: str, concurrency: int, transport: str = "openai-sdk"
+) -> Path:
     spec = {
+        "transport": transport,
         "name": "bench-judge",
         "model": "bench-judge",
         "base_url": base_url,
@@ -150,9 +155,9 @@ def measure(run: Callable[[], int]) -> tuple[int, float, float]:
     return calls, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def harness(folder: Path, base_url: str, n: int, criteria: int) -> int:
-    config = write_config(folder, base_url, n)
-    with RunStore(folder / f"harness-{n}") as store:
+def harness(folder: Path, base_url: str, n: int, criteria: int, transport: str) -> int:
+    config = write_config(folder, base_url, n, transport)
+    with RunStore(folder / f"harness-{n}-{transport}") as store:
         fill(store, criteria)
         outcome = run_evaluation(store, settings(config))
     return outcome.verdicts.done
@@ -198,12 +203,17 @@ def load() -> str:
 
 def side_by_side(folder: Path, args: argparse.Namespace) -> None:
     print(f"{args.criteria} grader calls per side, L = {1000 * args.latency:.0f} ms; {load()}")
-    print(f"{'N':>4} {'client':<28} {'calls/s':>9} {'of ideal':>9} {'CPU ms/call':>12}")
+    print(f"{'N':>4} {'client':<32} {'calls/s':>9} {'of ideal':>9} {'CPU ms/call':>12}")
     for n in args.concurrency:
         ideal = n / args.latency
         with server_process(args.latency, n) as base_url:
             sides = {
-                "harness (run_evaluation)": partial(harness, folder, base_url, n, args.criteria),
+                **{
+                    f"harness ({transport} transport)": partial(
+                        harness, folder, base_url, n, args.criteria, transport
+                    )
+                    for transport in TRANSPORTS
+                },
                 "bare async SDK": partial(bare_sdk, base_url, n, args.criteria),
                 "thread pool (simple-evals)": partial(thread_pool, base_url, n, args.criteria),
             }
@@ -211,7 +221,7 @@ def side_by_side(folder: Path, args: argparse.Namespace) -> None:
                 calls, wall, cpu = measure(side)
                 rate = calls / wall
                 print(
-                    f"{n:>4} {name:<28} {rate:>9.1f} {rate / ideal:>9.3f} "
+                    f"{n:>4} {name:<32} {rate:>9.1f} {rate / ideal:>9.3f} "
                     f"{1000 * cpu / max(calls, 1):>12.2f}"
                 )
     print("goal: harness >= 0.9 of ideal at N=16, >= 0.85 at N=64, <= 1.5 ms CPU per call")

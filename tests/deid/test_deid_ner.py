@@ -24,10 +24,20 @@ def _found(text: str) -> dict[str, EntityType]:
         ("麻烦转告司徒建华，明早八点抽血", "司徒建华"),
         ("刚才小雯问你药怎么吃", "小雯"),
         ("多谢周晓峰大夫耐心解答", "周晓峰"),
+        ("他叫买买提·艾力，今年五十岁", "买买提·艾力"),
+        ("我爸买买提·艾力也有高血压", "买买提·艾力"),
+        ("上官婉儿来复诊了", "上官婉儿"),
+        ("王主任说先吃黄连素", "王"),
     ],
 )
 def test_finds_names_no_rule_anchors(text: str, name: str) -> None:
     assert _found(text).get(name) is EntityType.NAME
+
+
+def test_a_city_heading_a_district_stays_unmasked() -> None:
+    found = _found("家住四川省成都市武侯区玉林街道，市场路那边")
+    assert found.get("武侯区") is EntityType.ADDRESS
+    assert not any("成都" in s or "四川" in s for s in found)
 
 
 def test_medical_institutions_and_sub_city_places_only() -> None:
@@ -45,6 +55,9 @@ def test_medical_institutions_and_sub_city_places_only() -> None:
         "皮肤科和内分泌科都看过了，说是湿疹",
         "今天好一点，前天夜里烧到三十九度",
         "一家人平平安安最重要",
+        "高血压吃了金银花和王老吉",
+        "平安保险能报销吗",
+        "挂了心内科和内分泌科的号，住在成都市，江苏人",
     ],
 )
 def test_vetoes_keep_clinical_and_everyday_words(text: str) -> None:

@@ -89,3 +89,45 @@ def test_names_by_form_label_handle_nickname_dot_and_kinship(text: str, value: s
 )
 def test_measure_words_drug_fragments_and_ordinary_words_are_not_names(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("检验人：竺晓峰\t标本：静脉血", "竺晓峰"),
+        ("受检者 卜雨桐 性别 女", "卜雨桐"),
+        ("开单医生:晁明性别:男", "晁明"),
+    ],
+)
+def test_a_form_label_makes_any_surname_a_name(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("我是蔺晓燕，想问下报告", "蔺晓燕"), ("我爸宓国梁在输液", "宓国梁")],
+)
+def test_rarer_surnames_after_a_cue(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text", ["姓名：未填\t性别：男", "我是元旦那天开始发烧的", "签名：已阅", "黄老吉凉茶喝了没用"]
+)
+def test_labels_and_cues_do_not_turn_words_into_names(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()
+
+
+def test_a_one_character_town_after_its_county() -> None:
+    found = " ".join(
+        s for s, t in _masked("住在平山县岗镇南坪村").items() if t is EntityType.ADDRESS
+    )
+    assert "岗镇" in found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("在宜昌妇幼保健院生的", "宜昌妇幼保健院"), ("去HKL口腔诊所洗牙", "HKL口腔诊所")],
+)
+def test_place_led_and_latin_branded_institutions(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.HOSPITAL

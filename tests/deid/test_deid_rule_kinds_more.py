@@ -112,3 +112,15 @@ def test_generic_institutions_stay(text: str) -> None:
 )
 def test_herbs_starting_with_a_surname_are_kept(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize("text", ["晚饭后服用党参 10g", "继续喝了罗布麻茶", "药名 桂林西瓜霜"])
+def test_what_is_taken_or_dosed_is_a_medicine(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("我叫韩梅，吃了药", "韩梅"), ("韩雪8岁，发烧", "韩雪")]
+)
+def test_names_near_medicine_words_still_count(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME

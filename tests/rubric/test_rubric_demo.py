@@ -71,6 +71,7 @@ def test_cli_round_trip(tmp_path: Path, tinea_instance: Instance, demo_dir: Path
     line["items"] = [{"type": "wrong_weight", "criterion_id": "c01", "weight": 11}]
     feedback.write_text(json.dumps(line) + "\n", encoding="utf-8")
     assert "1 to refine" in invoke("import-feedback", str(run), str(feedback), "--reviewer", "dr")
+    assert "rubric.refiner: 1 calls to make" in invoke("refine", str(run), "--dry-run")
     assert "1 done" in invoke("refine", str(run))
     shown = invoke("status", str(run), "--instance", tinea_instance.id)
     assert "round 1" in shown and "weight +8 -> +11" in shown

@@ -66,11 +66,13 @@ def print_error(message: str) -> None:
     console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
 
 
-def print_dry_run(client: object, resumed: int) -> None:
-    """The plan a ``DryRunClient`` collected, after the units the store already holds."""
+def print_dry_run(client: object, resumed: int | None) -> None:
+    """The plan a ``DryRunClient`` collected, after the units the store already holds
+    (``None``: already printed, for the second model of one run)."""
     from rich.markup import escape
 
-    console.print(f"units already done (resumed, no calls): {resumed}")
+    if resumed is not None:
+        console.print(f"units already done (resumed, no calls): {resumed}")
     for line in client.lines():  # type: ignore[attr-defined]
         console.print(escape(line), soft_wrap=True)
 

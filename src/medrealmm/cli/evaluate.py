@@ -15,9 +15,11 @@ from rich.table import Table
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     DebugCallsOption,
+    DryRunOption,
     ModelOption,
     ModelsConfigOption,
     console,
+    print_dry_run,
     report_failures,
     user_errors,
 )
@@ -104,6 +106,7 @@ def run_command(
         ),
     ] = False,
     debug_calls: DebugCallsOption = False,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Generate replies with MODEL ('online' scores the original physician reply), grade
     every criterion with the grader, and store case scores. Rerun to resume: finished
@@ -130,6 +133,13 @@ def run_command(
         except DUANotAccepted as exc:
             raise ValueError(str(exc)) from None
         with store:
+            if dry_run:
+                from medrealmm.evaluate.dryrun import plan_evaluation
+
+                clients, resumed = plan_evaluation(store, settings)
+                for i, client in enumerate(clients):
+                    print_dry_run(client, None if i else resumed)
+                return
             store.cache.keep_rejected = debug_calls
             outcome = run_evaluation(store, settings)
             raw = store.cache.rejected_now

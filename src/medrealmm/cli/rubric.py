@@ -168,19 +168,32 @@ def refine(
     concurrency: ConcurrencyOption = 8,
     max_rounds: MaxRoundsOption = 3,
     images: ImagesOption = True,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Run the Refiner phi'_R(x, R^(k), F^(k)) on every round with non-empty feedback,
     writing round k+1 (up to --max-rounds). The Refiner never sees the online reply."""
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import refine_all
+    from medrealmm.store.scratch import scratch_run
 
-    with user_errors(), _open(run, writer=True) as store:
+    with (
+        user_errors(),
+        scratch_run(run, enabled=dry_run) as folder,  # run itself unless --dry-run
+        _open(folder, writer=True) as store,
+    ):
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
         unmasked = unmasked_instances(store, "rubric refine")
         client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        if dry_run:
+            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
         stats = run_with_client(
             client, lambda c: refine_all(store, c, settings, concurrency=concurrency)
         )
+    if dry_run:
+        print_dry_run(client, stats.skipped)
+        return
     _report(stats, f"rubric refinement ({client.name})")
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import io
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -324,10 +324,22 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
     return out
 
 
-@cache
+_THREAD = threading.local()
+
+
 def face_backend() -> tuple[str, object | None]:
     """Haar cascade where OpenCV still ships one; else a YuNet model named by
-    ``MEDREALMM_FACE_MODEL``; else none (and photos are flagged for manual review)."""
+    ``MEDREALMM_FACE_MODEL``; else none (and photos are flagged for manual review).
+
+    One detector per thread: OpenCV's detectors keep per-call scratch state, and one shared
+    by the image workers' threads fails inside OpenCV (getScaleData assertions)."""
+    backend = getattr(_THREAD, "face", None)
+    if backend is None:
+        backend = _THREAD.face = _new_face_backend()
+    return backend
+
+
+def _new_face_backend() -> tuple[str, object | None]:
     import cv2
 
     cascade_dir = getattr(getattr(cv2, "data", None), "haarcascades", "")

@@ -60,10 +60,38 @@ BEFORE_CUES = (
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
+# Rarer surnames of the Hundred Family list: after a cue only (我是满…, 我妈牧…), never alone,
+# because as bare characters they are mostly ordinary words.
+RARE_SURNAMES = "".join(
+    sorted(
+        set(
+            "赖仝亓堵幸帅揭逯晋楚闻茅蔺储芮仉綦羊訾汲邴糜井富巴弓牧隗仰秋伊暴钭厉戎祖束韶郜"
+            "蓟薄印宿怀邰鄂索咸籍屠阴郁胥苍莘贡劳逄扶宰郦雍却璩濮寿扈燕冀郏浦别充慕茹习宦"
+            "鱼容慎戈庾暨衡步耿满弘匡寇禄阙殳沃蔚夔隆厍晁勾融阚乜鞠须巢蒯荆竺权盖桓元危惠"
+            "酆宓邸贝臧计伏谈强支昝经裘干宣贲杭洪诸钮嵇滑荀於羿乌"
+        )
+        - set(SINGLE_SURNAMES)
+    )
+)
+_ANY_SURNAME_RE = f"(?:{SURNAME_RE}|[{RARE_SURNAMES}])"
+# On a form (report, prescription, invoice) the label says the value is a person, whatever
+# the surname: any two to four characters up to the next separator or label.
+FORM_LABELS = (
+    "姓名|患者姓名|病人姓名|送检医生|送检医师|申请医生|申请医师|开单医生|开方医生|报告医生|"
+    "检验者|检验人|检验医师|审核者|审核人|审核医师|复核者|复核人|受检者|受检人|交款人|缴款人|"
+    "就诊人|收款人|领药人|收件人|联系人|签名|医师签名|报告人|操作者|记录者|配药人|发药人"
+)
+_NEXT_FIELD = "性别|年龄|科室|床号|病区|电话|联系|住院|门诊|日期|时间|编号|单位|诊断"
+_NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
+_BLANK_VALUE = frozenset("未无不空略待见同")
+_LABEL_RE = re.compile(
+    rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
+    rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
+)
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
 _BEFORE_RE = re.compile(
     rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
-    rf"(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
+    rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
 )
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
 _AFTER_RE = re.compile(rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))")
@@ -96,6 +124,11 @@ def _word_tags() -> dict[str, str]:
 
 def _common(tag: str | None) -> bool:
     return tag is not None and not tag.startswith("nr")
+
+
+def word_tag(word: str) -> str | None:
+    """jieba's part-of-speech tag for a dictionary word, None for an unknown one."""
+    return _word_tags().get(word)
 
 
 # Herbs, drugs, brands and diseases that begin with a surname character and that jieba's
@@ -135,7 +168,7 @@ def plausible_name(
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
     across that boundary (老公|房 as 公房) is no evidence against the name."""
     name = text[start:end]
-    if cut_drug_name(text, end):
+    if cut_drug_name(text, end) or (not after_cue and taken_like_a_drug(text, start)):
         return False
     if start > 0 and text[start - 1] in _COUNTING and name[0] in _MEASURE_SURNAMES:
         return False  # 这张图, 两条: a measure word, not 张 or 条
@@ -144,6 +177,8 @@ def plausible_name(
         return False
     if any(c in NAME_STOP for c in name[surname_len:]):
         return False
+    if _word_tags().get(name) == "t":
+        return False  # 元旦, 春节: a time word is the whole candidate, not a part of it
     # The surname must not end a word that starts before it (谢谢医生, 两周).
     if not after_cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
         return False
@@ -179,6 +214,11 @@ class ContextNameRecognizer:
         for match in _BEFORE_RE.finditer(text):
             start = match.start("name")
             end = start + len(trim_name(match.group("name")))
+            if text[start] in RARE_SURNAMES and word_tag(text[start : start + 2]) is not None:
+                continue  # 元旦, 强烈: a rarer surname heading any dictionary word is that word
+            field = _NEXT_FIELD_RE.search(text, start + 1, end + 3)
+            if field and field.start() < end:
+                end = field.start()  # 姓名:张三性别:男 -- the next label ends the name
             if plausible_name(text, start, end, after_cue=True):
                 yield Span(
                     start=start,
@@ -187,6 +227,12 @@ class ContextNameRecognizer:
                     text=text[start:end],
                     source=self.name,
                 )
+        for match in _LABEL_RE.finditer(text):
+            start, end = match.span("name")
+            value = match.group("name")
+            blank = value[0] in _BLANK_VALUE  # 未填, 不详, 无: an empty field
+            if not blank and value[0] not in NAME_STOP and not is_common_word(value):
+                yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
         best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in _AFTER_RE.finditer(text):
             start, end = match.span("name")
@@ -329,6 +375,8 @@ _NAME_PART_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nz", "t"})
 def _whole_name(word: str, tags: dict[str, str]) -> bool:
     if not 2 <= len(word) <= 3 or not re.match(SURNAME_RE, word) or not _CJK_WORD.fullmatch(word):
         return False
+    if len(word) == 3 and word[1] == "老":
+        return False  # 王老吉, 张老汉: a brand or a form of address, not a given name
     tag = tags.get(word)
     if tag is not None:
         return tag.startswith("nr")
@@ -460,5 +508,21 @@ _DRUG_CONTINUES = re.compile(
 )
 
 
+# A dose or a frequency right after (…0.5g, …每次2粒) or a taking verb right before (吃了…,
+# 继续…, 药品名称 …): whatever sits there is a medicine, whatever the dictionary says of it.
+_DOSE_AFTER = re.compile(
+    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|(?:一日|每日|每次|一天|每天)"
+    r"[一二三两四\d]?次?)",
+    re.IGNORECASE,
+)
+_TAKING_BEFORE = re.compile(
+    r"(?:吃了|吃的|吃过|服用|服了|喝了|继续|用了|外用|口服|药品名称|药名)\s*$"
+)
+
+
 def cut_drug_name(text: str, end: int) -> bool:
-    return _DRUG_CONTINUES.match(text, end) is not None
+    return _DRUG_CONTINUES.match(text, end) is not None or _DOSE_AFTER.match(text, end) is not None
+
+
+def taken_like_a_drug(text: str, start: int) -> bool:
+    return _TAKING_BEFORE.search(text, 0, start) is not None

@@ -69,6 +69,7 @@ _SUB_CITY = re.compile(
     r"新村|苑|社区|广场|号院|号楼|栋|单元|段)$"
 )
 _DOT = "·•・．"
+_KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 
 
 @dataclass
@@ -270,6 +271,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         # Han characters that never occur in names (者, 叫, 的 stop it).
         floor = max(0, start - 3)
         while start > floor and _HAN.match(text[start - 1]) and text[start - 1] not in NAME_STOP:
+            if text[start - 1] in _KIN:  # 我爸|买买提·艾力: a kinship word ends the search
+                break
             start -= 1
     name = text[start:end].rstrip(_DOT)
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘

@@ -266,7 +266,8 @@ _HOSPITAL_SUFFIX = (
     "(?:卫生服务|医疗|体检|医学|康复|急救|诊疗|健康管理|透析|影像|妇幼保健)中心"
 )
 _HOSPITAL_RE = re.compile(
-    rf"(?P<name>{_cjk_proper(1, 18, HOSPITAL_STOP, not_in=_HOSPITAL_SUFFIX)})"
+    # A Latin brand may lead a private clinic's name (ABC口腔诊所).
+    rf"(?P<name>(?:[A-Za-z]{{2,8}})?{_cjk_proper(1, 18, HOSPITAL_STOP, not_in=_HOSPITAL_SUFFIX)})"
     rf"(?P<suffix>{_HOSPITAL_SUFFIX})(?:[{CJK}]{{0,4}}?(?:分院|院区))?"
 )
 _GENERIC_ORG_WORDS = sorted(
@@ -285,6 +286,21 @@ _GENERIC_ORG_WORDS = sorted(
 _GENERIC_ORG_RE = re.compile("|".join(_GENERIC_ORG_WORDS))
 
 
+_PLACE_TAGS = frozenset({"ns", "nt", "nz", "j"})
+
+
+def _starts_with_place(name: str) -> bool:
+    """A place word heads the name (大冶…, 华西…): stripping generic characters such as 大 out
+    of it must not turn it into a generic mention."""
+    from medrealmm.deid.names import word_tag  # jieba's dictionary, loaded on first use
+
+    return any(
+        name[:n] not in _GENERIC_ORG_WORDS and word_tag(name[:n]) in _PLACE_TAGS
+        for n in (2, 3)
+        if len(name) >= n
+    )
+
+
 _OWNER_RE = re.compile(rf"{SURNAME_RE}[氏记]?")
 _CLINIC_SUFFIXES = frozenset(words("诊所 门诊部 口腔门诊 口腔门诊部 齿科"))
 
@@ -296,6 +312,8 @@ def _proper_hospital(match: re.Match[str]) -> EntityType | None:
     if owner and match.group("suffix") in _CLINIC_SUFFIXES and rest[0] not in AMBIGUOUS_SURNAMES:
         return EntityType.HOSPITAL  # 李氏口腔门诊, 孟口腔诊所: a private clinic named by its owner
     if re.search(r"第[一二三四五六七八九十\d]+", match.group("name")):
+        return EntityType.HOSPITAL
+    if len(rest) < 2 and _starts_with_place(match.group("name")):
         return EntityType.HOSPITAL
     return EntityType.HOSPITAL if len(rest) >= 2 else None
 
@@ -346,7 +364,11 @@ _NOT_DISTRICTS = frozenset(
 # (南宁市徐汇县…): there it narrows the address, and the rest is masked anyway.
 _CITY = rf"(?P<city>(?:{_cjk_proper(2, 3, ADDRESS_STOP)}省)?{_cjk_proper(2, 4, ADDRESS_STOP)}市)"
 _DISTRICT = rf"(?P<district>{_cjk_proper(2, 4, ADDRESS_STOP)}(?:区|县|旗))"
-_STREET = rf"(?P<street>{_cjk_proper(2, 6, ADDRESS_STOP)}(?:街道|镇|乡))"
+# A town's name may be one character right after its county (…县阳镇), never on its own.
+_STREET = (
+    rf"(?P<street>(?:{_cjk_proper(2, 6, ADDRESS_STOP)}|(?<=[县区旗])(?![{ADDRESS_STOP}])[{CJK}])"
+    r"(?:街道|镇|乡))"
+)
 # Rural addresses: a village (…村, …屯) and its group (三组, 5队); the village name may hold 家
 # (兰家村), so only function words and higher units end it.
 _VILLAGE = rf"(?P<village>{_cjk_proper(1, 5, HOSPITAL_STOP + '省市县区镇乡')}(?:村|屯|嘎查))"

@@ -140,6 +140,16 @@ class _Plan:
     dialogues: _Dialogues
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
+    #: (rubric version, criterion version) by (id of the case, criterion id): the digests
+    #: hash the criteria, so a case's grading computes them once, not once per verdict.
+    versions: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+
+    def versions_of(self, case: EvalCase, criterion: Criterion) -> tuple[str, str]:
+        key = (id(case), criterion.id)
+        found = self.versions.get(key)
+        if found is None:
+            found = self.versions[key] = (case.rubric.version, criterion.version)
+        return found
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
         self.store.record_usage(usage_label(stage), client.name, completion)
@@ -347,11 +357,12 @@ async def _respond(plan: _Plan) -> RunStats:
 
 
 def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:
+    rubric_version, criterion_version = plan.versions_of(case, criterion)
     return verdict.model_copy(
         update={
             "eval_id": plan.spec.eval_id,
-            "rubric_version": case.rubric.version,
-            "criterion_version": criterion.version,
+            "rubric_version": rubric_version,
+            "criterion_version": criterion_version,
             "grader_images": plan.grader_images if criterion.kind is CriterionKind.LLM else None,
         }
     )
@@ -367,13 +378,14 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
     for key in done:
         case, _, criterion = units[key]
         raw = store.get_raw(stages.EVAL_VERDICT, key) or {}
-        if raw.get("criterion_version") != criterion.version:
+        rubric_version, criterion_version = plan.versions_of(case, criterion)
+        if raw.get("criterion_version") != criterion_version:
             continue
         seen = raw.get("grader_images")
         if criterion.kind is CriterionKind.LLM and seen is not None and seen != plan.grader_images:
             continue  # graded with the other image condition: a different measurement
         stamp = (raw.get("rubric_version"), raw.get("eval_id"))
-        if stamp != (case.rubric.version, plan.spec.eval_id):
+        if stamp != (rubric_version, plan.spec.eval_id):
             verdict = Verdict.model_validate(raw)
             restamped = _stamped(plan, case, criterion, verdict)
             store.put(stages.EVAL_VERDICT, key, restamped, sources=_from_response(key))

@@ -38,9 +38,9 @@ class ModelSpec(BaseModel):
     )
     vision: bool = Field(default=True, description="False: image parts are never sent.")
     transport: TransportName = Field(
-        default="openai-sdk",
-        description="openai-sdk (the official SDK) or http (bare aiohttp: a quarter of the "
-        "client CPU per call, for many calls in flight); same retries and failure semantics.",
+        default="http",
+        description="http (bare aiohttp: under half the client CPU per call, for many calls "
+        "in flight) or openai-sdk (the official SDK); both pass the same fault tests.",
     )
     context_window: int | None = Field(default=None, gt=0, description="Tokens, if known.")
     price_per_mtok_in: float | None = Field(default=None, ge=0, description="Cost per 1M input.")

@@ -172,7 +172,7 @@ class OpenAICompatibleClient:
         backoff_max_s: float = 30.0,
         structured_mode: StructuredMode = "auto",
         vision: bool = True,
-        transport: TransportName = "openai-sdk",
+        transport: TransportName = "http",
     ) -> None:
         self.model = model
         self.name = name or model

@@ -1,11 +1,12 @@
 """How a chat-completion body reaches an OpenAI-compatible server and its JSON comes back.
 
 Two transports behind one call, chosen per model (``transport:`` in the models YAML):
-``openai-sdk`` (the official SDK's HTTP layer) and ``http`` (a bare aiohttp session, a
-quarter of the SDK's client CPU per call, which is what lets one process keep 64 calls in
-flight; see ``benchmarks/eval_throughput.py``). Both raise the same failures, so the retry
-loop and ``medrealmm.llm.failures`` treat them alike: the SDK's own exception types, or
-``HTTPFailure`` carrying the same status, body text and headers.
+``http`` (a bare aiohttp session, the default: under half the SDK path's client CPU per
+call, which is what lets one process keep 64 calls in flight; see
+``benchmarks/eval_throughput.py``) and ``openai-sdk`` (the official SDK's HTTP layer).
+Both raise the same failures, so the retry loop and ``medrealmm.llm.failures`` treat them
+alike: the SDK's own exception types, or ``HTTPFailure`` carrying the same status, body
+text and headers.
 """
 
 from __future__ import annotations

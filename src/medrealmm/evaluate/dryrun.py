@@ -1,0 +1,88 @@
+"""``eval run --dry-run``: the calls a run would make, read from the store, nothing written.
+
+Each pending request is built as the run would build it and handed to a ``DryRunClient``
+(``medrealmm.llm.dryrun``), which counts it (or finds it in the cache) and answers offline.
+Dialogues are built text-only here (images are not decoded for a plan), so image tokens are
+not in the estimate; a reply not generated yet is graded as empty in the estimate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from medrealmm.evaluate.cases import load_eval_cases
+from medrealmm.evaluate.grader import grader_request
+from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.results import verdict_key
+from medrealmm.evaluate.run import ONLINE, EvalSettings
+from medrealmm.llm import resolve_spec
+from medrealmm.llm.config import build_client
+from medrealmm.llm.dialogue import dialogue_parts
+from medrealmm.llm.dryrun import DryRunClient
+from medrealmm.schema import CriterionKind, Response
+from medrealmm.store import RunStore, stages
+
+
+def plan_evaluation(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:
+    """(one DryRunClient per model that would be called, units already stored)."""
+    return asyncio.run(_plan(store, settings))
+
+
+async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:
+    cases, _ = load_eval_cases(store)
+    cases = cases[: settings.limit] if settings.limit is not None else cases
+    imported = settings.replies is not None
+    online = settings.model == ONLINE and not imported
+    respondent = (
+        None if online or imported else resolve_spec(settings.model, settings.models_config)
+    )
+    judge = resolve_spec(settings.grader, settings.models_config)
+    images = online or settings.images
+    model = settings.model if respondent is None else respondent.name
+    k = 1 if respondent is None else settings.k
+    responder = (
+        DryRunClient(build_client(respondent), respondent, store.cache) if respondent else None
+    )
+    grader = DryRunClient(build_client(judge), judge, store.cache)
+    stored_replies = store.keys(stages.EVAL_RESPONSE)
+    stored_verdicts = store.keys(stages.EVAL_VERDICT)
+    resumed = 0
+    try:
+        for case in cases:
+            instance = case.instance
+            parts = dialogue_parts(instance.context, image_root=None)
+            for sample in range(k):
+                rkey = stages.response_key(model, images, instance.id, sample)
+                reply = ""
+                if rkey in stored_replies:
+                    stored = store.get(stages.EVAL_RESPONSE, rkey, Response)
+                    reply = (stored.text if stored else None) or ""
+                    resumed += responder is not None
+                elif responder is not None:
+                    request = respond_request(
+                        department=instance.department,
+                        context=instance.context,
+                        parts=parts,
+                        with_images=images,
+                        sample=sample,
+                    )
+                    reply = (await responder.complete(request)).text
+                for criterion in case.rubric.criteria:
+                    if criterion.kind is not CriterionKind.LLM:
+                        continue
+                    if verdict_key(judge.name, rkey, criterion.id) in stored_verdicts:
+                        resumed += 1
+                        continue
+                    request = grader_request(
+                        department=instance.department,
+                        context=instance.context,
+                        parts=parts,
+                        criterion=criterion,
+                        reply=reply,
+                    )
+                    await grader.complete(request)
+    finally:
+        for client in (responder, grader):
+            if client is not None:
+                await client.aclose()
+    return [c for c in (responder, grader) if c is not None], resumed
