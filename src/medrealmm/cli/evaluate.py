@@ -270,19 +270,12 @@ def score_command(
 
 def show_usage(usage: list[dict[str, Any]]) -> None:
     """Calls, tokens and (where the model YAML gave prices) cost, by stage and model."""
+    from medrealmm.evaluate.results import USAGE_COLUMNS
+
     spend = Table(
         title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
     )
-    names = (
-        "stage",
-        "model",
-        "calls",
-        "cached_calls",
-        "failed_calls",
-        "attempts",
-        "prompt_tokens",
-        "completion_tokens",
-    )
+    names = USAGE_COLUMNS[:-1]  # cost is formatted below
     headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok", "cost")
     for column in ("stage", "model", *headers):
         spend.add_column(column, no_wrap=True)

@@ -160,6 +160,20 @@ def load_results(store: RunStore, grader: str | None = None) -> Results:
     )
 
 
+#: The columns of a usage row as ``usage_with_cost`` returns them, in display order.
+USAGE_COLUMNS = (
+    "stage",
+    "model",
+    "calls",
+    "cached_calls",
+    "failed_calls",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+)
+
+
 def usage_with_cost(store: RunStore) -> list[dict[str, Any]]:
     """The store's usage rows (calls, cached calls, tokens by stage and model), each with
     ``cost`` priced from the YAML prices the run recorded (None where no price was given)."""

@@ -72,20 +72,12 @@ def acceptance_table(store: RunStore) -> Table:
 
 def usage_table(store: RunStore) -> Table:
     """Calls (cached, failed, requests sent), tokens and cost (YAML prices) by stage and model."""
-    from medrealmm.evaluate.results import usage_with_cost
+    from medrealmm.evaluate.results import USAGE_COLUMNS, usage_with_cost
 
     rows = usage_with_cost(store)
-    columns = (
-        "stage",
-        "model",
-        "calls",
-        "cached_calls",
-        "failed_calls",
-        "attempts",
-        "prompt_tokens",
-        "completion_tokens",
-        "cost",
-    )
     return Table(
-        "usage", "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）", columns, rows
+        "usage",
+        "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）",
+        USAGE_COLUMNS,
+        rows,
     )
