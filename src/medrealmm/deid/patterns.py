@@ -228,6 +228,12 @@ FULL_DATE = RegexRecognizer(
             r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
             r"(?![\d.A-Za-z])"
         ),
+        # Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits
+        # and a valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
+        re.compile(
+            r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
+            r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
+        ),
     ],
     validate=_valid_numeric_date,
 )
@@ -244,20 +250,6 @@ FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
             + _TIME
         )
     ],
-)
-# Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits and a
-# valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
-SHORT_YEAR_DATE = RegexRecognizer(
-    name="short_year_date",
-    gate=re.compile(r"\d\d[./-]\d\d[./-]\d\d"),
-    type=EntityType.DATE,
-    patterns=[
-        re.compile(
-            r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
-            r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
-        )
-    ],
-    validate=_valid_numeric_date,
 )
 
 # -- hospitals and clinics -----------------------------------------------------------

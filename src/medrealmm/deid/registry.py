@@ -61,7 +61,6 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.LONG_NUMBER,
         patterns.FULL_DATE,
         patterns.FULL_DATE_CHINESE_NUMERALS,
-        patterns.SHORT_YEAR_DATE,
         patterns.HOSPITAL,
         patterns.HOSPITAL_SHORT,
         patterns.ADDRESS,
