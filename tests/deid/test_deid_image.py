@@ -144,3 +144,39 @@ def test_every_planted_box_on_demo_documents_is_covered(demo_dir: Path, tmp_path
         for kind, kind_boxes in boxes[rel].items():
             for box in kind_boxes:
                 assert covered(masked, tuple(box)), (rel, kind)
+
+
+def test_an_image_over_the_pixel_cap_is_refused_undecoded_with_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.deid.image import ImageTooLargeError
+
+    monkeypatch.setattr("medrealmm.io.dataset.DEFAULT_MAX_PIXELS", 100 * 100)
+    source = tmp_path / "big.png"
+    Image.new("RGB", (200, 120), "white").save(source)
+    with pytest.raises(ImageTooLargeError, match=r"big\.png is 200x120 .* cap"):
+        mask_image_file(source, tmp_path / "out" / "big.png", "big.png")
+    assert not (tmp_path / "out").exists()  # never an unmasked copy
+    assert load_without_metadata(source, max_pixels=200 * 120).shape == (120, 200, 3)
+
+
+async def test_an_over_cap_image_fails_its_case_only_and_says_why(
+    demo_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.deid.stage import run_deid_stage
+    from medrealmm.io import iter_jsonl
+    from medrealmm.schema import Consultation
+    from medrealmm.store import RunStore, stages
+
+    monkeypatch.setattr("medrealmm.io.dataset.DEFAULT_MAX_PIXELS", 100 * 100)
+    case = next(
+        c for c in iter_jsonl(demo_dir / "consultations.jsonl", Consultation) if c.id == "demo-001"
+    )
+    with RunStore(tmp_path / "run") as store:
+        store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(demo_dir))
+        store.put(stages.CORPUS_SAMPLED, case.id, case)
+        stats = await run_deid_stage(store, tmp_path / "run", None)
+        assert stats.failed == 1 and "over the" in stats.errors[case.id]
+        assert store.count(stages.CORPUS_DEID) == 0
+        assert case.id in store.failures(stages.DEID_RECORD)
+    assert not any(p.is_file() for p in (tmp_path / "run" / "deid").rglob("*"))

@@ -40,11 +40,32 @@ class MaskResult:
     seconds: float = 0.0
 
 
-def load_without_metadata(path: Path | str) -> np.ndarray:
-    """Pixels only (EXIF orientation applied first): metadata cannot survive a pixel copy."""
-    with Image.open(path) as img:
-        img = ImageOps.exif_transpose(img)
-        return np.array(img.convert("RGB"))
+class ImageTooLargeError(ValueError):
+    """An image over the pixel cap: refused before decoding, recorded as that unit's failure
+    (never masked partially, never copied through unmasked)."""
+
+
+def load_without_metadata(path: Path | str, max_pixels: int | None = None) -> np.ndarray:
+    """Pixels only (EXIF orientation applied first): metadata cannot survive a pixel copy.
+
+    The size is read from the header first: an image over ``max_pixels`` (default: the
+    dataset cap, ``MEDREALMM_MAX_PIXELS``) raises :class:`ImageTooLargeError` undecoded."""
+    from medrealmm.io.dataset import DEFAULT_MAX_PIXELS
+
+    cap = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
+    name = Path(path).name
+    try:
+        with Image.open(path) as img:
+            width, height = img.size
+            if width * height > cap:
+                raise ImageTooLargeError(
+                    f"image {name} is {width}x{height} = {width * height / 1e6:.1f} Mpx, over "
+                    f"the {cap / 1e6:.1f} Mpx cap (MEDREALMM_MAX_PIXELS); not masked"
+                )
+            img = ImageOps.exif_transpose(img)
+            return np.array(img.convert("RGB"))
+    except Image.DecompressionBombError as exc:
+        raise ImageTooLargeError(f"image {name}: {exc}; not masked") from None
 
 
 def encode_clean(rgb: np.ndarray, suffix: str) -> bytes:
