@@ -99,3 +99,22 @@ def test_diseases_named_after_people_are_kept(term: str) -> None:
 )
 def test_a_patient_who_is_ill_is_still_a_name(text: str, name: str) -> None:
     assert {s.text: s.type for s in find_spans(text)}.get(name) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "brand"),
+    [
+        ("孩子一直吃着钙尔奇", "钙尔奇"),
+        ("贝因美的说明书上写着", "贝因美"),
+        ("停用施图伦以后心跳快", "施图伦"),
+        ("戴芬一天两次可以吗", "戴芬"),
+    ],
+)
+def test_a_brand_used_like_a_medicine_is_kept(text: str, brand: str) -> None:
+    at = text.index(brand)
+    assert not [s for s in find_spans(text) if s.start < at + len(brand) and s.end > at]
+
+
+def test_a_doctor_named_after_a_taking_verb_is_still_masked() -> None:
+    masked = {s.text: s.type for s in find_spans("吃了郑医生开的药，好多了")}
+    assert masked.get("郑") is EntityType.NAME

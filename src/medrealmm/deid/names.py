@@ -168,7 +168,9 @@ def plausible_name(
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
     across that boundary (老公|房 as 公房) is no evidence against the name."""
     name = text[start:end]
-    if clinical_term_shaped(text, start, end) or (not after_cue and taken_like_a_drug(text, start)):
+    if clinical_term_shaped(text, start, end):
+        return False
+    if not after_cue and used_like_a_drug(text, start, end):
         return False
     if start > 0 and text[start - 1] in _COUNTING and name[0] in _MEASURE_SURNAMES:
         return False  # 这张图, 两条: a measure word, not 张 or 条
@@ -517,8 +519,15 @@ _DOSE_AFTER = re.compile(
     re.IGNORECASE,
 )
 _TAKING_BEFORE = re.compile(
-    r"(?:吃了|吃的|吃过|服用|服了|喝了|继续|用了|外用|口服|药品名称|药名)\s*$"
+    r"(?:吃了|吃的|吃过|吃着|服用|服了|喝了|喝的|继续|用了|用的|在用|外用|口服|涂了|抹了|擦了|加用|"
+    r"停用|停了|换成|改用|开了|开的|买了|买的|药品名称|药名)\s*$"
 )
+# …and what is said of a medicine right after its name (…的副作用, …一天三次, …可以吃吗).
+_USED_AFTER = re.compile(
+    r"(?:的?副作用|的?说明书|的?用法|的?剂量|的?疗效|能不能吃|能不能用|可以吃吗|可以用吗|"
+    r"一起吃|一起用|管用吗|有效吗|一[天日]\s*[一二三四两\d]\s*次)"
+)
+_TITLE_AFTER = re.compile(f"[{_CJK}]{{0,2}}(?:{AFTER_TITLES})")
 
 
 # Drug names are built from stems (WHO INN stems in their Chinese transliteration: 孟鲁司特,
@@ -571,5 +580,10 @@ def clinical_term_shaped(text: str, start: int, end: int) -> bool:
     return any(m.end() >= end for m in _INN_STEM.finditer(text, start + 1, run_end))
 
 
-def taken_like_a_drug(text: str, start: int) -> bool:
-    return _TAKING_BEFORE.search(text, 0, start) is not None
+def used_like_a_drug(text: str, start: int, end: int) -> bool:
+    """A taking verb right before (吃了…, 服用…) or a medicine's attribute right after
+    (…的副作用): whatever sits there is a medicine, unless a title follows (吃了张医生开的药)."""
+    if _TITLE_AFTER.match(text, end):
+        return False
+    taken = _TAKING_BEFORE.search(text, 0, start) is not None
+    return taken or _USED_AFTER.match(text, end) is not None

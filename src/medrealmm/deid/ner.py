@@ -39,6 +39,7 @@ from medrealmm.deid.names import (
     _word_tags,
     clinical_term_shaped,
     is_common_word,
+    used_like_a_drug,
 )
 from medrealmm.deid.spans import EntityType, Span
 
@@ -281,6 +282,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if _TERM_END.search(trimmed) or is_common_word(trimmed):
         return None
     if clinical_term_shaped(text, start, start + len(trimmed)):
+        return None
+    if used_like_a_drug(text, start, start + len(trimmed)):
         return None
     drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
     if drug_like and not any(dot in trimmed for dot in _DOT):
