@@ -5,12 +5,13 @@ screenshots, CT/ultrasound films and skin photos from Faker zh_CN identities, so
 photographed on a table (turned 5-30 degrees, blurred, JPEG). Dev and test are different layout
 variants and seeds; rules were tuned on dev only, the README reports test. Per split and class:
 
-* boxes covered: identifier quads at least 90% blacked, and the mean blacked share of them;
+* boxes covered: identifier quads at least 90% blacked (of the pixels not already pure black,
+  such as barcode bars), and the mean blacked share of them;
 * clinical lost: share of clinical-region pixels blacked (lab table, drugs, lesion, callouts);
 * outside blacked: share of pixels outside every identifier that were blacked;
 * whole: images more than 60% blacked.
 
-    python benchmarks/deid_image_eval.py [--split test|dev|both] [--per-family 3]
+    python benchmarks/deid_image_eval.py [--split test|dev|both] [--per-family 5]
 """
 
 from __future__ import annotations
@@ -45,8 +46,14 @@ def measure(sample: Sample) -> dict[str, float]:
     started = time.process_time()
     result = mask_image(sample.image)
     cpu = time.process_time() - started
-    black = np.all(result.image == 0, axis=-1) & ~np.all(sample.image == 0, axis=-1)
-    shares = [float(black[_region(black.shape, [q])].mean()) for q in sample.ids]
+    inked = np.all(sample.image == 0, axis=-1)  # pure black before masking (barcode bars)
+    black = np.all(result.image == 0, axis=-1) & ~inked
+    # A box's share counts only pixels that masking could change: bars already black are
+    # neither evidence of a mask nor of a miss.
+    shares = []
+    for quad in sample.ids:
+        region = _region(black.shape, [quad]) & ~inked
+        shares.append(float(black[region].mean()) if region.any() else 1.0)
     ids = _region(black.shape, sample.ids)
     clinical = _region(black.shape, sample.clinical) & ~ids
     return {
@@ -89,7 +96,7 @@ def report(split: str, per_family: int) -> dict[str, dict[str, float]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
-    parser.add_argument("--per-family", type=int, default=3)
+    parser.add_argument("--per-family", type=int, default=5)
     args = parser.parse_args(argv)
     for split in ("dev", "test") if args.split == "both" else (args.split,):
         report(split, args.per_family)

@@ -12,6 +12,7 @@ import io
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 from faker import Faker
@@ -48,23 +49,29 @@ class Sample:
     clinical: list[Quad] = field(default_factory=list)
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(require_cjk_font()), size)
+# Faces of the packaged Noto CJK collection: 2 is Sans SC, 7 is Sans Mono SC.
+SANS, MONO = 2, 7
+
+
+@cache
+def _font(size: int, face: int = SANS) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(require_cjk_font()), size, index=face)
 
 
 class Canvas:
-    def __init__(self, size: tuple[int, int], colour: tuple[int, int, int]) -> None:
+    def __init__(
+        self, size: tuple[int, int], colour: tuple[int, int, int], face: int = SANS, bold: int = 0
+    ) -> None:
         self.img = Image.new("RGB", size, colour)
         self.draw = ImageDraw.Draw(self.img)
         self.ids: list[BoxT] = []
         self.clinical: list[BoxT] = []
+        self.face, self.bold = face, bold
 
     def text(self, xy: tuple[int, int], s: str, size: int, fill: object = (20, 20, 20)) -> BoxT:
-        return self.draw.textbbox(xy, s, font=_font(size)) if self._put(xy, s, size, fill) else xy
-
-    def _put(self, xy: tuple[int, int], s: str, size: int, fill: object) -> bool:
-        self.draw.text(xy, s, font=_font(size), fill=fill)  # type: ignore[arg-type]
-        return True
+        font = _font(size, self.face)
+        self.draw.text(xy, s, font=font, fill=fill, stroke_width=self.bold, stroke_fill=fill)  # type: ignore[arg-type]
+        return self.draw.textbbox(xy, s, font=font, stroke_width=self.bold)
 
     def field(self, xy: tuple[int, int], label: str, value: str, size: int) -> int:
         box = self.text(xy, label, size)
@@ -276,9 +283,32 @@ def _flat(box: BoxT) -> Quad:
     return [(box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])]
 
 
-def samples(split: str, per_family: int = 3) -> Iterator[Sample]:
+def _jpeg(c: Canvas, rng: random.Random) -> Image.Image:
+    """A flat scan or forwarded screenshot: grain and heavy JPEG, no turn."""
+    arr = np.array(c.img).astype(float)
+    arr += np.random.default_rng(rng.randint(0, 999)).normal(0, 5, arr.shape)
+    img = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+    buffer = io.BytesIO()
+    img.save(buffer, format="JPEG", quality=rng.randint(45, 70))
+    return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+
+
+def families() -> dict[str, tuple[str, Callable[[Faker, random.Random, int], Canvas]]]:
+    from forms import inline_header, receipt, stacked_card, table_form
+
+    return FAMILIES | {
+        "table_form": ("document", table_form),
+        "stacked_card": ("screenshot", stacked_card),
+        "inline_header": ("document", inline_header),
+        "receipt": ("document", receipt),
+    }
+
+
+def samples(split: str, per_family: int = 5) -> Iterator[Sample]:
+    """Per family: plain drawings, one grainy JPEG (pages and screens), and for pages the
+    last one photographed on a table."""
     variant = 0 if split == "dev" else 1
-    for fi, (family, (kind, draw)) in enumerate(FAMILIES.items()):
+    for fi, (family, (kind, draw)) in enumerate(families().items()):
         for i in range(per_family):
             seed = 1000 * variant + 10 * fi + i
             fake = Faker("zh_CN")
@@ -289,6 +319,8 @@ def samples(split: str, per_family: int = 3) -> Iterator[Sample]:
             if kind == "document" and i == per_family - 1:
                 img, quad = _photograph(c, rng)
                 name_kind = "photographed"
+            elif kind in ("document", "screenshot") and i == 1:
+                img = _jpeg(c, rng)
             yield Sample(
                 name=f"{family}-{variant}-{i}",
                 kind=name_kind,

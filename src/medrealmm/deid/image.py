@@ -21,6 +21,13 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
+from medrealmm.deid.image_labels import (
+    bare_label,
+    inline_values,
+    institution_span,
+    page_angle,
+    value_line,
+)
 from medrealmm.deid.ocr import OcrLine, read_lines
 from medrealmm.deid.record import Box, ImageBox
 from medrealmm.deid.text import find_spans
@@ -218,6 +225,24 @@ def numbered_field_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     ]
 
 
+def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+    """Values a form's identifying labels name (deid.image_labels), on the label's line, in
+    the cell to its right or on the line below, and letterhead institution names."""
+    out: list[ImageBox] = []
+    angle = page_angle(lines)
+    for line in lines:
+        for start, end in inline_values(line):
+            out.append(text_box(line, start, end, "field", None))
+        if bare_label(line):
+            value = value_line(line, lines, angle)
+            if value is not None:
+                out.append(text_box(value, 0, len(value.text), "field", None))
+        found = institution_span(line)
+        if found is not None:
+            out.append(text_box(line, *found, "field", "HOSPITAL"))
+    return out
+
+
 def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
     """Handwriting OCR cannot read sits right of labels such as 检验者： or 医师签名：."""
     out: list[ImageBox] = []
@@ -228,8 +253,9 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
         if not ends:
             continue
         label_end = max(ends)
-        if line.text[label_end:].strip(":：～~^-_ ").isalnum():
-            continue  # a readable value follows: the text recognizers judge it
+        rest = line.text[label_end:].strip(":：～~^-_ ")
+        if rest.isalnum() and (len(rest) >= 4 or not rest.isascii()):
+            continue  # a readable value follows (OCR reads a scribble as a stray letter or two)
         x0, y0, x1, y1 = line.box
         h = y1 - y0
         # OCR may swallow the scribble into the label's box: start where the label's
@@ -467,7 +493,10 @@ def image_kind(
         rgb = np.repeat(gray[:, :, None], 3, axis=2)
     cue = kind_cues(gray, rgb, lines)
     has_text = lines is None or cue["lines"] >= 3 or cue["text"] >= 0.02
-    if cue["dark"] >= 0.45 and cue["grey"] >= 0.9 and cue["skin"] < 0.05:
+    # A dark-themed app screen is as dark and grey as a film, but text fills it: a film's
+    # burnt-in text is a few corner lines over an image.
+    text_dense = cue["text"] >= 0.06 and cue["lines"] >= 10
+    if cue["dark"] >= 0.45 and cue["grey"] >= 0.9 and cue["skin"] < 0.05 and not text_dense:
         return "film"
     if cue["flat"] >= 0.6 and has_text and cue["skin"] < 0.15:
         return "screenshot"  # rendered pixels: no sensor noise, no JPEG of a camera
@@ -522,6 +551,7 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     else:
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
+        boxes += labelled_boxes(lines)
         boxes += signature_boxes(lines, width)
     boxes += code_boxes(rgb)
     # A rendered report is as flat as a screenshot; a photographed one is a photo with text.

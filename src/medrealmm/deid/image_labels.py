@@ -1,0 +1,163 @@
+"""Values that a printed form's labels say are identifying, whatever the value reads as.
+
+On reports, receipts and app cards an identifier's kind is printed beside it (姓名, 住院号,
+送检医生, 床号 …). The text recognizers judge a value by its content and miss rare names, bare
+numbers and short bed numbers; the label does not depend on that. A value can sit after the
+label on one OCR line (``姓名：张三 性别：男``), in the next cell to the right, or on the line
+below (a label above its value). Geometry is measured in the label line's own frame, so a
+photographed page turned by tens of degrees still finds its neighbours.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from medrealmm.deid.ocr import OcrLine
+
+
+def _words(block: str) -> tuple[str, ...]:
+    return tuple(block.split())
+
+
+# Labels whose value identifies a person, a place, an institution, a record or a date.
+ID_LABELS = _words(
+    "患者姓名 病人姓名 姓名 就诊人 受检者 被检者 检查者 患者 病人 交款人 缴费人 付款人 领药人 "
+    "联系人 监护人 家属 收款人 收费员 送检医生 申请医生 主治医生 开单医生 报告医生 审核医生 "
+    "检验医生 检验医师 经治医生 主管医生 医生 医师 检验者 审核者 报告者 操作者 检查医生 "
+    "床号 床位 住院号 门诊号 病历号 病案号 ID号 就诊卡号 就诊号 卡号 登记号 检查号 条码号 "
+    "标本号 样本号 流水号 票据号码 票据号 发票号码 发票号 医保号 社保号 "
+    "身份证号码 身份证号 身份证 证件号码 证件号 电话号码 联系电话 电话 手机号码 手机号 手机 "
+    "联系方式 家庭住址 现住址 联系地址 户籍地址 地址 住址 工作单位 单位 "
+    "就诊医院 送检医院 送检单位 医疗机构 收款单位 开单科室医院 医院 "
+    "送检日期 采样日期 采样时间 采集时间 接收时间 就诊日期 就诊时间 申请日期 申请时间 "
+    "报告日期 报告时间 检验日期 检查日期 检查时间 开票日期 收费日期 出生日期 入院日期 "
+    "出院日期 预约时间 签名 签字"
+)
+# Labels of clinical or neutral fields: a value stops where one of these starts.
+OTHER_LABELS = _words(
+    "性别 年龄 科室 科别 病区 标本类型 标本 样本类型 样本 临床诊断 诊断 备注 费别 民族 "
+    "婚否 职业 类型 项目 结果 单位 参考范围 参考值 检验项目 医嘱 主诉 身高 体重 血型"
+)
+# Bare labels that also begin ordinary sentences (医生您好…): a label only with a colon.
+NEEDS_COLON = {"医生", "医师", "患者", "病人", "单位", "手机", "卡号", "家属", "电话", "医院"}
+
+_LABEL = re.compile("|".join(sorted(map(re.escape, ID_LABELS + OTHER_LABELS), key=len)[::-1]))
+_COLON_LABEL = re.compile(r"[\u4e00-\u9fff]{2,6}(?=[:：])")
+_FILLER = " :：.·_-~～^|"
+_ID = set(ID_LABELS)
+
+
+def _labels(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, identifying) of each label in ``text``, known labels first."""
+    found: list[tuple[int, int, bool]] = []
+    for match in _LABEL.finditer(text):
+        start, end = match.span()
+        colon = text[end : end + 1] in (":", "：")
+        lead = start == 0 or not text[start - 1].isalpha() or colon
+        if match.group() in NEEDS_COLON and not colon:
+            continue
+        if lead or colon:
+            found.append((start, end, match.group() in _ID))
+    for match in _COLON_LABEL.finditer(text):
+        if not any(s < match.end() and match.start() < e for s, e, _ in found):
+            found.append((match.start(), match.end(), False))
+    return sorted(found)
+
+
+def inline_values(line: OcrLine) -> list[tuple[int, int]]:
+    """Character ranges of values printed after an identifying label on the same line."""
+    labels = _labels(line.text)
+    out = []
+    for i, (_, end, identifying) in enumerate(labels):
+        stop = labels[i + 1][0] if i + 1 < len(labels) else len(line.text)
+        start = end
+        while start < stop and line.text[start] in _FILLER:
+            start += 1
+        if identifying and start < stop:
+            out.append((start, stop))
+    return out
+
+
+def bare_label(line: OcrLine) -> bool:
+    """A line that is only an identifying label (its value is another OCR box)."""
+    text = line.text.strip(_FILLER)
+    return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
+
+
+def _corners(line: OcrLine) -> np.ndarray:
+    if line.quad is not None and len(line.quad) >= 4:
+        return np.array(line.quad[:4], dtype=float)
+    x0, y0, x1, y1 = line.box
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)
+
+
+def page_angle(lines: list[OcrLine]) -> float:
+    """The page's tilt (radians), the median over long lines: a short label's own quad is
+    a few pixels wide and its angle is noise."""
+    angles = []
+    for line in lines:
+        tl, tr, _, bl = _corners(line)
+        length, height = float(np.hypot(*(tr - tl))), float(np.hypot(*(bl - tl)))
+        if length >= 4 * max(1.0, height):
+            angles.append(float(np.arctan2(tr[1] - tl[1], tr[0] - tl[0])))
+    return float(np.median(angles)) if angles else 0.0
+
+
+def _extent(line: OcrLine, u: np.ndarray, n: np.ndarray) -> tuple[float, float, float, float]:
+    """(left, right, top, bottom) of the line along ``u`` and ``n``."""
+    pts = _corners(line)
+    along, across = pts @ u, pts @ n
+    return float(along.min()), float(along.max()), float(across.min()), float(across.max())
+
+
+def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrLine | None:
+    """The box holding a bare label's value: the nearest one to its right on the same row,
+    else the nearest one under it, starting near its left edge (in the page's frame)."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    left, right_edge, top, bottom = _extent(label, u, n)
+    height = max(1.0, bottom - top)
+    middle = (top + bottom) / 2
+    right: list[tuple[float, OcrLine]] = []
+    below: list[tuple[float, OcrLine]] = []
+    for other in lines:
+        if other is label or not other.text.strip(_FILLER):
+            continue
+        o_left, _, o_top, o_bottom = _extent(other, u, n)
+        if (
+            abs((o_top + o_bottom) / 2 - middle) <= 0.6 * height
+            and right_edge - height <= o_left <= right_edge + 12 * height
+        ):
+            right.append((o_left, other))
+        elif -0.4 * height <= o_top - bottom <= 1.5 * height and abs(o_left - left) <= 1.5 * height:
+            below.append((o_top, other))
+    for found in (right, below):
+        for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
+            starts = _labels(candidate.text)
+            if not (starts and starts[0][0] == 0):  # the next cell is another label
+                return candidate
+    return None
+
+
+# A line that names an institution: letterheads and stamps print it alone, or before the
+# document's title (…医院检验报告单). Only at the start of a line: in a sentence the
+# text recognizers judge it with its context.
+_INSTITUTION = re.compile(
+    r"^[\u4e00-\u9fffA-Za-z0-9()（）]{2,20}?"
+    r"(医院|卫生院|保健院|卫生服务中心|卫生服务站|卫生室|诊所|门诊部|医学中心|医疗中心|体检中心)"
+)
+
+
+# Words of a sentence, not of a name (我去了市医院 is a patient speaking).
+_SENTENCE = re.compile(r"[我你他她了去到在的是说看还就要想过]")
+
+
+def institution_span(line: OcrLine) -> tuple[int, int] | None:
+    text = line.text
+    lead = len(text) - len(text.lstrip(_FILLER))
+    match = _INSTITUTION.match(text[lead:])
+    if match is None or len(text) - lead - match.end() > 8 or _SENTENCE.search(match.group()):
+        return None
+    return lead, lead + match.end()
