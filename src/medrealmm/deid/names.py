@@ -168,7 +168,9 @@ def plausible_name(
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
     across that boundary (老公|房 as 公房) is no evidence against the name."""
     name = text[start:end]
-    if cut_drug_name(text, end) or (not after_cue and taken_like_a_drug(text, start)):
+    if clinical_term_shaped(text, start, end):
+        return False
+    if not after_cue and used_like_a_drug(text, start, end):
         return False
     if start > 0 and text[start - 1] in _COUNTING and name[0] in _MEASURE_SURNAMES:
         return False  # 这张图, 两条: a measure word, not 张 or 条
@@ -503,7 +505,8 @@ class HandleAndNicknameRecognizer:
 _DRUG_CONTINUES = re.compile(
     f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,3}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂)"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|露|"
+    "药片|药水|药酒|溶液|洗液|(?<=氏)液)"
     "|[片汤唑胺酮醇嗪啶])"
 )
 
@@ -516,13 +519,71 @@ _DOSE_AFTER = re.compile(
     re.IGNORECASE,
 )
 _TAKING_BEFORE = re.compile(
-    r"(?:吃了|吃的|吃过|服用|服了|喝了|继续|用了|外用|口服|药品名称|药名)\s*$"
+    r"(?:吃了|吃的|吃过|吃着|服用|服了|喝了|喝的|继续|用了|用的|在用|外用|口服|涂了|抹了|擦了|加用|"
+    r"停用|停了|换成|改用|开了|开的|买了|买的|药品名称|药名)\s*$"
+)
+# …and what is said of a medicine right after its name (…的副作用, …一天三次, …可以吃吗).
+_USED_AFTER = re.compile(
+    r"(?:的?副作用|的?说明书|的?用法|的?剂量|的?疗效|能不能吃|能不能用|可以吃吗|可以用吗|"
+    r"一起吃|一起用|管用吗|有效吗|一[天日]\s*[一二三四两\d]\s*次)"
+)
+_TITLE_AFTER = re.compile(f"[{_CJK}]{{0,2}}(?:{AFTER_TITLES})")
+
+
+# Drug names are built from stems (WHO INN stems in their Chinese transliteration: 孟鲁司特,
+# 吉非替尼, 罗格列酮, 华法林) and chemical-class characters no given name uses (…唑, …胺, …钠).
+# A name candidate that ends in such a stem, or runs on into one, is a cut drug name.
+_INN_STEM = re.compile(
+    "(?:司特|必利|沙星|西林|洛尔|普利|沙坦|他汀|替尼|单抗|珠单|霉素|环素|头孢|列酮|格列|地平|替丁|拉唑|"
+    "前列|卡因|昔布|那敏|法林|曲坦|巴坦|洛韦|他韦|匹韦|布韦|西泮|唑仑|西汀|曲林|培南|匹林|米松|"
+    "尼松|卡松|奈德|沙明|莫司|利司|帕胺|噻嗪|地尔|[唑胺酮醇嗪啶酚铵钠钾钙苷肟酯烷烯炔])"
+)
+# Traditional-medicine herbs end in plant-part or herb-only characters (石斛, 黄芪, 秦皮,
+# 柏子仁, 蒲公英, 田七); given names do not.
+_HERB_END = re.compile(
+    "(?<![小老阿])(?:[斛芪苓芍芎蒡苋萸蓟芩蔻蒿藜膝藤皮参术黄砂麦七]|子仁|公英|黄连)$"
+)
+_FORM_END = re.compile("(?:片|胶囊|颗粒|丸|膏|汤|液|贴|散|栓|剂|糖浆)$")
+_HERB_PAIR = re.compile("子仁|公英|黄连")
+# What may run on after a cut drug name: Han characters up to a function word or a numeral.
+_RUN_ON = re.compile(
+    f"(?:(?![的了是在和与说吗呢吧啊呀我你他她也就都很又还把被让给对两几一二三])[{_CJK}]){{0,3}}"
 )
 
 
-def cut_drug_name(text: str, end: int) -> bool:
-    return _DRUG_CONTINUES.match(text, end) is not None or _DOSE_AFTER.match(text, end) is not None
+# Diseases and organisms named after people (唐氏综合征, 霍奇金淋巴瘤, 柯萨奇病毒): the person's
+# name is part of a clinical term when a disease or organism word follows it.
+_EPONYM_AFTER = re.compile(
+    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,4}}?"
+    "(?:综合征|综合症|病毒|杆菌|球菌|螺旋体|淋巴瘤|肉瘤|血症|贫血|丝虫|试验|征)"
+    "|病(?![了情人历房假床号区友重危])|症(?!状)|菌|瘤)"
+)
 
 
-def taken_like_a_drug(text: str, start: int) -> bool:
-    return _TAKING_BEFORE.search(text, 0, start) is not None
+def clinical_term_shaped(text: str, start: int, end: int) -> bool:
+    """Whether the name candidate ``text[start:end]`` is part of a drug, herb or eponymous
+    disease name: by its stem or herb ending, by a stem, dosage form or disease word running
+    on after it, or by a dose right after it. Shared by every name recognizer and the NER's
+    person vetoes."""
+    if _DRUG_CONTINUES.match(text, end) or _DOSE_AFTER.match(text, end):
+        return True
+    if _EPONYM_AFTER.match(text, end):
+        return True
+    if 2 <= end - start <= 3 and _HERB_END.search(text, start, end):
+        return True
+    if _FORM_END.search(text, start + 1, end):
+        return True  # 童康片: the dosage form inside the candidate
+    pair = _HERB_PAIR.search(text, start + 1, end + 1)
+    if pair is not None and pair.end() >= end:
+        return True  # 胡黄|连
+    run_end = _RUN_ON.match(text, end).end()  # type: ignore[union-attr]
+    return any(m.end() >= end for m in _INN_STEM.finditer(text, start + 1, run_end))
+
+
+def used_like_a_drug(text: str, start: int, end: int) -> bool:
+    """A taking verb right before (吃了…, 服用…) or a medicine's attribute right after
+    (…的副作用): whatever sits there is a medicine, unless a title follows (吃了张医生开的药)."""
+    if _TITLE_AFTER.match(text, end):
+        return False
+    taken = _TAKING_BEFORE.search(text, 0, start) is not None
+    return taken or _USED_AFTER.match(text, end) is not None

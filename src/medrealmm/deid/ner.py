@@ -37,8 +37,9 @@ from medrealmm.deid.names import (
     NAME_STOP,
     SURNAME_RE,
     _word_tags,
-    cut_drug_name,
+    clinical_term_shaped,
     is_common_word,
+    used_like_a_drug,
 )
 from medrealmm.deid.spans import EntityType, Span
 
@@ -280,7 +281,9 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if _TERM_END.search(trimmed) or is_common_word(trimmed):
         return None
-    if cut_drug_name(text, start + len(trimmed)):
+    if clinical_term_shaped(text, start, start + len(trimmed)):
+        return None
+    if used_like_a_drug(text, start, start + len(trimmed)):
         return None
     drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
     if drug_like and not any(dot in trimmed for dot in _DOT):
@@ -331,9 +334,8 @@ def _hospital_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     name = text[start:end]
     if not _MEDICAL_ORG.search(name) or name.endswith("科"):
         return None
-    bare = re.sub(patterns._HOSPITAL_SUFFIX, "", name)  # 县人民医院 is any county's hospital
-    if len(patterns._GENERIC_ORG_RE.sub("", bare)) < 2 and not re.search(r"第\S", bare):
-        return None
+    if not patterns.named_institution(*patterns.split_institution(name)):
+        return None  # 县人民医院 is any county's hospital
     return start, end
 
 
@@ -342,7 +344,7 @@ def _place_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if prefix is not None and end - start - prefix.end() >= 2:
         start += prefix.end()  # 北京市朝阳区 -> 朝阳区: the city stays
     place = text[start:end]
-    if not _SUB_CITY.search(place) or place in patterns._NOT_DISTRICTS:
+    if not _SUB_CITY.search(place) or place in patterns.NOT_DISTRICTS:
         return None
     if len(place) < 2 or _common_place(place):
         return None

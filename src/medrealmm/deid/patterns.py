@@ -297,17 +297,30 @@ _OWNER_RE = re.compile(rf"{SURNAME_RE}[氏记]?")
 _CLINIC_SUFFIXES = frozenset(words("诊所 门诊部 口腔门诊 口腔门诊部 齿科"))
 
 
-def _proper_hospital(match: re.Match[str]) -> EntityType | None:
-    """A named institution, not a generic mention such as 当地医院 or 三甲医院."""
-    rest = _GENERIC_ORG_RE.sub("", match.group("name"))
+def named_institution(name: str, suffix: str = "") -> bool:
+    """Whether ``name`` (what precedes the institution word ``suffix``) names one institution,
+    not a generic mention such as 当地医院 or 三甲医院. Shared by the rules and the NER."""
+    rest = _GENERIC_ORG_RE.sub("", name)
     owner = _OWNER_RE.fullmatch(rest)
-    if owner and match.group("suffix") in _CLINIC_SUFFIXES and rest[0] not in AMBIGUOUS_SURNAMES:
-        return EntityType.HOSPITAL  # 李氏口腔门诊, 孟口腔诊所: a private clinic named by its owner
-    if re.search(r"第[一二三四五六七八九十\d]+", match.group("name")):
-        return EntityType.HOSPITAL
-    if len(rest) < 2 and _starts_with_place(match.group("name")):
-        return EntityType.HOSPITAL
-    return EntityType.HOSPITAL if len(rest) >= 2 else None
+    if owner and suffix in _CLINIC_SUFFIXES and rest[0] not in AMBIGUOUS_SURNAMES:
+        return True  # 李氏口腔门诊, 孟口腔诊所: a private clinic named by its owner
+    if re.search(r"第[一二三四五六七八九十\d]+", name):
+        return True
+    return len(rest) >= 2 or _starts_with_place(name)
+
+
+def split_institution(text: str) -> tuple[str, str]:
+    """``text`` without its institution words, and the last of them (县人民医院 -> 县人民, 医院)."""
+    suffixes = list(_SUFFIX_RE.finditer(text))
+    return _SUFFIX_RE.sub("", text), suffixes[-1].group() if suffixes else ""
+
+
+_SUFFIX_RE = re.compile(_HOSPITAL_SUFFIX)
+
+
+def _proper_hospital(match: re.Match[str]) -> EntityType | None:
+    named = named_institution(match.group("name"), match.group("suffix"))
+    return EntityType.HOSPITAL if named else None
 
 
 HOSPITAL = RegexRecognizer(
@@ -345,7 +358,7 @@ def _common_word(word: str) -> bool:
 
 
 _BODY_CHARS = "腔腹胸心肝肺肾脑颈腰骶臀股腿臂肩背部膜眼耳鼻口咽喉皮骨前后左右上下内外中"
-_NOT_DISTRICTS = frozenset(
+NOT_DISTRICTS = frozenset(
     words(
         "病区 市区 郊区 城区 山区 景区 校区 社区 园区 厂区 小区 误区 禁区 疫区 牧区 地区 专区 "
         "分区 片区 辖区 新区 老区 灾区 盲区 雷区 重灾区 高发区 风险区 流行区 县城 城镇 "
@@ -388,17 +401,17 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
     if not parts or set(parts) <= {"unit"} or set(parts) <= {"number"} or set(parts) <= {"group"}:
         return None
     if set(parts) == {"village"} and (
-        parts["village"] in _NOT_DISTRICTS or _common_word(parts["village"])
+        parts["village"] in NOT_DISTRICTS or _common_word(parts["village"])
     ):
         return None
     district = parts.get("district")
     generic = district and (
-        district in _NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
+        district in NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
     )
     if generic and len(parts) == 1:
         return None
     street = parts.get("street")
-    if street and street in _NOT_DISTRICTS and len(parts) == 1:
+    if street and street in NOT_DISTRICTS and len(parts) == 1:
         return None
     if set(parts) == {"road"}:
         # A bare 'xx路' is too often a word (思路, 走路); need a cue before it.
