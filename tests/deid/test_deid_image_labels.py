@@ -115,3 +115,18 @@ def test_a_dark_themed_app_screen_full_of_text_is_not_a_film() -> None:
     rgb = np.repeat(gray[:, :, None], 3, axis=2)
     assert image_kind(gray, rgb, rows) == "screenshot"
     assert image_kind(gray, rgb, rows[:5]) == "film"  # a few corner lines: still a film
+
+
+def test_english_labels_count_only_as_whole_words_with_a_colon() -> None:
+    assert values("Name: LI Wei  Sex: M  Age: 45") == ["LI Wei  "]
+    assert values("PATIENT:ZHANG SAN") == ["ZHANG SAN"]
+    assert values("Hotel: 3 nights") == []
+    assert values("Name the drug") == []
+
+
+def test_a_column_header_label_finds_its_value_centred_in_the_row_below() -> None:
+    header = [line(text, x, 100, 40) for text, x in (("姓名", 40), ("性别", 160), ("床号", 280))]
+    row = [line(text, x, 128, w) for text, x, w in (("欧阳娜娜", 28, 80), ("男", 170, 20))]
+    lines = header + row
+    assert value_line(header[0], lines) is row[0]
+    assert value_line(header[2], lines) is None  # nothing under it: nothing guessed

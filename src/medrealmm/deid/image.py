@@ -329,7 +329,55 @@ def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
         margin = int(max(4, span / 10 if kind == "qr" else span / 4))
         box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
         out.append(ImageBox(kind=kind, box=_pad(box, margin)))
+        symbol = _symbol_polygon(rgb, pts, span)
+        if symbol is not None:
+            out.append(symbol.model_copy(update={"kind": kind}))
     return out
+
+
+def _symbol_polygon(rgb: np.ndarray, pts: np.ndarray, span: float) -> ImageBox | None:
+    """The whole symbol around a decoded position, as a turned rectangle: on a tilted photo
+    zxing reads a 1-D code along a diagonal, and its line says little about the bars' extent.
+    The dark modules near the decode, closed into one block, give the symbol's outline."""
+    import cv2
+
+    height, width = rgb.shape[:2]
+    x0, y0, x1, y1 = _clip(
+        _pad(
+            (
+                int(pts[:, 0].min()),
+                int(pts[:, 1].min()),
+                int(pts[:, 0].max()),
+                int(pts[:, 1].max()),
+            ),
+            int(span / 2),
+        ),
+        width,
+        height,
+    )
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    gray = cv2.cvtColor(np.ascontiguousarray(rgb[y0:y1, x0:x1]), cv2.COLOR_RGB2GRAY)
+    _, dark = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    gap = max(3, int(span / 40))  # about a wide space between bars
+    block = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((2 * gap + 1, 2 * gap + 1), np.uint8))
+    count, labels = cv2.connectedComponents(block)
+    centre = pts.mean(axis=0) - (x0, y0)
+    cx = int(np.clip(centre[0], 0, x1 - x0 - 1))
+    cy = int(np.clip(centre[1], 0, y1 - y0 - 1))
+    target = labels[cy, cx]
+    if count < 2 or target == 0:
+        return None
+    ys, xs = np.nonzero(labels == target)
+    (rcx, rcy), (rw, rh), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    if rw * rh > 4 * span * span:  # merged with the page's text: keep the decode's box
+        return None
+    corners = cv2.boxPoints(((rcx + x0, rcy + y0), (rw + 2 * gap, rh + 2 * gap), angle))
+    polygon = [(round(float(x)), round(float(y))) for x, y in corners]
+    px, py = [p[0] for p in polygon], [p[1] for p in polygon]
+    return ImageBox(
+        kind="barcode", box=(min(px), min(py), max(px) + 1, max(py) + 1), polygon=polygon
+    )
 
 
 def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:

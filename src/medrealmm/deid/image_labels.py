@@ -33,20 +33,25 @@ ID_LABELS = _words(
     "就诊医院 送检医院 送检单位 医疗机构 收款单位 开单科室医院 医院 "
     "送检日期 采样日期 采样时间 采集时间 接收时间 就诊日期 就诊时间 申请日期 申请时间 "
     "报告日期 报告时间 检验日期 检查日期 检查时间 开票日期 收费日期 出生日期 入院日期 "
-    "出院日期 预约时间 签名 签字"
+    "出院日期 预约时间 签名 签字 Name Patient Pat Tel Phone Mobile Address Addr DOB MRN PID "
+    "Hospital Doctor ID"
 )
 # Labels of clinical or neutral fields: a value stops where one of these starts.
 OTHER_LABELS = _words(
     "性别 年龄 科室 科别 病区 标本类型 标本 样本类型 样本 临床诊断 诊断 备注 费别 民族 "
-    "婚否 职业 类型 项目 结果 单位 参考范围 参考值 检验项目 医嘱 主诉 身高 体重 血型"
+    "婚否 职业 类型 项目 结果 单位 参考范围 参考值 检验项目 医嘱 主诉 身高 体重 血型 Sex Age"
 )
-# Bare labels that also begin ordinary sentences (医生您好…): a label only with a colon.
+# Bare labels that also begin ordinary sentences (医生您好…), and English words: a label
+# only with a colon.
 NEEDS_COLON = {"医生", "医师", "患者", "病人", "单位", "手机", "卡号", "家属", "电话", "医院"}
+NEEDS_COLON |= {word.casefold() for word in ID_LABELS if word.isascii()}
 
-_LABEL = re.compile("|".join(sorted(map(re.escape, ID_LABELS + OTHER_LABELS), key=len)[::-1]))
+_LABEL = re.compile(
+    "|".join(sorted(map(re.escape, ID_LABELS + OTHER_LABELS), key=len)[::-1]), re.IGNORECASE
+)
 _COLON_LABEL = re.compile(r"[\u4e00-\u9fff]{2,6}(?=[:：])")
 _FILLER = " :：.·_-~～^|"
-_ID = set(ID_LABELS)
+_ID = {word.casefold() for word in ID_LABELS}
 
 
 def _labels(text: str) -> list[tuple[int, int, bool]]:
@@ -54,12 +59,13 @@ def _labels(text: str) -> list[tuple[int, int, bool]]:
     found: list[tuple[int, int, bool]] = []
     for match in _LABEL.finditer(text):
         start, end = match.span()
+        word = match.group().casefold()
         colon = text[end : end + 1] in (":", "：")
-        lead = start == 0 or not text[start - 1].isalpha() or colon
-        if match.group() in NEEDS_COLON and not colon:
+        after_letter = start > 0 and text[start - 1].isalpha()
+        if (word in NEEDS_COLON and not colon) or (word.isascii() and after_letter):
             continue
-        if lead or colon:
-            found.append((start, end, match.group() in _ID))
+        if colon or not after_letter:
+            found.append((start, end, word in _ID))
     for match in _COLON_LABEL.finditer(text):
         if not any(s < match.end() and match.start() < e for s, e, _ in found):
             found.append((match.start(), match.end(), False))
@@ -82,7 +88,7 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
 
 def bare_label(line: OcrLine) -> bool:
     """A line that is only an identifying label (its value is another OCR box)."""
-    text = line.text.strip(_FILLER)
+    text = line.text.strip(_FILLER).casefold()
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
 
 
@@ -125,14 +131,20 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
     for other in lines:
         if other is label or not other.text.strip(_FILLER):
             continue
-        o_left, _, o_top, o_bottom = _extent(other, u, n)
+        o_left, o_right, o_top, o_bottom = _extent(other, u, n)
         if (
             abs((o_top + o_bottom) / 2 - middle) <= 0.6 * height
             and right_edge - height <= o_left <= right_edge + 12 * height
         ):
             right.append((o_left, other))
-        elif -0.4 * height <= o_top - bottom <= 1.5 * height and abs(o_left - left) <= 1.5 * height:
-            below.append((o_top, other))
+        elif (
+            -0.4 * height <= o_top - bottom <= 1.5 * height
+            and o_left <= right_edge + height
+            and o_right >= left - height
+        ):
+            # Under the label: left-aligned (a card) or centred in its column (a table).
+            shift = abs((o_left + o_right) / 2 - (left + right_edge) / 2)
+            below.append((o_top - bottom + shift, other))
     for found in (right, below):
         for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
             starts = _labels(candidate.text)
