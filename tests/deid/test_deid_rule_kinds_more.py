@@ -130,7 +130,7 @@ def test_names_near_medicine_words_still_count(text: str, value: str) -> None:
     ("text", "address"),
     [
         ("我们村是西塘桥南318号，要走一个小时", "西塘桥南318号"),
-        ("快递放柳湾1024号", "柳湾1024号"),
+        ("快递放在柳湾1024号", "柳湾1024号"),
         ("家是河堤266号", "河堤266号"),
     ],
 )
