@@ -9,12 +9,14 @@ them intact.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
 from medrealmm.deid.names import AMBIGUOUS_SURNAMES, SURNAME_RE
 from medrealmm.deid.recognizer import RegexRecognizer
-from medrealmm.deid.spans import EntityType, words
+from medrealmm.deid.spans import EntityType, Span, words
 
 CJK = "\u4e00-\u9fff"
 # Characters that end a proper noun when scanning left from a suffix such as 医院 or 区.
@@ -68,25 +70,85 @@ LANDLINE_PHONE = RegexRecognizer(
 )
 
 
-def _valid_landline(match: re.Match[str]) -> EntityType | None:
-    """A separator-less 0AA(A)NNNNNNN(N) is a phone only where the area code and length are
-    real: Google's libphonenumber metadata (``phonenumbers``, Apache-2.0) decides."""
+# Phones as people write them: +86 / 0086 / (86) in front, an area code in brackets, digits
+# grouped by spaces, dashes, dots or tildes in any grouping, an extension after. What makes
+# a candidate a phone is its digits, not its layout: a mobile's 1[3-9] and eleven digits, a
+# 400/800 service number, or a landline whose area code and length Google's libphonenumber
+# metadata (``phonenumbers``, Apache-2.0) accepts. Lab values and doses never have those.
+# A separator is any symbol, space or emoji between digit groups, or a chat sticker ([微笑]);
+# letters, Han characters and sentence ends are not.
+_SEP = r"(?:[^\w。！？；;:：\n]|_|\[[^\]\d]{1,6}\])"
+_PHONE_SHAPE_RE = re.compile(
+    r"(?<![\d.])"
+    rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
+    rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
+    rf"\d(?:{_SEP}{{0,3}}\d){{6,13}})"
+    rf"(?:{_SEP}{{0,3}}(?:转|分机|ext\.?|x|-){_SEP}{{0,3}}\d{{1,5}})?"
+    r"(?![\d])",
+    re.IGNORECASE,
+)
+_MOBILE_DIGITS = re.compile(r"1[3-9]\d{9}")
+_SERVICE_DIGITS = re.compile(r"[48]00\d{7}")
+_COUNTRY = re.compile(r"^[(（]?(?:\+|00)?86[)）]?(?=\D)")
+
+
+def phone_digits(candidate: str) -> str | None:
+    """The national number a candidate spells, or None where it is no phone: a mobile, a
+    400/800 number or a landline libphonenumber holds valid."""
+    groups = re.findall(r"\d+", _COUNTRY.sub("", candidate))
+    if len(groups) > 1 and min(map(len, groups)) < 3:
+        return None  # 0.5 1.2 3.4, 150 230 180 20: values listed, not a phone
+    digits = re.sub(r"\D", "", candidate)
+    if re.match(r"(?:00)?86", digits) and len(digits) >= 12:
+        digits = digits[4:] if digits.startswith("00") else digits[2:]
+    if _MOBILE_DIGITS.fullmatch(digits) or _SERVICE_DIGITS.fullmatch(digits):
+        return digits
+    if not digits.startswith("0") or not 10 <= len(digits) <= 12:
+        return None
     import phonenumbers
 
     try:
-        number = phonenumbers.parse(match.group(0), "CN")
+        number = phonenumbers.parse(digits, "CN")
     except phonenumbers.NumberParseException:
         return None
-    return EntityType.PHONE if phonenumbers.is_valid_number(number) else None
+    return digits if phonenumbers.is_valid_number(number) else None
 
 
-LANDLINE_COMPACT = RegexRecognizer(
-    name="landline_compact",
-    gate=re.compile(r"0\d{9}"),
-    type=EntityType.PHONE,
-    patterns=[re.compile(r"(?<![\d.A-Za-z])0[1-9]\d{8,10}(?![\d.A-Za-z])")],
-    validate=_valid_landline,
-)
+@dataclass
+class PhoneShapeRecognizer:
+    """Phones in any layout (see ``phone_digits``). A candidate that runs on into a following
+    number (…5678 3天) is cut back at a separator to its longest valid phone."""
+
+    name: str = "phone_any_shape"
+
+    def find(self, text: str) -> Iterator[Span]:
+        if _THREE_DIGITS.search(text) is None:
+            return
+        for match in _PHONE_SHAPE_RE.finditer(text):
+            start, end = match.span("main")
+            ends = [end] + [
+                m.start() for m in _GROUP_END.finditer(text, start, end) if m.start() < end
+            ]
+            for cut in sorted(set(ends), reverse=True):
+                if phone_digits(text[start:cut]):
+                    extension = cut != end and _EXTENSION.fullmatch(text, cut, end)
+                    stop = match.end() if cut == end or extension else cut
+                    yield Span(
+                        start=start,
+                        end=stop,
+                        type=EntityType.PHONE,
+                        text=text[start:stop],
+                        source=self.name,
+                    )
+                    break
+
+
+_THREE_DIGITS = re.compile(r"\d{3}")
+_EXTENSION = re.compile(r"\s?-\s?\d{1,5}")
+_GROUP_END = re.compile(rf"(?<=\d){_SEP}")
+PHONE_ANY_SHAPE = PhoneShapeRecognizer()
+
+
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
     gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),

@@ -52,7 +52,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.RESIDENT_ID,
         patterns.MOBILE_PHONE,
         patterns.LANDLINE_PHONE,
-        patterns.LANDLINE_COMPACT,
+        patterns.PHONE_ANY_SHAPE,
         patterns.PHONE_BY_CONTEXT,
         patterns.EMAIL,
         patterns.URL,

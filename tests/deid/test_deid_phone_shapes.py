@@ -1,0 +1,59 @@
+"""Phones in the layouts people type them (prefixes, brackets, any grouping, extensions),
+decided by their digits; lists of values with the same separators stay. Numbers are made up
+here."""
+
+from __future__ import annotations
+
+import pytest
+
+from medrealmm.deid.patterns import phone_digits
+from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.spans import EntityType
+from medrealmm.deid.text import find_spans
+
+
+def _masked(text: str) -> dict[str, EntityType]:
+    return {s.text: s.type for s in find_spans(text, rules_registry())}
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("加我(+86)15800001111", "(+86)15800001111"),
+        ("座机（0571）8765 4321 转 66", "（0571）8765 4321 转 66"),
+        ("前台(020)8765-4321-805", "(020)8765-4321-805"),
+        ("号码0571-8765-4321", "0571-8765-4321"),
+        ("打 020 8765 4321 就行", "020 8765 4321"),
+        ("客服400 6123 456", "400 6123 456"),
+        ("我的是158.0000.1111", "158.0000.1111"),
+        ("1580-000-1111 随时打", "1580-000-1111"),
+        ("158~0000~1111", "158~0000~1111"),
+        ("(0571) 8765 4321 3天后复诊", "(0571) 8765 4321"),
+        ("0571 8765 4321 ext. 8", "0571 8765 4321 ext. 8"),
+        ("电话158[微笑]0000[微笑]1111", "158[微笑]0000[微笑]1111"),  # chat noise between groups
+        ("158👉0000👉1111", "158👉0000👉1111"),
+        ("号码 158 | 0000 | 1111", "158 | 0000 | 1111"),
+    ],
+)
+def test_phones_in_any_layout(text: str, phone: str) -> None:
+    assert _masked(text).get(phone) is EntityType.PHONE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "血常规 0.5 1.2 3.4 5.6 7.8 9.0",
+        "血小板 150 230 180 20",
+        "剂量 10-20-30 mg",
+        "体重 65.5 kg 身高 170 cm",
+        "血压130/85 心率 78",
+    ],
+)
+def test_values_with_phone_separators_are_not_phones(text: str) -> None:
+    assert EntityType.PHONE not in _masked(text).values()
+
+
+def test_phone_digits_drops_the_country_code() -> None:
+    assert phone_digits("+86 158 0000 1111") == "15800001111"
+    assert phone_digits("0086-0571-87654321") == "057187654321"
+    assert phone_digits("0571 1234") is None
