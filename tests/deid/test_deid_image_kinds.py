@@ -171,3 +171,16 @@ def test_a_tilted_barcode_read_along_a_diagonal_is_masked_to_its_last_bar() -> N
                 masked[max(0, y0) : y1, max(0, x0) : x1] = 0
         visible_bars = (masked.max(axis=-1) < 100) & (masked.max(axis=-1) > 0)
         assert int(visible_bars.sum()) == 0
+
+
+def test_the_table_round_a_photographed_page_is_not_a_stamp() -> None:
+    from medrealmm.deid.image import colour_mark_boxes
+
+    img = Image.new("RGB", (600, 600), (150, 95, 60))  # a brown wooden table
+    draw = ImageDraw.Draw(img)
+    # The page fills the frame but for its corners: triangles of table as compact as a stamp.
+    page = [(150, 0), (450, 0), (600, 250), (600, 350), (450, 600), (150, 600), (0, 350), (0, 250)]
+    draw.polygon(page, fill=(245, 245, 242))
+    draw.ellipse((250, 250, 350, 350), outline=(200, 35, 40), width=5)  # the page's stamp
+    boxes = colour_mark_boxes(np.array(img), [])
+    assert len(boxes) == 1 and 230 <= boxes[0].box[0] <= 250 and boxes[0].box[2] <= 370

@@ -130,3 +130,14 @@ def test_a_column_header_label_finds_its_value_centred_in_the_row_below() -> Non
     lines = header + row
     assert value_line(header[0], lines) is row[0]
     assert value_line(header[2], lines) is None  # nothing under it: nothing guessed
+
+
+def test_a_value_split_by_ocr_at_a_wide_space_is_masked_to_its_last_box() -> None:
+    label = line("家庭住址：河南省澳门市", 20, 100, 220)
+    rest = line("和平寇街Q座", 262, 101, 120)
+    next_field = line("性别：女", 420, 100, 80)
+    clinical = line("空腹血糖 6.1 mmol/L", 20, 140, 200)
+    boxes = labelled_boxes([label, rest, next_field, clinical])
+    assert any(b.box[0] <= 262 and b.box[2] >= 382 for b in boxes)
+    assert not any(b.box[2] > 420 for b in boxes)  # stops at the next label
+    assert not any(b.box[3] > 140 for b in boxes)  # and stays on its row

@@ -256,24 +256,45 @@ FAMILIES: dict[str, tuple[str, Callable[[Faker, random.Random, int], Canvas]]] =
 
 
 def _photograph(c: Canvas, rng: random.Random) -> tuple[Image.Image, Callable[[BoxT], Quad]]:
-    """The page on a table, turned 5-30 degrees, blurred and JPEG-compressed."""
+    """The page on a table, shot at an angle: turned 5-30 degrees, a little keystone from the
+    camera's tilt, uneven light, blur and JPEG."""
+    import cv2
+
     angle = rng.choice([-1, 1]) * rng.uniform(5, 30)
     w, h = c.img.size
     table = Image.new("RGB", (w + 240, h + 240), (120 + rng.randint(0, 40), 90, 60))
     table.paste(c.img, (120, 120))
-    turned = table.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=(110, 85, 60))
-    cx, cy = table.size[0] / 2, table.size[1] / 2
-    a = np.radians(-angle)
+    tw, th = table.size
+    turn = np.vstack([cv2.getRotationMatrix2D((tw / 2, th / 2), angle, 1.0), [0, 0, 1]])
+    corners = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]])
+    jitter = np.float32(
+        [[rng.uniform(-1, 1) * 0.04 * tw, rng.uniform(-1, 1) * 0.04 * th] for _ in range(4)]
+    )
+    keystone = cv2.getPerspectiveTransform(corners, corners + jitter)
+    matrix = keystone @ turn
+    shot = cv2.warpPerspective(np.array(table), matrix, (tw, th), borderValue=(110, 85, 60))
+    # Light falls off across the frame in a random direction.
+    yy, xx = np.mgrid[0:th, 0:tw].astype(np.float32)
+    theta = rng.uniform(0, 2 * np.pi)
+    ramp = (xx * np.cos(theta) + yy * np.sin(theta)) / max(tw, th)
+    ramp = (ramp - ramp.min()) / max(1e-6, float(ramp.max() - ramp.min()))
+    shade = rng.uniform(0.7, 0.9) + (1.05 - rng.uniform(0.7, 0.9)) * ramp
+    shot = np.clip(shot.astype(np.float32) * shade[:, :, None], 0, 255).astype(np.uint8)
 
     def to_quad(box: BoxT) -> Quad:
-        pts = [(box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])]
-        out = []
-        for px, py in pts:
-            dx, dy = px + 120 - cx, py + 120 - cy
-            out.append((cx + dx * np.cos(a) - dy * np.sin(a), cy + dx * np.sin(a) + dy * np.cos(a)))
-        return out
+        pts = np.float32(
+            [
+                [
+                    (box[0] + 120, box[1] + 120),
+                    (box[2] + 120, box[1] + 120),
+                    (box[2] + 120, box[3] + 120),
+                    (box[0] + 120, box[3] + 120),
+                ]
+            ]
+        )
+        return [(float(x), float(y)) for x, y in cv2.perspectiveTransform(pts, matrix)[0]]
 
-    img = turned.filter(ImageFilter.GaussianBlur(0.8))
+    img = Image.fromarray(shot).filter(ImageFilter.GaussianBlur(0.8))
     buffer = io.BytesIO()
     img.save(buffer, format="JPEG", quality=rng.randint(70, 88))
     return Image.open(io.BytesIO(buffer.getvalue())).convert("RGB"), to_quad

@@ -23,6 +23,7 @@ from PIL import Image, ImageOps
 
 from medrealmm.deid.image_labels import (
     bare_label,
+    continuation,
     inline_values,
     institution_span,
     page_angle,
@@ -231,12 +232,17 @@ def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     out: list[ImageBox] = []
     angle = page_angle(lines)
     for line in lines:
-        for start, end in inline_values(line):
+        values = inline_values(line)
+        tail: OcrLine | None = line if values and values[-1][1] == len(line.text) else None
+        for start, end in values:
             out.append(text_box(line, start, end, "field", None))
         if bare_label(line):
-            value = value_line(line, lines, angle)
-            if value is not None:
-                out.append(text_box(value, 0, len(value.text), "field", None))
+            tail = value_line(line, lines, angle)
+            if tail is not None:
+                out.append(text_box(tail, 0, len(tail.text), "field", None))
+        # A value that runs to the end of its box may go on in the next box of the row.
+        for more in continuation(tail, lines, angle) if tail is not None else []:
+            out.append(text_box(more, 0, len(more.text), "field", None))
         found = institution_span(line)
         if found is not None:
             out.append(text_box(line, *found, "field", "HOSPITAL"))
@@ -444,6 +450,9 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
             solid = float(np.mean(raw[y : y + h, x : x + w] > 0))
             if solid > (0.6 if stamp else 0.85):
                 continue  # a filled block (bubble, highlight), not a mark
+            edge = x == 0 or y == 0 or x + w >= rgb.shape[1] or y + h >= height
+            if edge and solid > 0.35:
+                continue  # the table or wall round a photographed page, not a ring of ink
             # Ink strokes are thin: few pixels survive an erosion by a stroke half-width.
             thick = cv2.erode(raw[y : y + h, x : x + w], np.ones((3, 3), np.uint8))
             if not stamp and float(np.mean(thick > 0)) < 0.02:

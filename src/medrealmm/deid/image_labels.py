@@ -153,6 +153,34 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
     return None
 
 
+def continuation(line: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> list[OcrLine]:
+    """Boxes that carry ``line`` on along its row (OCR splits a value at a wide space), up
+    to the next label or a gap wider than two glyphs."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    out: list[OcrLine] = []
+    current = line
+    while True:
+        _, right_edge, top, bottom = _extent(current, u, n)
+        height = max(1.0, bottom - top)
+        nearest: tuple[float, OcrLine] | None = None
+        for other in lines:
+            if other is current or other is line or other in out:
+                continue
+            o_left, _, o_top, o_bottom = _extent(other, u, n)
+            same_row = abs((o_top + o_bottom) / 2 - (top + bottom) / 2) <= 0.5 * height
+            near = right_edge - height <= o_left <= right_edge + 2 * height
+            if same_row and near and (nearest is None or o_left < nearest[0]):
+                nearest = (o_left, other)
+        if nearest is None:
+            return out
+        starts = _labels(nearest[1].text)
+        if starts and starts[0][0] == 0:
+            return out
+        current = nearest[1]
+        out.append(current)
+
+
 # A line that names an institution: letterheads and stamps print it alone, or before the
 # document's title (…医院检验报告单). Only at the start of a line: in a sentence the
 # text recognizers judge it with its context.
