@@ -141,3 +141,9 @@ def test_a_value_split_by_ocr_at_a_wide_space_is_masked_to_its_last_box() -> Non
     assert any(b.box[0] <= 262 and b.box[2] >= 382 for b in boxes)
     assert not any(b.box[2] > 420 for b in boxes)  # stops at the next label
     assert not any(b.box[3] > 140 for b in boxes)  # and stays on its row
+
+
+def test_labels_justified_with_spaces_are_still_labels() -> None:
+    assert values("姓  名：宓吉洋  性  别：男") == ["宓吉洋  "]
+    assert values("住 院 号 : ZY3345121") == ["ZY3345121"]
+    assert bare_label(line("床   号", 0, 0, 60))

@@ -65,6 +65,10 @@ def _identifiers(p: People, rng: random.Random) -> list[tuple[str, str]]:
         (rng.choice(["送检日期", "采样时间", "就诊日期", "申请日期"]), p.date()),
         (rng.choice(["身份证号", "证件号码"]), p.fake.ssn()),
     ]
+    # Printed forms often justify two-character labels to the width of longer ones.
+    pairs = [
+        ("  ".join(lab) if len(lab) == 2 and rng.random() < 0.35 else lab, v) for lab, v in pairs
+    ]
     rng.shuffle(pairs)
     return pairs
 

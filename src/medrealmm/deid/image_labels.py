@@ -54,13 +54,32 @@ _FILLER = " :：.·_-~～^|"
 _ID = {word.casefold() for word in ID_LABELS}
 
 
+def _han(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+def _compact(text: str) -> tuple[str, list[int]]:
+    """``text`` without the spaces that justify a label's characters (姓  名), and where each
+    kept character came from."""
+    kept: list[int] = []
+    for i, char in enumerate(text):
+        if char.isspace():
+            before = text[:i].rstrip()
+            after = text[i:].lstrip()
+            if before and after and _han(before[-1]) and _han(after[0]):
+                continue
+        kept.append(i)
+    return "".join(text[i] for i in kept), kept
+
+
 def _labels(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, identifying) of each label in ``text``, known labels first."""
+    compact, where = _compact(text)
     found: list[tuple[int, int, bool]] = []
-    for match in _LABEL.finditer(text):
-        start, end = match.span()
+    for match in _LABEL.finditer(compact):
+        start, end = where[match.start()], where[match.end() - 1] + 1
         word = match.group().casefold()
-        colon = text[end : end + 1] in (":", "：")
+        colon = text[end:].lstrip()[:1] in (":", "：")
         after_letter = start > 0 and text[start - 1].isalpha()
         if (word in NEEDS_COLON and not colon) or (word.isascii() and after_letter):
             continue
@@ -88,7 +107,7 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
 
 def bare_label(line: OcrLine) -> bool:
     """A line that is only an identifying label (its value is another OCR box)."""
-    text = line.text.strip(_FILLER).casefold()
+    text = "".join(line.text.split()).strip(_FILLER).casefold()
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
 
 
