@@ -124,3 +124,22 @@ def test_what_is_taken_or_dosed_is_a_medicine(text: str) -> None:
 )
 def test_names_near_medicine_words_still_count(text: str, value: str) -> None:
     assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("我们村是西塘桥南318号，要走一个小时", "西塘桥南318号"),
+        ("快递放在柳湾1024号", "柳湾1024号"),
+        ("家是河堤266号", "河堤266号"),
+    ],
+)
+def test_a_place_and_a_house_number_with_no_road_word(text: str, address: str) -> None:
+    assert _masked(text).get(address) is EntityType.ADDRESS
+
+
+@pytest.mark.parametrize(
+    "text", ["挂号单据123号", "工号1234号", "我排在第188号", "床位302号", "会员123号"]
+)
+def test_numbered_labels_are_not_house_numbers(text: str) -> None:
+    assert EntityType.ADDRESS not in _masked(text).values()

@@ -83,26 +83,34 @@ _PHONE_SHAPE_RE = re.compile(
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
     rf"\d(?:{_SEP}{{0,3}}\d){{6,13}})"
-    rf"(?:{_SEP}{{0,3}}(?:转|分机|ext\.?|x|-){_SEP}{{0,3}}\d{{1,5}})?"
+    rf"(?:{_SEP}{{0,3}}(?:转|分机号?|内线|ext\.?|x|-)[:：]?{_SEP}{{0,3}}\d{{1,5}})?"
     r"(?![\d])",
     re.IGNORECASE,
 )
 _MOBILE_DIGITS = re.compile(r"1[3-9]\d{9}")
 _SERVICE_DIGITS = re.compile(r"[48]00\d{7}")
 _COUNTRY = re.compile(r"^[(（]?(?:\+|00)?86[)）]?(?=\D)")
+_TRUNK = re.compile(r"[(（]0[)）]")  # +86 (0)571 …
 
 
 def phone_digits(candidate: str) -> str | None:
     """The national number a candidate spells, or None where it is no phone: a mobile, a
     400/800 number or a landline libphonenumber holds valid."""
-    groups = re.findall(r"\d+", _COUNTRY.sub("", candidate))
-    if len(groups) > 1 and min(map(len, groups)) < 3:
-        return None  # 0.5 1.2 3.4, 150 230 180 20: values listed, not a phone
-    digits = re.sub(r"\D", "", candidate)
-    if re.match(r"(?:00)?86", digits) and len(digits) >= 12:
+    country = _COUNTRY.match(candidate)
+    rest = _TRUNK.sub("", candidate[country.end() :] if country else candidate)
+    groups = re.findall(r"\d+", rest)
+    # Groups of one or two digits are listed values (0.5 1.2 3.4, 150 230 180 20), except an
+    # area code written the international way (+86 10 8765 4321).
+    shortest = min(map(len, groups[1:]), default=3)
+    if len(groups) > 1 and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
+        return None
+    digits = "".join(groups)
+    if country is None and re.match(r"(?:00)?86", digits) and len(digits) >= 12:
         digits = digits[4:] if digits.startswith("00") else digits[2:]
     if _MOBILE_DIGITS.fullmatch(digits) or _SERVICE_DIGITS.fullmatch(digits):
         return digits
+    if country is not None and not digits.startswith("0"):
+        digits = "0" + digits  # +86 571 8765 4321: the trunk 0 is dropped abroad
     if not digits.startswith("0") or not 10 <= len(digits) <= 12:
         return None
     import phonenumbers
@@ -494,6 +502,37 @@ ADDRESS = RegexRecognizer(
         "[区县旗镇乡路街巷弄苑村屯组]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
     ),
     reach=(16, 24),
+)
+
+# A place and a house number with no road or unit word between (西塘桥南318号, 江湾1024号):
+# the house number makes it an address. Three or more digits (a day of the month is 3号),
+# and no label character in the name (挂号单, 工号, 床, 第): those number other things.
+_LABEL_CHARS = frozenset("号码票证卡编第期次床房室科窗台班级届周月日天年")
+# A dictionary word before the number is a place only if it ends like one (江堤, 河湾), not
+# like a role or a thing (会员, 套餐).
+_PLACE_END = frozenset("堤桥湾营村庄屯坝口港岗坡沟河湖山岭园场塘门里头东南西北街道寨铺集墩滩洲")
+
+
+def _valid_house_number(match: re.Match[str]) -> EntityType | None:
+    place = match.group("place")
+    if any(c in _LABEL_CHARS for c in place):
+        return None
+    if _common_word(place) and place[-1] not in _PLACE_END:
+        return None
+    return EntityType.ADDRESS
+
+
+ADDRESS_HOUSE_NUMBER = RegexRecognizer(
+    name="address_house_number",
+    gate=re.compile(r"\d{3}号"),
+    type=EntityType.ADDRESS,
+    patterns=[
+        re.compile(
+            rf"(?P<place>{_cjk_proper(2, 6, HOSPITAL_STOP)})[1-9]\d{{2,4}}\s*号(?![码床])"
+            rf"(?:院|楼)?"
+        )
+    ],
+    validate=_valid_house_number,
 )
 
 # An address given after a cue, in whatever form (建国门内51号, 西塞456号): the cue and the

@@ -65,6 +65,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.HOSPITAL_SHORT,
         patterns.ADDRESS,
         patterns.ADDRESS_BY_CUE,
+        patterns.ADDRESS_HOUSE_NUMBER,
         names.ContextNameRecognizer(),
         names.DottedNameRecognizer(),
         names.HandleAndNicknameRecognizer(),
