@@ -153,7 +153,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
         o_left, o_right, o_top, o_bottom = _extent(other, u, n)
         if (
             abs((o_top + o_bottom) / 2 - middle) <= 0.6 * height
-            and right_edge - height <= o_left <= right_edge + 12 * height
+            and right_edge - height <= o_left <= right_edge + 20 * height
         ):
             right.append((o_left, other))
         elif (
@@ -161,9 +161,10 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
             and o_left <= right_edge + height
             and o_right >= left - height
         ):
-            # Under the label: left-aligned (a card) or centred in its column (a table).
+            # Under the label, left-aligned (a card) or centred in its column (a table): the
+            # nearest row first, the most centred box of it next.
             shift = abs((o_left + o_right) / 2 - (left + right_edge) / 2)
-            below.append((o_top - bottom + shift, other))
+            below.append((o_top - bottom + 0.1 * shift, other))
     for found in (right, below):
         for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
             starts = _labels(candidate.text)
@@ -198,6 +199,32 @@ def continuation(line: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> lis
             return out
         current = nearest[1]
         out.append(current)
+
+
+def wrapped(value: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> list[OcrLine]:
+    """Lines a long value wraps onto: right under it, flush with its left edge, at most two,
+    and none that opens with a label."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    out: list[OcrLine] = []
+    current = value
+    for _ in range(2):
+        left, _, top, bottom = _extent(current, u, n)
+        height = max(1.0, bottom - top)
+        under = [
+            other
+            for other in lines
+            if other is not current and other not in out and other is not value
+            for o_left, _, o_top, o_bottom in [_extent(other, u, n)]
+            if -0.3 * height <= o_top - bottom <= 0.6 * height
+            and abs(o_left - left) <= height
+            and o_bottom - o_top <= 1.5 * height
+        ]
+        if len(under) != 1 or (_labels(under[0].text) and _labels(under[0].text)[0][0] == 0):
+            return out
+        current = under[0]
+        out.append(current)
+    return out
 
 
 # A line that names an institution: letterheads and stamps print it alone, or before the
