@@ -12,6 +12,7 @@ from medrealmm.deid.image_labels import (
     institution_span,
     page_angle,
     value_line,
+    wrapped,
 )
 from medrealmm.deid.ocr import OcrLine
 from medrealmm.fonts import require_cjk_font
@@ -141,3 +142,28 @@ def test_a_value_split_by_ocr_at_a_wide_space_is_masked_to_its_last_box() -> Non
     assert any(b.box[0] <= 262 and b.box[2] >= 382 for b in boxes)
     assert not any(b.box[2] > 420 for b in boxes)  # stops at the next label
     assert not any(b.box[3] > 140 for b in boxes)  # and stays on its row
+
+
+def test_labels_justified_with_spaces_are_still_labels() -> None:
+    assert values("姓  名：宓吉洋  性  别：男") == ["宓吉洋  "]
+    assert values("住 院 号 : ZY3345121") == ["ZY3345121"]
+    assert bare_label(line("床   号", 0, 0, 60))
+
+
+def test_a_long_value_under_its_label_is_followed_onto_its_wrapped_line() -> None:
+    label = line("联系地址", 36, 200, 64, 16)
+    first = line("内蒙古自治区宜昌市新华条", 36, 224, 260, 22)
+    second = line("851号3单元402室", 36, 250, 170, 22)
+    next_label = line("诊断", 36, 300, 32, 16)
+    diagnosis = line("慢性胃炎", 36, 322, 90, 22)
+    boxes = labelled_boxes([label, first, second, next_label, diagnosis])
+    assert any(b.box[1] <= 250 and b.box[3] >= 272 for b in boxes)
+    assert not any(b.box[3] > 300 for b in boxes)
+
+
+def test_the_nearest_row_under_a_label_wins_over_a_better_centred_one_further_down() -> None:
+    label = line("地址", 33, 121, 37, 23)
+    first = line("四川省清远市西塞路332", 35, 147, 217, 26)
+    wrap = line("号", 35, 173, 24, 30)
+    assert value_line(label, [label, first, wrap]) is first
+    assert wrapped(first, [label, first, wrap]) == [wrap]

@@ -36,10 +36,10 @@ class People:
             return self.fake.phone_number()
         return f"0{self.rng.randint(10, 999)}-{self.rng.randint(2000000, 89999999)}"
 
-    def place(self) -> str:
+    def place(self, most: int = 18) -> str:
         if self.rng.random() < 0.5:
-            return self.fake.address().split(" ")[0][:18]
-        return (self.address.province() + self.address.city() + self.address.address())[:18]
+            return self.fake.address().split(" ")[0][:most]
+        return (self.address.province() + self.address.city() + self.address.address())[:most]
 
     def hospital(self) -> str:
         suffix = self.rng.choice(["人民医院", "中心医院", "中医院", "妇幼保健院", "第二医院"])
@@ -64,6 +64,10 @@ def _identifiers(p: People, rng: random.Random) -> list[tuple[str, str]]:
         (rng.choice(["床号", "床位"]), f"{rng.randint(1, 60)}床"),
         (rng.choice(["送检日期", "采样时间", "就诊日期", "申请日期"]), p.date()),
         (rng.choice(["身份证号", "证件号码"]), p.fake.ssn()),
+    ]
+    # Printed forms often justify two-character labels to the width of longer ones.
+    pairs = [
+        ("  ".join(lab) if len(lab) == 2 and rng.random() < 0.35 else lab, v) for lab, v in pairs
     ]
     rng.shuffle(pairs)
     return pairs
@@ -124,11 +128,15 @@ def stacked_card(fake: Faker, rng: random.Random, variant: int) -> Canvas:
     panel = (44, 44, 46) if dark else (255, 255, 255)
     c.draw.rounded_rectangle((16, 100, 524, 640), radius=14, fill=panel)
     pairs = [*_identifiers(p, rng)[:5], ("就诊医院", p.hospital())]
+    pairs = [(label, p.place(26) if "址" in label else value) for label, value in pairs]
     y = 120
     for label, value in pairs:
         c.text((36, y), label, 15, grey)
-        c.ids.append(c.text((36, y + 24), value, 20 if variant == 0 else 19, ink))
-        y += 84 if variant == 0 else 80
+        # A long address wraps onto a second line, flush left under the first.
+        parts = [value[:12], value[12:]] if "址" in label and len(value) > 12 else [value]
+        for k, part in enumerate(parts):
+            c.ids.append(c.text((36, y + 24 + 28 * k), part, 20 if variant == 0 else 19, ink))
+        y += (84 if variant == 0 else 80) + 28 * (len(parts) - 1)
     c.draw.rounded_rectangle((16, 660, 524, 960), radius=14, fill=panel)
     c.text((36, 680), "诊断", 15, grey)
     c.clinical.append(c.text((36, 704), rng.choice(DIAGNOSES), 20, ink))

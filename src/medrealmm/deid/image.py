@@ -28,6 +28,7 @@ from medrealmm.deid.image_labels import (
     institution_span,
     page_angle,
     value_line,
+    wrapped,
 )
 from medrealmm.deid.ocr import OcrLine, read_lines
 from medrealmm.deid.record import Box, ImageBox
@@ -239,7 +240,8 @@ def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
         if bare_label(line):
             tail = value_line(line, lines, angle)
             if tail is not None:
-                out.append(text_box(tail, 0, len(tail.text), "field", None))
+                for part in [tail, *wrapped(tail, lines, angle)]:
+                    out.append(text_box(part, 0, len(part.text), "field", None))
         # A value that runs to the end of its box may go on in the next box of the row.
         for more in continuation(tail, lines, angle) if tail is not None else []:
             out.append(text_box(more, 0, len(more.text), "field", None))

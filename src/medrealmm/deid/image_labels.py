@@ -54,13 +54,32 @@ _FILLER = " :：.·_-~～^|"
 _ID = {word.casefold() for word in ID_LABELS}
 
 
+def _han(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+def _compact(text: str) -> tuple[str, list[int]]:
+    """``text`` without the spaces that justify a label's characters (姓  名), and where each
+    kept character came from."""
+    kept: list[int] = []
+    for i, char in enumerate(text):
+        if char.isspace():
+            before = text[:i].rstrip()
+            after = text[i:].lstrip()
+            if before and after and _han(before[-1]) and _han(after[0]):
+                continue
+        kept.append(i)
+    return "".join(text[i] for i in kept), kept
+
+
 def _labels(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, identifying) of each label in ``text``, known labels first."""
+    compact, where = _compact(text)
     found: list[tuple[int, int, bool]] = []
-    for match in _LABEL.finditer(text):
-        start, end = match.span()
+    for match in _LABEL.finditer(compact):
+        start, end = where[match.start()], where[match.end() - 1] + 1
         word = match.group().casefold()
-        colon = text[end : end + 1] in (":", "：")
+        colon = text[end:].lstrip()[:1] in (":", "：")
         after_letter = start > 0 and text[start - 1].isalpha()
         if (word in NEEDS_COLON and not colon) or (word.isascii() and after_letter):
             continue
@@ -88,7 +107,7 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
 
 def bare_label(line: OcrLine) -> bool:
     """A line that is only an identifying label (its value is another OCR box)."""
-    text = line.text.strip(_FILLER).casefold()
+    text = "".join(line.text.split()).strip(_FILLER).casefold()
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
 
 
@@ -134,7 +153,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
         o_left, o_right, o_top, o_bottom = _extent(other, u, n)
         if (
             abs((o_top + o_bottom) / 2 - middle) <= 0.6 * height
-            and right_edge - height <= o_left <= right_edge + 12 * height
+            and right_edge - height <= o_left <= right_edge + 20 * height
         ):
             right.append((o_left, other))
         elif (
@@ -142,9 +161,10 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
             and o_left <= right_edge + height
             and o_right >= left - height
         ):
-            # Under the label: left-aligned (a card) or centred in its column (a table).
+            # Under the label, left-aligned (a card) or centred in its column (a table): the
+            # nearest row first, the most centred box of it next.
             shift = abs((o_left + o_right) / 2 - (left + right_edge) / 2)
-            below.append((o_top - bottom + shift, other))
+            below.append((o_top - bottom + 0.1 * shift, other))
     for found in (right, below):
         for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
             starts = _labels(candidate.text)
@@ -179,6 +199,32 @@ def continuation(line: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> lis
             return out
         current = nearest[1]
         out.append(current)
+
+
+def wrapped(value: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> list[OcrLine]:
+    """Lines a long value wraps onto: right under it, flush with its left edge, at most two,
+    and none that opens with a label."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    out: list[OcrLine] = []
+    current = value
+    for _ in range(2):
+        left, _, top, bottom = _extent(current, u, n)
+        height = max(1.0, bottom - top)
+        under = [
+            other
+            for other in lines
+            if other is not current and other not in out and other is not value
+            for o_left, _, o_top, o_bottom in [_extent(other, u, n)]
+            if -0.3 * height <= o_top - bottom <= 0.6 * height
+            and abs(o_left - left) <= height
+            and o_bottom - o_top <= 1.5 * height
+        ]
+        if len(under) != 1 or (_labels(under[0].text) and _labels(under[0].text)[0][0] == 0):
+            return out
+        current = under[0]
+        out.append(current)
+    return out
 
 
 # A line that names an institution: letterheads and stamps print it alone, or before the
