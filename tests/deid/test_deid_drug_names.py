@@ -108,6 +108,7 @@ def test_a_patient_who_is_ill_is_still_a_name(text: str, name: str) -> None:
         ("贝因美的说明书上写着", "贝因美"),
         ("停用施图伦以后心跳快", "施图伦"),
         ("戴芬一天两次可以吗", "戴芬"),
+        ("医生让我吃汤臣倍健", "汤臣倍健"),
     ],
 )
 def test_a_brand_used_like_a_medicine_is_kept(text: str, brand: str) -> None:

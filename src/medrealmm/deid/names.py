@@ -520,7 +520,7 @@ _DOSE_AFTER = re.compile(
 )
 _TAKING_BEFORE = re.compile(
     r"(?:吃了|吃的|吃过|吃着|服用|服了|喝了|喝的|继续|用了|用的|在用|外用|口服|涂了|抹了|擦了|加用|"
-    r"停用|停了|换成|改用|开了|开的|买了|买的|药品名称|药名)\s*$"
+    r"停用|停了|换成|改用|开了|开的|买了|买的|药品名称|药名|(?<![小好难请])吃|(?<![好难])喝|服|涂|抹)\s*$"
 )
 # …and what is said of a medicine right after its name (…的副作用, …一天三次, …可以吃吗).
 _USED_AFTER = re.compile(
