@@ -525,7 +525,9 @@ _TAKING_BEFORE = re.compile(
 # …and what is said of a medicine right after its name (…的副作用, …一天三次, …可以吃吗).
 _USED_AFTER = re.compile(
     r"(?:的?副作用|的?说明书|的?用法|的?剂量|的?疗效|能不能吃|能不能用|可以吃吗|可以用吗|"
-    r"一起吃|一起用|管用吗|有效吗|一[天日]\s*[一二三四两\d]\s*次)"
+    r"(?:[和与跟][\u4e00-\u9fff]{2,6}?)?(?:能|可以|能不能)?一起(?:吃|用|服)(?:[吗吧呢]|(?![\u4e00-\u9fff]))|"
+    r"管用吗|有效吗|一[天日]\s*[一二三四两\d]\s*次|怎么(?:吃|用|服)(?:[吗呢]|(?![\u4e00-\u9fff]))|"
+    r"(?:吃|用)多久|能吃吗|能用吗|\s*规格)"
 )
 _TITLE_AFTER = re.compile(f"[{_CJK}]{{0,2}}(?:{AFTER_TITLES})")
 
