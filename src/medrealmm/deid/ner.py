@@ -82,6 +82,7 @@ class _Model:
     transitions: np.ndarray
     labels: list[str]  # tag id -> label ("PER", "n", ...)
     begins: np.ndarray  # tag id -> True when the tag starts a word (…-B)
+    ids: dict[str, int] = field(default_factory=dict)  # character -> model input id, filled on use
 
 
 def _read_tsv(path: Path) -> dict[str, str]:
@@ -167,7 +168,8 @@ Entity = tuple[int, int, str]  # clause-relative start, end, label
 # of the characters of identifier-rich text; the model gets one character per run, which keeps
 # its view of the clause (a number here, a word there) at a fraction of the cost (the model
 # spends the same time on every character) and lets template repeats share cache entries.
-_RUN = re.compile(r"[0-9０-９][0-9０-９.,:/\-]+|[A-Za-z][A-Za-z0-9._%+@:/\-]+")
+# Runs of blanks (document layouts align fields with them) reach it as one space.
+_RUN = re.compile(r"[0-9０-９][0-9０-９.,:/\-]+|[A-Za-z][A-Za-z0-9._%+@:/\-]+|\s{2,}")
 
 
 def _compact(clause: str) -> tuple[str, list[int] | None]:
@@ -181,7 +183,8 @@ def _compact(clause: str) -> tuple[str, list[int] | None]:
     for match in _RUN.finditer(clause):
         pieces.append(clause[cursor : match.start()])
         starts.extend(range(cursor, match.start()))
-        pieces.append("0" if match.group()[0].isdigit() else "a")
+        first = match.group()[0]
+        pieces.append("0" if first.isdigit() else " " if first.isspace() else "a")
         starts.append(match.start())
         cursor = match.end()
     pieces.append(clause[cursor:])
@@ -223,10 +226,11 @@ class _Tagger:
         model = _model()
         width = max(len(c) for c in clauses)
         ids = np.zeros((len(clauses), width), dtype=np.int64)
+        known = model.ids
         for row, clause in enumerate(clauses):
-            ids[row, : len(clause)] = [
-                model.vocab.get(model.q2b.get(ch, ch), model.oov) for ch in clause
-            ]
+            for ch in set(clause) - known.keys():
+                known[ch] = model.vocab.get(model.q2b.get(ch, ch), model.oov)
+            ids[row, : len(clause)] = [known[ch] for ch in clause]
         lengths = np.array([len(c) for c in clauses], dtype=np.int64)
         emissions = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
         paths = _viterbi(emissions, lengths, model.transitions)
@@ -377,18 +381,21 @@ class LacNerRecognizer:
 
     name: str = "lac_ner"
     _tagger: _Tagger = field(default_factory=_tagger, repr=False)
+    _split: dict[str, Split] = field(default_factory=dict, repr=False)
 
     def prepare(self, texts: list[str]) -> None:
         """Tag every clause of ``texts`` in shared batches; ``find`` then reads the cache."""
-        self._tagger.entities([_compact(text[a:b])[0] for text in texts for a, b in _clauses(text)])
+        self._split = {text: _split(text) for text in texts}
+        self._tagger.entities([c for parts in self._split.values() for _, (c, _) in parts])
 
     def find(self, text: str) -> Iterator[Span]:
-        ranges = list(_clauses(text))
-        if not ranges:
+        parts = self._split.pop(text, None)
+        if parts is None:
+            parts = _split(text)
+        if not parts:
             return
-        compacted = [_compact(text[a:b]) for a, b in ranges]
-        tagged = self._tagger.entities([c for c, _ in compacted])
-        for (offset, _), (_, starts), entities in zip(ranges, compacted, tagged, strict=True):
+        tagged = self._tagger.entities([c for _, (c, _) in parts])
+        for ((offset, _), (_, starts)), entities in zip(parts, tagged, strict=True):
             for start, end, label in entities:
                 if starts is not None:
                     start, end = starts[start], starts[end]
@@ -396,3 +403,12 @@ class LacNerRecognizer:
                 if kept is not None:
                     kind, a, b = kept
                     yield Span(start=a, end=b, type=kind, text=text[a:b], source=self.name)
+
+
+Split = list[tuple[tuple[int, int], tuple[str, list[int] | None]]]
+
+
+def _split(text: str) -> Split:
+    """Each clause's range in ``text`` and its compacted form: computed once per text, by
+    ``prepare`` when the caller prepares (``find`` then reuses it)."""
+    return [((a, b), _compact(text[a:b])) for a, b in _clauses(text)]
