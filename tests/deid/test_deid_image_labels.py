@@ -167,3 +167,16 @@ def test_the_nearest_row_under_a_label_wins_over_a_better_centred_one_further_do
     wrap = line("号", 35, 173, 24, 30)
     assert value_line(label, [label, first, wrap]) is first
     assert wrapped(first, [label, first, wrap]) == [wrap]
+
+
+def test_prescription_sign_off_and_numbering_fields() -> None:
+    assert values("审核：李建国 调配：王芳 核对：赵敏 发药：孙倩") == [
+        "李建国 ",
+        "王芳 ",
+        "赵敏 ",
+        "孙倩",
+    ]
+    assert values("处方编号：CF20240611007") == ["CF20240611007"]
+    assert values("日期：2024-06-11") == ["2024-06-11"]
+    assert values("发病时间：3天") == []  # a duration, not a date
+    assert values("请您审核一下结果") == []

@@ -26,14 +26,19 @@ ID_LABELS = _words(
     "患者姓名 病人姓名 姓名 就诊人 受检者 被检者 检查者 患者 病人 交款人 缴费人 付款人 领药人 "
     "联系人 监护人 家属 收款人 收费员 送检医生 申请医生 主治医生 开单医生 报告医生 审核医生 "
     "检验医生 检验医师 经治医生 主管医生 医生 医师 检验者 审核者 报告者 操作者 检查医生 "
+    "接诊医生 门诊医生 处方医师 医师签名 药师 护士 记录者 采样者 采集者 接收者 录入者 "
+    "调配 核对 发药 审核 "
     "床号 床位 住院号 门诊号 病历号 病案号 ID号 就诊卡号 就诊号 卡号 登记号 检查号 条码号 "
-    "标本号 样本号 流水号 票据号码 票据号 发票号码 发票号 医保号 社保号 "
+    "标本号 样本号 流水号 票据号码 票据号 发票号码 发票号 医保号 社保号 处方编号 编号 单号 "
+    "检验单号 申请单号 报告单号 检查单号 条码 条形码 医保卡号 社保卡号 健康卡号 订单号 "
+    "就诊ID 患者ID 病人ID 档案号 影像号 患者编号 "
     "身份证号码 身份证号 身份证 证件号码 证件号 电话号码 联系电话 电话 手机号码 手机号 手机 "
-    "联系方式 家庭住址 现住址 联系地址 户籍地址 地址 住址 工作单位 单位 "
+    "联系方式 家庭住址 现住址 联系地址 户籍地址 地址 住址 工作单位 单位 单位地址 工作地址 "
+    "籍贯 出生地 "
     "就诊医院 送检医院 送检单位 医疗机构 收款单位 开单科室医院 医院 "
     "送检日期 采样日期 采样时间 采集时间 接收时间 就诊日期 就诊时间 申请日期 申请时间 "
     "报告日期 报告时间 检验日期 检查日期 检查时间 开票日期 收费日期 出生日期 入院日期 "
-    "出院日期 预约时间 签名 签字 Name Patient Pat Tel Phone Mobile Address Addr DOB MRN PID "
+    "出院日期 预约时间 日期 签名 签字 Name Patient Pat Tel Phone Mobile Address Addr DOB MRN PID "
     "Hospital Doctor ID"
 )
 # Labels of clinical or neutral fields: a value stops where one of these starts.
@@ -43,7 +48,11 @@ OTHER_LABELS = _words(
 )
 # Bare labels that also begin ordinary sentences (医生您好…), and English words: a label
 # only with a colon.
-NEEDS_COLON = {"医生", "医师", "患者", "病人", "单位", "手机", "卡号", "家属", "电话", "医院"}
+NEEDS_COLON = set(
+    _words(
+        "医生 医师 患者 病人 单位 手机 卡号 家属 电话 医院 调配 核对 发药 审核 编号 单号 条码 日期"
+    )
+)
 NEEDS_COLON |= {word.casefold() for word in ID_LABELS if word.isascii()}
 
 _LABEL = re.compile(
