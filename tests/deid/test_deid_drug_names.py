@@ -108,11 +108,19 @@ def test_a_patient_who_is_ill_is_still_a_name(text: str, name: str) -> None:
         ("贝因美的说明书上写着", "贝因美"),
         ("停用施图伦以后心跳快", "施图伦"),
         ("戴芬一天两次可以吗", "戴芬"),
+        ("医生让我吃汤臣倍健", "汤臣倍健"),
+        ("韩束能一起用吗", "韩束"),
+        ("药品名称 柯丹 规格 10mg", "柯丹"),
     ],
 )
 def test_a_brand_used_like_a_medicine_is_kept(text: str, brand: str) -> None:
     at = text.index(brand)
     assert not [s for s in find_spans(text) if s.start < at + len(brand) and s.end > at]
+
+
+def test_people_eating_together_are_still_names() -> None:
+    masked = {s.text: s.type for s in find_spans("王建国能一起吃饭吗")}
+    assert masked.get("王建国") is EntityType.NAME
 
 
 def test_a_doctor_named_after_a_taking_verb_is_still_masked() -> None:
