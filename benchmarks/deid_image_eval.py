@@ -11,7 +11,9 @@ variants and seeds; rules were tuned on dev only, the README reports test. Per s
 * outside blacked: share of pixels outside every identifier that were blacked;
 * whole: images more than 60% blacked.
 
-    python benchmarks/deid_image_eval.py [--split test|dev|both] [--per-family 5]
+    python benchmarks/deid_image_eval.py [--split test|dev|both] [--per-family 5] [--misses DIR]
+
+``--misses DIR`` writes a crop of every under-covered box (study the dev half, not test).
 """
 
 from __future__ import annotations
@@ -42,7 +44,21 @@ def _region(shape: tuple[int, ...], quads: list[Quad]) -> np.ndarray:
     return mask.astype(bool)
 
 
-def measure(sample: Sample) -> dict[str, float]:
+def dump_misses(sample: Sample, masked: np.ndarray, shares: list[float], folder: Path) -> None:
+    """Crops of the boxes left under-covered, outlined in red, for study (drawn data only)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for k, (quad, share) in enumerate(zip(sample.ids, shares, strict=True)):
+        if share >= COVERED:
+            continue
+        pts = np.round(np.array(quad)).astype(np.int32)
+        x0, y0 = np.maximum(pts.min(axis=0) - 40, 0)
+        x1, y1 = pts.max(axis=0) + 40
+        canvas = np.ascontiguousarray(masked[:, :, ::-1])
+        cv2.polylines(canvas, [pts], True, (0, 0, 255), 1)
+        cv2.imwrite(str(folder / f"{sample.name}-box{k}-{share:.2f}.png"), canvas[y0:y1, x0:x1])
+
+
+def measure(sample: Sample, misses: Path | None = None) -> dict[str, float]:
     started = time.process_time()
     result = mask_image(sample.image)
     cpu = time.process_time() - started
@@ -54,6 +70,8 @@ def measure(sample: Sample) -> dict[str, float]:
     for quad in sample.ids:
         region = _region(black.shape, [quad]) & ~inked
         shares.append(float(black[region].mean()) if region.any() else 1.0)
+    if misses is not None:
+        dump_misses(sample, result.image, shares, misses)
     ids = _region(black.shape, sample.ids)
     clinical = _region(black.shape, sample.clinical) & ~ids
     return {
@@ -70,10 +88,10 @@ def measure(sample: Sample) -> dict[str, float]:
     }
 
 
-def report(split: str, per_family: int) -> dict[str, dict[str, float]]:
+def report(split: str, per_family: int, misses: Path | None = None) -> dict[str, dict[str, float]]:
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for sample in samples(split, per_family):
-        row = measure(sample)
+        row = measure(sample, misses)
         for key in (sample.kind, "all"):
             for name, value in row.items():
                 totals[key][name] += value
@@ -97,9 +115,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--per-family", type=int, default=5)
+    parser.add_argument("--misses", type=Path, help="write crops of under-covered boxes here")
     args = parser.parse_args(argv)
     for split in ("dev", "test") if args.split == "both" else (args.split,):
-        report(split, args.per_family)
+        report(split, args.per_family, args.misses)
 
 
 if __name__ == "__main__":

@@ -180,3 +180,7 @@ def test_prescription_sign_off_and_numbering_fields() -> None:
     assert values("日期：2024-06-11") == ["2024-06-11"]
     assert values("发病时间：3天") == []  # a duration, not a date
     assert values("请您审核一下结果") == []
+
+
+def test_a_value_in_running_text_ends_at_its_clause() -> None:
+    assert values("患者：张三，男，45岁，住院号：1234567。") == ["张三", "1234567"]

@@ -60,6 +60,7 @@ _LABEL = re.compile(
 )
 _COLON_LABEL = re.compile(r"[\u4e00-\u9fff]{2,6}(?=[:：])")
 _FILLER = " :：.·_-~～^|"
+_CLAUSE_END = re.compile(r"[，,；;。、]")
 _ID = {word.casefold() for word in ID_LABELS}
 
 
@@ -109,6 +110,9 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
         start = end
         while start < stop and line.text[start] in _FILLER:
             start += 1
+        # 患者：张三，男，45岁 — a value ends at the clause's punctuation.
+        found = _CLAUSE_END.search(line.text, start + 1, stop)
+        stop = found.start() if found else stop
         if identifying and start < stop:
             out.append((start, stop))
     return out
