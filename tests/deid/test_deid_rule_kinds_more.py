@@ -143,3 +143,16 @@ def test_a_place_and_a_house_number_with_no_road_word(text: str, address: str) -
 )
 def test_numbered_labels_are_not_house_numbers(text: str) -> None:
     assert EntityType.ADDRESS not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "hospital"),
+    [("建议到岳县中医做个检查", "岳县中医"), ("在城关区妇幼检查", "城关区妇幼")],
+)
+def test_a_county_or_district_short_hospital_name(text: str, hospital: str) -> None:
+    assert _masked(text).get(hospital) is EntityType.HOSPITAL
+
+
+@pytest.mark.parametrize("text", ["去县中医看看", "到市中医检查"])
+def test_a_bare_county_hospital_is_generic(text: str) -> None:
+    assert EntityType.HOSPITAL not in _masked(text).values()
