@@ -156,3 +156,10 @@ def test_a_county_or_district_short_hospital_name(text: str, hospital: str) -> N
 @pytest.mark.parametrize("text", ["去县中医看看", "到市中医检查"])
 def test_a_bare_county_hospital_is_generic(text: str) -> None:
     assert EntityType.HOSPITAL not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "clinic"), [("我在郗齿科拔的牙", "郗齿科"), ("上周在邝诊所打针", "邝诊所")]
+)
+def test_a_clinic_named_by_a_rare_surname(text: str, clinic: str) -> None:
+    assert {s.text: s.type for s in find_spans(text)}.get(clinic) is EntityType.HOSPITAL

@@ -254,10 +254,11 @@ def _after_lead_in(text: str, start: int) -> bool:
 
 # Surnames that are far more often function words or word parts (和, 于, 向, 时, 全 …): only
 # a context cue, never the tagger alone, makes them a name.
-AMBIGUOUS_SURNAMES = frozenset(
+WORDLIKE_SURNAMES = frozenset(
     "和于向常时明全应师安成关单路解查车项连农宗管盛曲游甘祝包宁尚符舒纪凌毕季戚景党宫费冷席卫"
     "米边仇商沙荣巫寇桑郎仲敖池麻迟万文易古谷柏司戴白艾麦毛康"
-) | frozenset(_RARE_ONLY)
+)
+AMBIGUOUS_SURNAMES = WORDLIKE_SURNAMES | frozenset(_RARE_ONLY)
 _NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
 _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
 _SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")

@@ -285,6 +285,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if _TERM_END.search(trimmed) or is_common_word(trimmed):
         return None
+    if patterns.split_institution(trimmed)[1]:
+        return None  # 郗齿科拔: an institution word inside is no person's name
     if clinical_term_shaped(text, start, start + len(trimmed)):
         return None
     if used_like_a_drug(text, start, start + len(trimmed)):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
-from medrealmm.deid.names import AMBIGUOUS_SURNAMES, SURNAME_RE
+from medrealmm.deid.names import SURNAME_RE, WORDLIKE_SURNAMES
 from medrealmm.deid.recognizer import RegexRecognizer
 from medrealmm.deid.spans import EntityType, Span, words
 
@@ -372,8 +372,8 @@ def named_institution(name: str, suffix: str = "") -> bool:
     not a generic mention such as 当地医院 or 三甲医院. Shared by the rules and the NER."""
     rest = _GENERIC_ORG_RE.sub("", name)
     owner = _OWNER_RE.fullmatch(rest)
-    if owner and suffix in _CLINIC_SUFFIXES and rest[0] not in AMBIGUOUS_SURNAMES:
-        return True  # 李氏口腔门诊, 孟口腔诊所: a private clinic named by its owner
+    if owner and suffix in _CLINIC_SUFFIXES and rest[0] not in WORDLIKE_SURNAMES:
+        return True  # 李氏口腔门诊, 孟口腔诊所, 竺齿科: a private clinic named by its owner
     if re.search(r"第[一二三四五六七八九十\d]+", name):
         return True
     return len(rest) >= 2 or _starts_with_place(name)
