@@ -38,6 +38,11 @@ FRAMES = ("医生让我吃{}，一天两次", "{}可以和别的药一起吃吗"
         "卢戈氏液",  # a solution named after a person
         "姜黄",  # …黄 (a root)
         "朱砂",  # a mineral
+        "金钱草",  # …草
+        "鹿角胶",  # …胶
+        "叶酸",  # …酸
+        "甘精胰岛素",  # …岛素
+        "葛根芩连冲剂",  # a granule form a few characters on
     ],
 )
 def test_drug_and_herb_names_are_kept_in_every_phrasing(drug: str) -> None:
@@ -70,6 +75,7 @@ def test_drug_shaped_sees_a_stem_inside_or_running_on(text: str, start: int, end
         ("患者石磊，男", "石磊"),
         ("胡海燕的检查报告出来了", "胡海燕"),
         ("请找柏林医生", "柏林"),
+        ("我叫李金子", "李金子"),
     ],
 )
 def test_people_with_the_same_surnames_are_still_masked(text: str, name: str) -> None:

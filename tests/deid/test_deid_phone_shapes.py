@@ -37,6 +37,8 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("+86 (0)571 8765 4321", "+86 (0)571 8765 4321"),
         ("+86-10-8765 4321", "+86-10-8765 4321"),
         ("0571-87654321 分机号 123", "0571-87654321 分机号 123"),
+        ("Tel.15800001111", "15800001111"),
+        ("手机 158 0000\n1111", "158 0000\n1111"),  # a chat line break inside
     ],
 )
 def test_phones_in_any_layout(text: str, phone: str) -> None:

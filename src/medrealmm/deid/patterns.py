@@ -75,11 +75,11 @@ LANDLINE_PHONE = RegexRecognizer(
 # a candidate a phone is its digits, not its layout: a mobile's 1[3-9] and eleven digits, a
 # 400/800 service number, or a landline whose area code and length Google's libphonenumber
 # metadata (``phonenumbers``, Apache-2.0) accepts. Lab values and doses never have those.
-# A separator is any symbol, space or emoji between digit groups, or a chat sticker ([微笑]);
-# letters, Han characters and sentence ends are not.
-_SEP = r"(?:[^\w。！？；;:：\n]|_|\[[^\]\d]{1,6}\])"
+# A separator is any symbol, space, line break or emoji between digit groups, or a chat
+# sticker ([微笑]); letters, Han characters and sentence ends are not.
+_SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
 _PHONE_SHAPE_RE = re.compile(
-    r"(?<![\d.])"
+    r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
     rf"\d(?:{_SEP}{{0,3}}\d){{6,13}})"
