@@ -44,6 +44,7 @@ def test_sentences_and_clinical_fields_are_not_values() -> None:
     assert values("医生您好，请留个电话，方便复诊联系") == []
     assert values("临床诊断：急性荨麻疹") == []
     assert values("性别：男 年龄：44岁 科别：皮肤科") == []
+    assert values("单位：mmol/L") == []  # a lab unit; 工作单位 is the employer
 
 
 def test_a_bare_label_finds_its_value_to_the_right_or_below() -> None:

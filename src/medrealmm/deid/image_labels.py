@@ -33,7 +33,7 @@ ID_LABELS = _words(
     "检验单号 申请单号 报告单号 检查单号 条码 条形码 医保卡号 社保卡号 健康卡号 订单号 "
     "就诊ID 患者ID 病人ID 档案号 影像号 患者编号 "
     "身份证号码 身份证号 身份证 证件号码 证件号 电话号码 联系电话 电话 手机号码 手机号 手机 "
-    "联系方式 家庭住址 现住址 联系地址 户籍地址 地址 住址 工作单位 单位 单位地址 工作地址 "
+    "联系方式 家庭住址 现住址 联系地址 户籍地址 地址 住址 工作单位 单位地址 工作地址 "
     "籍贯 出生地 "
     "就诊医院 送检医院 送检单位 医疗机构 收款单位 开单科室医院 医院 "
     "送检日期 采样日期 采样时间 采集时间 接收时间 就诊日期 就诊时间 申请日期 申请时间 "
@@ -49,9 +49,7 @@ OTHER_LABELS = _words(
 # Bare labels that also begin ordinary sentences (医生您好…), and English words: a label
 # only with a colon.
 NEEDS_COLON = set(
-    _words(
-        "医生 医师 患者 病人 单位 手机 卡号 家属 电话 医院 调配 核对 发药 审核 编号 单号 条码 日期"
-    )
+    _words("医生 医师 患者 病人 手机 卡号 家属 电话 医院 调配 核对 发药 审核 编号 单号 条码 日期")
 )
 NEEDS_COLON |= {word.casefold() for word in ID_LABELS if word.isascii()}
 
