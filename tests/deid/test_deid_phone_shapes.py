@@ -38,6 +38,8 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("+86-10-8765 4321", "+86-10-8765 4321"),
         ("0571-87654321 分机号 123", "0571-87654321 分机号 123"),
         ("Tel.15800001111", "15800001111"),
+        ("加我一五八〇〇〇〇一一一一", "一五八〇〇〇〇一一一一"),  # written in Chinese numerals
+        ("电话幺五八 零零零零 幺幺幺幺", "幺五八 零零零零 幺幺幺幺"),
         ("手机 158 0000\n1111", "158 0000\n1111"),  # a chat line break inside
     ],
 )
@@ -53,6 +55,8 @@ def test_phones_in_any_layout(text: str, phone: str) -> None:
         "剂量 10-20-30 mg",
         "体重 65.5 kg 身高 170 cm",
         "血压130/85 心率 78",
+        "我今年三十八岁，一天三次",
+        "一二三四五六七八九十",
     ],
 )
 def test_values_with_phone_separators_are_not_phones(text: str) -> None:

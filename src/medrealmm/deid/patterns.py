@@ -130,6 +130,8 @@ class PhoneShapeRecognizer:
     name: str = "phone_any_shape"
 
     def find(self, text: str) -> Iterator[Span]:
+        original = text
+        text = text.translate(_HAN_DIGITS)  # 一三八… spells a number too, one digit a character
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
@@ -145,13 +147,14 @@ class PhoneShapeRecognizer:
                         start=start,
                         end=stop,
                         type=EntityType.PHONE,
-                        text=text[start:stop],
+                        text=original[start:stop],
                         source=self.name,
                     )
                     break
 
 
 _THREE_DIGITS = re.compile(r"\d{3}")
+_HAN_DIGITS = str.maketrans("〇零幺一二三四五六七八九", "001123456789")
 _EXTENSION = re.compile(r"\s?-\s?\d{1,5}")
 _GROUP_END = re.compile(rf"(?<=\d){_SEP}")
 PHONE_ANY_SHAPE = PhoneShapeRecognizer()
