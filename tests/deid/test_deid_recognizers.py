@@ -19,8 +19,8 @@ def found(recognizer: str, text: str) -> list[tuple[str, str]]:
     [
         ("resident_id", f"身份证号{ID18}，请核对", ("ID", ID18)),
         ("resident_id", "老身份证110101850317123还能用吗", ("ID", "110101850317123")),
-        ("mobile_phone", "我电话是13812345678，谢谢", ("PHONE", "13812345678")),
-        ("mobile_phone", "打+86 138-1234-5678找我", ("PHONE", "+86 138-1234-5678")),
+        ("phone_any_shape", "我电话是13812345678，谢谢", ("PHONE", "13812345678")),
+        ("phone_any_shape", "打+86 138-1234-5678找我", ("PHONE", "+86 138-1234-5678")),
         ("landline_phone", "座机010-88886666转总机", ("PHONE", "010-88886666")),
         ("landline_phone", "客服400-123-4567", ("PHONE", "400-123-4567")),
         ("phone_by_context", "联系电话：0571 8765432", ("PHONE", "0571 8765432")),
@@ -85,7 +85,7 @@ def test_a_wrong_checksum_is_not_an_id() -> None:
 
 def test_registry_holds_one_recognizer_per_identifier_family() -> None:
     names = set(default_registry().names)
-    assert {"resident_id", "mobile_phone", "email", "url", "hospital", "address"} <= names
+    assert {"resident_id", "phone_any_shape", "email", "url", "hospital", "address"} <= names
     assert {"name_context", "name_jieba_nr", "full_date", "number_by_keyword"} <= names
 
 

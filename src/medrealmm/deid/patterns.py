@@ -51,12 +51,6 @@ RESIDENT_ID = RegexRecognizer(
 )
 
 # -- phones --------------------------------------------------------------------------
-MOBILE_PHONE = RegexRecognizer(
-    name="mobile_phone",
-    gate=re.compile(r"1[3-9]\d"),
-    type=EntityType.PHONE,
-    patterns=[re.compile(r"(?<![\d.])(?:(?:\+|00)?86[-\s]?)?1[3-9]\d(?:[-\s]?\d{4}){2}(?![\d.])")],
-)
 LANDLINE_PHONE = RegexRecognizer(
     name="landline_phone",
     gate=re.compile(r"\d{3}"),
@@ -124,8 +118,9 @@ def phone_digits(candidate: str) -> str | None:
 
 @dataclass
 class PhoneShapeRecognizer:
-    """Phones in any layout (see ``phone_digits``). A candidate that runs on into a following
-    number (…5678 3天) is cut back at a separator to its longest valid phone."""
+    """Phones in any layout (see ``phone_digits``). A candidate run that holds more than the
+    phone (25 138…, …5678 3天, two phones in a row) is cut at separators to the phones in it,
+    longest first from the left."""
 
     name: str = "phone_any_shape"
 
@@ -135,28 +130,34 @@ class PhoneShapeRecognizer:
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
-            start, end = match.span("main")
-            ends = [end] + [
-                m.start() for m in _GROUP_END.finditer(text, start, end) if m.start() < end
-            ]
-            for cut in sorted(set(ends), reverse=True):
-                if phone_digits(text[start:cut]):
-                    extension = cut != end and _EXTENSION.fullmatch(text, cut, end)
-                    stop = match.end() if cut == end or extension else cut
-                    yield Span(
-                        start=start,
-                        end=stop,
-                        type=EntityType.PHONE,
-                        text=original[start:stop],
-                        source=self.name,
-                    )
-                    break
+            lo, hi = match.span("main")
+            bounds = [(m.start(), m.end()) for m in _GROUP_GAP.finditer(text, lo, hi)]
+            starts = [lo] + [b for a, b in bounds if _DIGIT.match(text, b)]
+            ends = [hi] + [a for a, _ in bounds]
+            position = lo
+            for first in starts:
+                if first < position:
+                    continue
+                for cut in sorted((e for e in ends if e > first), reverse=True):
+                    if phone_digits(text[first:cut]):
+                        extension = cut != hi and _EXTENSION.fullmatch(text, cut, hi)
+                        stop = match.end() if cut == hi or extension else cut
+                        yield Span(
+                            start=first,
+                            end=stop,
+                            type=EntityType.PHONE,
+                            text=original[first:stop],
+                            source=self.name,
+                        )
+                        position = stop
+                        break
 
 
 _THREE_DIGITS = re.compile(r"\d{3}")
 _HAN_DIGITS = str.maketrans("〇零幺一二三四五六七八九", "001123456789")
 _EXTENSION = re.compile(r"\s?-\s?\d{1,5}")
-_GROUP_END = re.compile(rf"(?<=\d){_SEP}")
+_GROUP_GAP = re.compile(rf"(?<=\d){_SEP}+")
+_DIGIT = re.compile(r"\d")
 PHONE_ANY_SHAPE = PhoneShapeRecognizer()
 
 

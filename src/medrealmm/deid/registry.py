@@ -50,9 +50,8 @@ def rule_recognizers() -> list[Recognizer]:
     """Rules: structured identifiers, dates, addresses, hospitals, names by context."""
     return [
         patterns.RESIDENT_ID,
-        patterns.MOBILE_PHONE,
-        patterns.LANDLINE_PHONE,
         patterns.PHONE_ANY_SHAPE,
+        patterns.LANDLINE_PHONE,
         patterns.PHONE_BY_CONTEXT,
         patterns.EMAIL,
         patterns.URL,
