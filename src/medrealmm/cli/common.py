@@ -45,7 +45,8 @@ DebugCallsOption = Annotated[
     typer.Option(
         "--debug-calls",
         help="Keep the raw text of replies that failed validation in the run store (table "
-        "llm_rejected) and show them in the failure summary. May hold patient text.",
+        "llm_rejected) and show them in the failure summary. They may hold patient text; on "
+        "`deid run` that text is UNMASKED. It stays in the local run store, never in logs.",
     ),
 ]
 
