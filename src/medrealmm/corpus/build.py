@@ -89,12 +89,12 @@ async def screen_with_agent(
 
     async def work(key: str) -> None:
         result = await screen_privacy(client, sources[key], image_root)
-        for completion in result.completions:
-            store.record_usage(usage_label(stages.CORPUS_PRIVACY), client.name, completion)
-        if result.failed_attempts:
-            store.record_failure(
-                usage_label(stages.CORPUS_PRIVACY), client.name, result.failed_attempts
-            )
+        store.record_calls(
+            usage_label(stages.CORPUS_PRIVACY),
+            client.name,
+            result.completions,
+            result.failed_attempts,
+        )
         if result.value is None:
             store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=result.error)
         else:

@@ -152,7 +152,7 @@ class _Plan:
         return found
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_usage(usage_label(stage), client.name, completion)
+        self.store.record_calls(usage_label(stage), client.name, [completion])
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
@@ -328,7 +328,9 @@ async def _respond(plan: _Plan) -> RunStats:
             status = DONE if getattr(exc, "permanent", False) else FAILED
             store.put(stages.EVAL_RESPONSE, key, failed, status=status, error=str(exc))
             if isinstance(exc, LLMError):
-                store.record_failure(usage_label(stages.EVAL_RESPONSE), client.name, exc.attempts)
+                store.record_calls(
+                    usage_label(stages.EVAL_RESPONSE), client.name, failed_attempts=exc.attempts
+                )
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
         # A refusal or an empty reply is the model's reply: graded (it meets no positive
@@ -426,7 +428,9 @@ async def _grade(plan: _Plan) -> RunStats:
         for completion in completions:
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
-            store.record_failure(usage_label(stages.EVAL_VERDICT), client.name, failed_attempts)
+            store.record_calls(
+                usage_label(stages.EVAL_VERDICT), client.name, failed_attempts=failed_attempts
+            )
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
         store.put(
