@@ -161,7 +161,7 @@ def _build(
             privacy_drops.append(drop)
     backend: LLMClient | None = None
     if spec is not None and survivors:
-        backend = open_client(spec, None, store.cache)
+        backend = open_client(spec, None, store.cache, meta=store)
         image_root = input_path.parent if send_pixels(backend, wanted=True) else None
         verdicts = run_with_client(
             backend, lambda client: screen_with_agent(store, client, survivors, image_root)

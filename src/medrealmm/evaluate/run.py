@@ -44,6 +44,7 @@ from medrealmm.llm import (
     send_pixels,
 )
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
 from medrealmm.llm.types import Part
 from medrealmm.mccp import unmasked_instances
@@ -173,6 +174,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     for spec in (respondent, judge):
         if spec is not None:
             check_endpoint(spec)
+    # What each server can do, probed once per endpoint and run store: a text-only grader
+    # gets no image parts, and the structured mode that works is used from the first call.
+    judge = with_capabilities(judge, store)
+    respondent = None if respondent is None else with_capabilities(respondent, store)
     images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.
