@@ -100,7 +100,14 @@ def generate(
     ):
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
         unmasked = unmasked_instances(store, "rubric generate")
-        client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        client = open_client(
+            model,
+            models_config,
+            store.cache,
+            unmasked=unmasked,
+            meta=store,
+            probe=not dry_run,
+        )
         if dry_run:
             client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
         store.cache.keep_rejected = debug_calls
@@ -185,7 +192,14 @@ def refine(
     ):
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
         unmasked = unmasked_instances(store, "rubric refine")
-        client = open_client(model, models_config, store.cache, unmasked=unmasked)
+        client = open_client(
+            model,
+            models_config,
+            store.cache,
+            unmasked=unmasked,
+            meta=store,
+            probe=not dry_run,
+        )
         if dry_run:
             client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
         stats = run_with_client(

@@ -18,6 +18,7 @@ from medrealmm.llm import resolve_spec
 from medrealmm.llm.config import build_client
 from medrealmm.llm.dialogue import send_pixels
 from medrealmm.llm.dryrun import DryRunClient
+from medrealmm.llm.probe import with_capabilities
 from medrealmm.schema import CriterionKind, Response
 from medrealmm.store import RunStore, stages
 
@@ -36,6 +37,10 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    # A dry run makes no call: only capabilities an earlier run's probe kept are applied.
+    judge = with_capabilities(judge, store, ask=False)
+    if respondent is not None:
+        respondent = with_capabilities(respondent, store, ask=False)
     images = online or settings.images
     grader_images = send_pixels(judge, settings.grader_images)
     root = image_root(store)

@@ -43,6 +43,7 @@ from medrealmm.llm import (
     send_pixels,
 )
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
@@ -148,7 +149,7 @@ class _Plan:
         return found
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_usage(usage_label(stage), client.name, completion)
+        self.store.record_calls(usage_label(stage), client.name, [completion])
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
@@ -169,6 +170,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     for spec in (respondent, judge):
         if spec is not None:
             check_endpoint(spec)
+    # What each server can do, probed once per endpoint and run store: a text-only grader
+    # gets no image parts, and the structured mode that works is used from the first call.
+    judge = with_capabilities(judge, store)
+    respondent = None if respondent is None else with_capabilities(respondent, store)
     images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.
@@ -319,7 +324,9 @@ async def _respond(plan: _Plan) -> RunStats:
             status = DONE if getattr(exc, "permanent", False) else FAILED
             store.put(stages.EVAL_RESPONSE, key, failed, status=status, error=str(exc))
             if isinstance(exc, LLMError):
-                store.record_failure(usage_label(stages.EVAL_RESPONSE), client.name, exc.attempts)
+                store.record_calls(
+                    usage_label(stages.EVAL_RESPONSE), client.name, failed_attempts=exc.attempts
+                )
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
         # A refusal or an empty reply is the model's reply: graded (it meets no positive
@@ -413,7 +420,9 @@ async def _grade(plan: _Plan) -> RunStats:
         for completion in completions:
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
-            store.record_failure(usage_label(stages.EVAL_VERDICT), client.name, failed_attempts)
+            store.record_calls(
+                usage_label(stages.EVAL_VERDICT), client.name, failed_attempts=failed_attempts
+            )
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
         store.put(
