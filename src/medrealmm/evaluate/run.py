@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.evaluate.cases import EvalCase, image_root, load_eval_cases
-from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.grader import grade
 from medrealmm.evaluate.provenance import (
     EvalSpec,
     ModelRef,
@@ -28,7 +28,7 @@ from medrealmm.evaluate.provenance import (
     prompt_hashes,
     save_spec,
 )
-from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import record_prices, score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
@@ -38,7 +38,6 @@ from medrealmm.llm import (
     LLMError,
     ModelSpec,
     build_client,
-    dialogue_parts,
     display_name,
     resolve_spec,
     send_pixels,
@@ -46,7 +45,6 @@ from medrealmm.llm import (
 from medrealmm.llm.egress import guard_unmasked
 from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
-from medrealmm.llm.types import Part
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
@@ -101,9 +99,9 @@ class EvalOutcome:
         return sum(not s.complete for s in self.scores)
 
 
-class _Dialogues:
-    """Dialogue parts per (instance, images), base64-encoded once and shared by all its calls
-    (k replies, every criterion), so the cache key hashes each image once (llm.cache).
+class _Requests:
+    """``CaseRequests`` per instance, shared by all its calls (k replies, every criterion),
+    so each image is encoded and hashed once per case (evaluate.requests).
 
     Bounded: units run in case order, so the most recent cases are the ones still in use,
     and a long run does not hold every case's images in memory.
@@ -112,19 +110,17 @@ class _Dialogues:
     def __init__(self, root: Path | None, keep: int = 64) -> None:
         self.root = root
         self.keep = keep
-        self._memo: OrderedDict[tuple[str, bool], list[Part]] = OrderedDict()
+        self._memo: OrderedDict[str, CaseRequests] = OrderedDict()
 
-    def parts(self, instance: Instance, with_images: bool) -> list[Part]:
-        key = (instance.id, with_images)
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
-        root = self.root if with_images else None
-        parts = dialogue_parts(instance.context, image_root=root)
-        self._memo[key] = parts
+    def of(self, instance: Instance) -> CaseRequests:
+        found = self._memo.get(instance.id)
+        if found is not None:
+            self._memo.move_to_end(instance.id)
+            return found
+        found = self._memo[instance.id] = CaseRequests(instance, self.root)
         if len(self._memo) > self.keep:
             self._memo.popitem(last=False)
-        return parts
+        return found
 
 
 @dataclass
@@ -138,7 +134,7 @@ class _Plan:
     model: str
     images: bool
     grader_images: bool
-    dialogues: _Dialogues
+    requests: _Requests
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
     #: (rubric version, criterion version) by (id of the case, criterion id): the digests
@@ -221,7 +217,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         model,
         images,
         grader_images,
-        _Dialogues(root),
+        _Requests(root),
         targets,
         spec,
     )
@@ -317,13 +313,8 @@ async def _respond(plan: _Plan) -> RunStats:
             eval_id=plan.spec.eval_id,
         )
         try:
-            request = respond_request(
-                department=instance.department,
-                context=instance.context,
-                parts=plan.dialogues.parts(instance, plan.images),
-                with_images=plan.images,
-                sample=sample,
-                base_seed=spec.params.seed,
+            request = plan.requests.of(instance).respond(
+                with_images=plan.images, sample=sample, base_seed=spec.params.seed
             )
             completion = await client.complete(request)
         except (LLMError, MissingImageError) as exc:
@@ -420,12 +411,8 @@ async def _grade(plan: _Plan) -> RunStats:
             verdict = _stamped(plan, case, criterion, grade_rule(criterion, reply))
             store.put(stages.EVAL_VERDICT, key, verdict, sources=_from_response(key))
             return
-        request = grader_request(
-            department=case.instance.department,
-            context=case.instance.context,
-            parts=plan.dialogues.parts(case.instance, plan.grader_images),
-            criterion=criterion,
-            reply=reply,
+        request = plan.requests.of(case.instance).grader(
+            criterion, reply, with_images=plan.grader_images
         )
         verdict, completions, retryable, failed_attempts = await grade(
             client, request, criterion, attempts=plan.settings.attempts
