@@ -63,3 +63,31 @@ def test_limit_runs_the_first_consultations_through_every_stage(
         assert store.keys(stages.CORPUS_DEID) <= set(first_two)
         sources = {i.split("#")[0] for i in store.keys(stages.MCCP_INSTANCE)}
         assert all(any(s.startswith(c) for c in first_two) for s in sources)
+
+
+def test_dry_run_prints_the_calls_of_every_agent_and_sends_and_writes_nothing(
+    demo_dir: Path, tmp_path: Path
+) -> None:
+    from medrealmm.testing import FakeOpenAIServer
+
+    shutil.copytree(demo_dir, tmp_path / "corpus")
+    with FakeOpenAIServer() as server:
+        entry = {"name": "remote", "model": "remote", "base_url": server.base_url}
+        (tmp_path / "models.yaml").write_text(json.dumps({"models": [entry]}), encoding="utf-8")
+        config = tmp_path / "pipeline.yaml"
+        config.write_text(
+            "input: corpus\nworkers: 1\nmodels_config: models.yaml\n"
+            "models: {privacy: offline, deid: null, mccp: remote, rubric: remote, "
+            "grader: remote}\nrespondents: [{model: online}]\n",
+            encoding="utf-8",
+        )
+        run = tmp_path / "run"
+        args = ["run", str(run), "--config", str(config), "--limit", "2", "--dry-run"]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert server.requests == []  # nothing sent
+    assert not run.exists()  # nothing written
+    out = " ".join(result.output.split())
+    for task in ("mccp.cropper", "mccp.verifier", "rubric.generator", "evaluate.grader"):
+        assert f"{task}:" in out and "calls to make" in out
+    assert "dry run for remote" in out and "prompt tokens" in out

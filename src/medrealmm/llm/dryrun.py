@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from medrealmm.io.images import data_url_size
@@ -159,3 +162,24 @@ def _line(name: str, task: TaskPlan, spec: ModelSpec) -> str:
         f"({task.images} images), "
         f"<= {task.output_bound} output tokens{priced}"
     )
+
+
+#: Set while a whole chain runs dry (``medrealmm run --dry-run``): every client a stage opens
+#: through ``llm.session.open_client`` is then a ``DryRunClient`` collected here.
+_collected: ContextVar[list[DryRunClient] | None] = ContextVar("dry_run_clients", default=None)
+
+
+@contextmanager
+def dry_run_everywhere() -> Iterator[list[DryRunClient]]:
+    """Within the block every client opened is a ``DryRunClient``; yields them as they come."""
+    clients: list[DryRunClient] = []
+    token = _collected.set(clients)
+    try:
+        yield clients
+    finally:
+        _collected.reset(token)
+
+
+def collecting() -> list[DryRunClient] | None:
+    """The clients of the dry run in progress, or None outside one."""
+    return _collected.get()

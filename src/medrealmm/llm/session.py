@@ -12,6 +12,7 @@ from typing import TypeVar
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.config import ModelSpec, build_client, resolve_spec
+from medrealmm.llm.dryrun import DryRunClient, collecting
 from medrealmm.llm.egress import guard_unmasked
 from medrealmm.llm.probe import MetaStore, with_capabilities
 from medrealmm.llm.reach import check_endpoint
@@ -37,8 +38,14 @@ def open_client(
     if unmasked is not None:
         guard_unmasked(spec, unmasked)  # before any connection, even the reachability check
     check_endpoint(spec)
-    spec = with_capabilities(spec, meta, ask=probe)
-    return build_client(spec, cache=cache)
+    dry = collecting()
+    spec = with_capabilities(spec, meta, ask=probe and dry is None)
+    client = build_client(spec, cache=cache)
+    if dry is None:
+        return client
+    counted = DryRunClient(client, spec, cache)  # a whole chain running dry: nothing is sent
+    dry.append(counted)
+    return counted
 
 
 def run_with_client(
