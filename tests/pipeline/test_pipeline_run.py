@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -36,3 +37,29 @@ def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_pa
     assert "report: skipped" in again.output
     with RunStore(run) as store:
         assert store.keys(stages.MCCP_INSTANCE) == instances  # rebuilt from corpus.deid alike
+
+
+def test_limit_runs_the_first_consultations_through_every_stage(
+    demo_dir: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(demo_dir, tmp_path / "corpus")
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        "input: corpus\nworkers: 1\nmodels: {privacy: offline, deid: null, mccp: offline}\n"
+        "respondents: [{model: online}]\n",
+        encoding="utf-8",
+    )
+    run = tmp_path / "run"
+    args = ["run", str(run), "--config", str(config), "--limit", "2"]
+    result = CliRunner().invoke(app, [*args, "--skip", "release", "--skip", "report"])
+    assert result.exit_code == 0, result.output
+    assert "the first 2" in result.output
+    first_two = [
+        json.loads(line)["id"]
+        for line in (demo_dir / "consultations.jsonl").read_text(encoding="utf-8").splitlines()
+    ][:2]
+    with RunStore(run) as store:
+        assert sorted(store.keys(stages.RAW)) == sorted(first_two)
+        assert store.keys(stages.CORPUS_DEID) <= set(first_two)
+        sources = {i.split("#")[0] for i in store.keys(stages.MCCP_INSTANCE)}
+        assert all(any(s.startswith(c) for c in first_two) for s in sources)

@@ -26,6 +26,15 @@ def run(
     ],
     skip: StageList = None,
     redo: StageList = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Only the first N consultations of the input file, through every stage: a "
+            "cheap trial against a new endpoint. Overrides the YAML's limit.",
+        ),
+    ] = None,
 ) -> None:
     """Run every stage in order: ingest -> corpus -> deid -> review -> mccp -> rubric ->
     evaluate -> release -> report.
@@ -39,6 +48,8 @@ def run(
 
     with user_errors():
         settings = load_settings(config)
+        if limit is not None:
+            settings = settings.model_copy(update={"limit": limit})
         run_dir.mkdir(parents=True, exist_ok=True)
         with RunStore(run_dir, writer=True) as store:
             ctx = StageContext(store, run_dir, settings)
