@@ -13,8 +13,8 @@ from medrealmm.cli import app
 from medrealmm.store import RunStore, stages
 
 
-@pytest.mark.slow
-def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_path: Path) -> None:
+def offline_config(demo_dir: Path, tmp_path: Path) -> Path:
+    """A copy of the demo corpus and a pipeline YAML over it with offline models only."""
     shutil.copytree(demo_dir, tmp_path / "corpus")
     config = tmp_path / "pipeline.yaml"
     config.write_text(
@@ -22,6 +22,12 @@ def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_pa
         "respondents: [{model: online}]\n",
         encoding="utf-8",
     )
+    return config
+
+
+@pytest.mark.slow
+def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_path: Path) -> None:
+    config = offline_config(demo_dir, tmp_path)
     run = tmp_path / "run"
     runner = CliRunner()
     first = runner.invoke(app, ["run", str(run), "--config", str(config)])
@@ -42,13 +48,7 @@ def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_pa
 def test_limit_runs_the_first_consultations_through_every_stage(
     demo_dir: Path, tmp_path: Path
 ) -> None:
-    shutil.copytree(demo_dir, tmp_path / "corpus")
-    config = tmp_path / "pipeline.yaml"
-    config.write_text(
-        "input: corpus\nworkers: 1\nmodels: {privacy: offline, deid: null, mccp: offline}\n"
-        "respondents: [{model: online}]\n",
-        encoding="utf-8",
-    )
+    config = offline_config(demo_dir, tmp_path)
     run = tmp_path / "run"
     args = ["run", str(run), "--config", str(config), "--limit", "2"]
     result = CliRunner().invoke(app, [*args, "--skip", "release", "--skip", "report"])
