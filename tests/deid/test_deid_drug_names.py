@@ -132,3 +132,28 @@ def test_people_eating_together_are_still_names() -> None:
 def test_a_doctor_named_after_a_taking_verb_is_still_masked() -> None:
     masked = {s.text: s.type for s in find_spans("吃了郑医生开的药，好多了")}
     assert masked.get("郑") is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "之前用过{}，没什么用",  # a past use: 用过 / 涂过 / 服过
+        "医生让我用{}，每天两次",  # a use someone advised
+        "{}还可以继续用吗？",  # an adverb between the name and the question
+        "{}和头孢能一起吃吗",  # taken with another medicine
+    ],
+)
+@pytest.mark.parametrize("medicine", ["马应龙", "毛冬青", "白加黑", "季德胜"])
+def test_a_medicine_named_in_a_use_context_is_kept(frame: str, medicine: str) -> None:
+    text = frame.format(medicine)
+    start = text.index(medicine)
+    names = [s for s in find_spans(text) if s.type == EntityType.NAME]
+    assert not [s for s in names if s.start < start + len(medicine) and s.end > start], names
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["王秀英和弟弟能一起吃吗", "用过张建国医生开的药", "刘晓燕可以继续吃辣吗"],
+)
+def test_people_in_the_same_phrases_are_still_masked(text: str) -> None:
+    assert any(s.type == EntityType.NAME for s in find_spans(text)), text
