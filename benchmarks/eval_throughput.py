@@ -7,7 +7,9 @@ In one run, for each N, the same C grader calls are made by:
 - the harness: ``run_eval`` grading C criteria (store, cache, structured output, scoring),
   once on each transport (``openai-sdk`` and the lean ``http``);
 - the bare async SDK: ``AsyncOpenAI.chat.completions.create`` with N in flight;
-- a simple-evals-style thread pool: the sync SDK in a ``ThreadPoolExecutor`` of N threads.
+- a simple-evals-style thread pool: the sync SDK in a ``ThreadPoolExecutor`` of N threads;
+- raw aiohttp: one session, N in flight, the same JSON body posted and the reply parsed, the
+  transport's own cost, so the table shows how far the harness is from it.
 
 It prints achieved / ideal and the client process's CPU per call for each, with the machine
 load (``os.getloadavg``) before and after, then kills a run half way, reruns it and prints
@@ -33,6 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import openai
 import yaml
 
@@ -182,6 +185,28 @@ def bare_sdk(base_url: str, n: int, criteria: int) -> int:
     return asyncio.run(main())
 
 
+def raw_aiohttp(base_url: str, n: int, criteria: int) -> int:
+    """The control: bare transport cost (no SDK, store, cache or retries)."""
+    payload = _wire_request()
+    url = base_url.rstrip("/") + "/chat/completions"
+
+    async def main() -> int:
+        gate = asyncio.Semaphore(n)
+        connector = aiohttp.TCPConnector(limit=n)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one() -> None:
+                async with gate, session.post(url, json=payload) as response:
+                    response.raise_for_status()
+                    body = await response.json()
+                GraderOutput.model_validate_json(body["choices"][0]["message"]["content"])
+
+            await asyncio.gather(*(one() for _ in range(criteria)))
+        return criteria
+
+    return asyncio.run(main())
+
+
 def thread_pool(base_url: str, n: int, criteria: int) -> int:
     payload = _wire_request()
     client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=2)
@@ -216,6 +241,7 @@ def side_by_side(folder: Path, args: argparse.Namespace) -> None:
                 },
                 "bare async SDK": partial(bare_sdk, base_url, n, args.criteria),
                 "thread pool (simple-evals)": partial(thread_pool, base_url, n, args.criteria),
+                "raw aiohttp (transport control)": partial(raw_aiohttp, base_url, n, args.criteria),
             }
             for name, side in sides.items():
                 calls, wall, cpu = measure(side)
@@ -263,6 +289,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("MEDREALMM_PROGRESS", "0")
+    # The loopback server's capabilities are known: its probe requests are not grader calls,
+    # and would be counted as calls the rerun repeated.
+    os.environ["MEDREALMM_PROBE"] = "off"
     with tempfile.TemporaryDirectory() as tmp:
         side_by_side(Path(tmp), args)
         asyncio.run(repeats_after_kill(Path(tmp), args))

@@ -11,6 +11,18 @@ from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 os.environ.setdefault("MEDREALMM_PROGRESS", "0")
 
 
+@pytest.fixture(autouse=True)
+def _no_automatic_probe(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Scripted fake servers count every request, so the automatic capability probe is off
+    unless a test turns it on (the probe's own tests and the real-server tier do)."""
+    from medrealmm.llm import probe
+
+    monkeypatch.setenv(probe.PROBE_ENV, "off")
+    probe._announced.clear()
+    yield
+    probe._announced.clear()
+
+
 @pytest.fixture()
 def demo_dir() -> Path:
     return bundled_corpus_dir()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from medrealmm.deid.baseline import text_llm_baseline
 from medrealmm.deid.consultation import deid_turns
@@ -85,3 +86,37 @@ async def test_offline_client_runs_the_same_merge_path() -> None:
         "我叫[NAME]，电话[PHONE]。",
         "我妈妈[NAME]也有高血压，在[HOSPITAL]看过。",
     ]
+
+
+async def test_usage_counts_an_llm_pass_that_failed_for_good(tmp_path: Path) -> None:
+    from medrealmm.deid.stage import deid_one
+    from medrealmm.schema import Consultation
+    from medrealmm.store import RunStore
+
+    case = Consultation.model_validate(
+        {
+            "id": "c1",
+            "department": "皮肤科",
+            "events": [
+                {"sender": "patient", "content": TURNS[0], "timestamp": "2024-01-01T10:00:00"},
+                {"sender": "physician", "content": "好的", "timestamp": "2024-01-01T10:01:00"},
+            ],
+        }
+    )
+    with (
+        FakeOpenAIServer(lambda body: FakeReply(status=503)) as server,
+        RunStore(tmp_path) as store,
+    ):
+        client = OpenAICompatibleClient(
+            "fake-model",
+            base_url=server.base_url,
+            api_key="k",
+            max_attempts=2,
+            backoff_initial_s=0.01,
+            backoff_max_s=0.01,
+        )
+        _, record = await deid_one(case, tmp_path, tmp_path / "out", client, store)
+        (row,) = store.usage()
+    assert record.llm_ok is False
+    assert (row["calls"], row["failed_calls"]) == (1, 1)
+    assert 2 <= row["attempts"] <= len(server.requests)

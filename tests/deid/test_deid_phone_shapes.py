@@ -72,3 +72,10 @@ def test_phone_digits_drops_the_country_code() -> None:
     assert phone_digits("+86 158 0000 1111") == "15800001111"
     assert phone_digits("0086-0571-87654321") == "057187654321"
     assert phone_digits("0571 1234") is None
+
+
+@pytest.mark.parametrize("phone", ["(0)10-8765 4321", "（0）571-87654321", "(0)755 8765 4321"])
+def test_a_bracketed_trunk_zero_without_country_code_is_part_of_the_phone(phone: str) -> None:
+    text = f"座机{phone}，工作日可打"
+    (span,) = [s for s in find_spans(text) if s.type == EntityType.PHONE]
+    assert span.text == phone

@@ -75,3 +75,77 @@ def test_context_window_is_read_where_servers_put_it() -> None:
     assert context_window({"id": "m", "max_model_len": 32768}) == 32768  # vLLM
     assert context_window({"id": "m", "meta": {"n_ctx_train": 2048}}) == 2048  # llama.cpp
     assert context_window({"id": "m"}) is None and context_window(None) is None
+
+
+def _yaml(tmp_path: Path, entry: dict[str, Any]) -> Path:
+    path = tmp_path / "models.yaml"
+    path.write_text(json.dumps({"models": [entry]}), encoding="utf-8")
+    return path
+
+
+def test_open_client_probes_once_per_store_and_applies_what_the_server_can_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.llm import probe as probing
+    from medrealmm.llm.session import open_client
+
+    monkeypatch.setenv(probing.PROBE_ENV, "on")
+    with FakeOpenAIServer(text_only_llama) as server, RunStore(tmp_path / "run") as store:
+        config = _yaml(tmp_path, {"name": "smol", "base_url": server.base_url})
+        client = open_client("smol", config, store.cache, meta=store)
+        asked = len(server.requests)
+        assert asked >= 2 and client.vision is False
+        again = open_client("smol", config, store.cache, meta=store)
+        assert len(server.requests) == asked and again.vision is False
+        caps = Capabilities.model_validate(
+            store.get_meta(store_key(load_model_specs(config)["smol"]))
+        )
+        assert caps.structured_mode == "json_object_schema"
+
+
+def test_no_probe_for_the_offline_baseline_a_fully_declared_model_or_a_dry_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.llm import probe as probing
+    from medrealmm.llm.session import open_client
+
+    monkeypatch.setenv(probing.PROBE_ENV, "on")
+    with FakeOpenAIServer(text_only_llama) as server, RunStore(tmp_path / "run") as store:
+        assert open_client("offline", None, store.cache, meta=store).is_baseline
+        declared = {
+            "name": "full",
+            "base_url": server.base_url,
+            "structured_mode": "json_object",
+            "vision": True,
+            "context_window": 4096,
+        }
+        assert open_client("full", _yaml(tmp_path, declared), store.cache, meta=store).vision
+        dry = open_client(
+            "smol",
+            _yaml(tmp_path, {"name": "smol", "base_url": server.base_url}),
+            store.cache,
+            meta=store,
+            probe=False,
+        )
+        assert dry.vision is True  # nothing kept yet, nothing asked
+        assert server.requests == []
+
+
+def test_a_failed_probe_keeps_the_yaml_values_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from medrealmm.llm import probe as probing
+
+    monkeypatch.setenv(probing.PROBE_ENV, "on")
+
+    def broken(spec: ModelSpec) -> Capabilities:
+        raise RuntimeError("server went away")
+
+    monkeypatch.setattr(probing, "_probe_now", broken)
+    spec = ModelSpec(name="m", base_url="http://127.0.0.1:9/v1")
+    with RunStore(tmp_path / "run") as store, caplog.at_level(logging.WARNING):
+        used = probing.with_capabilities(spec, store)
+        assert used == spec and store.get_meta(store_key(spec)) is None  # asked again next run
+    assert "probe of http://127.0.0.1:9/v1 failed" in caplog.text

@@ -35,8 +35,7 @@ def test_records_survive_reopening_and_done_keys_drive_resume(tmp_path: Path) ->
 def test_usage_accounting_counts_cached_calls_without_tokens(tmp_path: Path) -> None:
     fresh = Completion(text="x", model="m", usage=Usage(prompt_tokens=10, completion_tokens=3))
     with RunStore(tmp_path) as store:
-        store.record_usage("grade", "m", fresh)
-        store.record_usage("grade", "m", fresh.model_copy(update={"cached": True}))
+        store.record_calls("grade", "m", [fresh, fresh.model_copy(update={"cached": True})])
         (row,) = store.usage()
     assert row == {
         "stage": "grade",
@@ -53,8 +52,7 @@ def test_usage_accounting_counts_cached_calls_without_tokens(tmp_path: Path) -> 
 def test_usage_counts_failed_calls_and_requests(tmp_path: Path) -> None:
     retried = Completion(text="x", model="m", attempts=3)
     with RunStore(tmp_path) as store:
-        store.record_usage("grade", "m", retried)
-        store.record_failure("grade", "m", attempts=5)
+        store.record_calls("grade", "m", [retried], failed_attempts=5)
         (row,) = store.usage()
     assert (row["calls"], row["failed_calls"], row["attempts"]) == (2, 1, 8)
 
@@ -72,7 +70,7 @@ def test_usage_columns_added_to_a_store_written_before_them(tmp_path: Path) -> N
     db.commit()
     db.close()
     with RunStore(tmp_path) as store:
-        store.record_failure("grade", "m", attempts=2)
+        store.record_calls("grade", "m", failed_attempts=2)
         (row,) = store.usage()
     assert (row["calls"], row["prompt_tokens"], row["failed_calls"], row["attempts"]) == (
         5,

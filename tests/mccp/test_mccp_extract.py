@@ -220,3 +220,21 @@ async def test_real_model_needs_an_image_root_to_send_images(
     store.put_many(stages.RAW, [(skin_case.id, skin_case)])
     with FakeOpenAIServer() as server, pytest.raises(ValueError, match="no image root"):
         await run_mccp(store, wire.fake_client(server), source_stage=stages.RAW)
+
+
+async def test_usage_counts_agent_calls_that_failed_for_good(
+    tmp_path: Path, skin_case: Consultation, wire: Any
+) -> None:
+    store = _small_store(tmp_path, [skin_case])
+    with FakeOpenAIServer(lambda body: FakeReply(status=503)) as server:
+        summary = await run_mccp(
+            store,
+            wire.fake_client(server, max_attempts=2),
+            source_stage=stages.RAW,
+            verifier_images=False,
+        )
+    assert summary.failed == 1
+    (row,) = store.usage()
+    assert row["failed_calls"] == row["calls"] >= 1
+    # every retry is counted (a structured-mode step-down may add requests of its own)
+    assert 2 * row["failed_calls"] <= row["attempts"] <= len(server.requests)

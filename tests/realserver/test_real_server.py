@@ -32,6 +32,8 @@ pytestmark = [
 
 CLI = [sys.executable, "-c", "from medrealmm.cli import main; main()"]
 CONSULTATIONS = 2
+#: As a user runs it: no progress bars in captured output, the capability probe on.
+ENV = {"MEDREALMM_PROGRESS": "0", "MEDREALMM_PROBE": "on"}
 
 
 @pytest.fixture(scope="module")
@@ -54,11 +56,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory, server: LlamaServer) -> Path:
+    # No structured mode or vision declared: the automatic probe must find that SmolLM2 is
+    # text-only and refuses json_schema, so that no stage sends it image parts.
     entry = {
         "name": MODEL_ALIAS,
         "model": MODEL_ALIAS,
         "base_url": server.base_url,
-        "vision": False,  # SmolLM2 is text-only: no stage may send it image parts
         "concurrency": 1,
         "timeout_s": 300,
         "max_attempts": 2,
@@ -70,7 +73,7 @@ def models(tmp_path_factory: pytest.TempPathFactory, server: LlamaServer) -> Pat
 
 
 def cli(*args: object, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+    env = {**os.environ, **ENV}
     return subprocess.run(
         [*CLI, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env
     )
@@ -108,6 +111,7 @@ def test_mccp_extract_on_the_real_server_records_every_consultation(
     first = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
     assert_clean(first, 1)
     output = first.stdout + first.stderr
+    assert "vision no" in first.stderr and "probed" in first.stderr, output[-2000:]
     if first.returncode == 1:
         assert "failed" in output  # failures are named, with the exit code to match
     with RunStore(run) as store:
@@ -178,7 +182,7 @@ def test_eval_killed_mid_run_resumes_without_losing_or_repeating_work(
     tmp_path: Path, offline_chain: Path, models: Path
 ) -> None:
     run = fresh_copy(offline_chain, tmp_path)
-    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+    env = {**os.environ, **ENV}
     process = subprocess.Popen(
         [*CLI, *map(str, _eval_args(run, models))],
         stdout=subprocess.DEVNULL,

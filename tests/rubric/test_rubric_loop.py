@@ -142,3 +142,15 @@ async def test_failed_generation_is_recorded_and_retried(
     assert states(store, SETTINGS) == {tinea_instance.id: RubricState.FAILED}
     await generate_all(store, OfflineClient(), SETTINGS)
     assert states(store, SETTINGS) == {tinea_instance.id: RubricState.AWAITING_REVIEW}
+
+
+async def test_usage_counts_generator_calls_that_failed_for_good(store: RunStore) -> None:
+    from medrealmm.llm import OpenAICompatibleClient
+    from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+    with FakeOpenAIServer(lambda body: FakeReply(status=400)) as server:
+        client = OpenAICompatibleClient("m", base_url=server.base_url, max_attempts=3)
+        await generate_all(store, client, SETTINGS)
+    (row,) = store.usage()
+    assert (row["calls"], row["failed_calls"]) == (1, 1)
+    assert 1 <= row["attempts"] <= len(server.requests)  # a 400 is not retried

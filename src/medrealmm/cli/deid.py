@@ -74,7 +74,14 @@ def run(
         client = (
             None
             if no_llm
-            else open_client(model, models_config, store.cache, unmasked="deid LLM pass")
+            else open_client(
+                model,
+                models_config,
+                store.cache,
+                unmasked="deid LLM pass",
+                meta=store,
+                probe=not dry_run,
+            )
         )
         if dry_run and client is not None:
             client = DryRunClient(client, resolve_spec(model, models_config), store.cache)

@@ -92,7 +92,9 @@ def extract(
         _load_corpus(store, corpus)
         spec = resolve_spec(model, models_config)
         unmasked = f"mccp extract --from {source}" if source in UNMASKED_STAGES else None
-        client = open_client(spec, models_config, store.cache, unmasked=unmasked)
+        client = open_client(
+            spec, models_config, store.cache, unmasked=unmasked, meta=store, probe=not dry_run
+        )
         if dry_run:
             client = DryRunClient(client, spec, store.cache)
             resumed = len(finished_consultations(store))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import console, print_dry_run, user_errors
 
 StageList = Annotated[
     list[str] | None,
@@ -26,6 +27,24 @@ def run(
     ],
     skip: StageList = None,
     redo: StageList = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Only the first N consultations of the input file, through every stage: a "
+            "cheap trial against a new endpoint. Overrides the YAML's limit.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print, per agent, the calls the run would make and their token estimate; "
+            "nothing is sent and RUN_DIR is left as it was (the chain runs on a scratch copy, "
+            "later agents on the offline baseline's answers; release and report are skipped).",
+        ),
+    ] = False,
 ) -> None:
     """Run every stage in order: ingest -> corpus -> deid -> review -> mccp -> rubric ->
     evaluate -> release -> report.
@@ -34,18 +53,34 @@ def run(
     where it stopped. --skip leaves a stage as it is; --redo clears a stage's rows first so it
     is rebuilt from its input. A stage whose input stage is missing is refused.
     """
+    from medrealmm.llm.dryrun import DryRunClient, dry_run_everywhere
     from medrealmm.pipeline import CHAIN, StageContext, load_settings, run_chain
     from medrealmm.store import RunStore
+    from medrealmm.store.scratch import scratch_run
 
+    planned: list[DryRunClient] = []
+    skipped = [*(skip or ()), *(("release", "report") if dry_run else ())]
     with user_errors():
         settings = load_settings(config)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        with RunStore(run_dir, writer=True) as store:
-            ctx = StageContext(store, run_dir, settings)
-            reports = run_chain(ctx, CHAIN, skip=skip or (), redo=redo or ())
+        if limit is not None:
+            settings = settings.model_copy(update={"limit": limit})
+        if not dry_run:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        with (
+            scratch_run(run_dir, enabled=dry_run, must_exist=False) as folder,
+            RunStore(folder, writer=True) as store,
+            dry_run_everywhere() if dry_run else contextlib.nullcontext([]) as planned,
+        ):
+            ctx = StageContext(store, folder, settings)
+            reports = run_chain(ctx, CHAIN, skip=skipped, redo=redo or ())
     for report in reports:
         for line in report.lines:
             console.print(f"  {line}")
+    if dry_run:
+        console.print("[bold]dry run[/bold]: nothing was sent; calls per agent:")
+        for client in planned:
+            print_dry_run(client, None)
+        return
     failed = sum(report.failed for report in reports)
     if failed:
         console.print(f"[red]{failed} units failed[/red]; rerun to retry them")

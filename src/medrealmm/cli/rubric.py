@@ -21,6 +21,7 @@ from medrealmm.cli.common import (
     report_failures,
     user_errors,
 )
+from medrealmm.llm import LLMClient
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.mccp import unmasked_instances
 from medrealmm.runner import RunStats
@@ -46,6 +47,26 @@ ImagesOption = Annotated[
 
 def _open(run: Path, *, writer: bool = False) -> RunStore:
     return RunStore(run, writer=writer, create=False)
+
+
+def _client(
+    store: RunStore, model: str, models_config: Path | None, step: str, *, dry_run: bool
+) -> LLMClient:
+    """The step's client over the run's cache; under --dry-run a ``DryRunClient`` stands in."""
+    from medrealmm.llm import resolve_spec
+    from medrealmm.llm.dryrun import DryRunClient
+
+    client = open_client(
+        model,
+        models_config,
+        store.cache,
+        unmasked=unmasked_instances(store, step),
+        meta=store,
+        probe=not dry_run,
+    )
+    if dry_run:
+        client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
+    return client
 
 
 def _report(
@@ -87,8 +108,6 @@ def generate(
     Adds the case's length limit as a rule-based criterion and flags criteria worded too
     closely to the online reply. Resumable: finished instances are skipped.
     """
-    from medrealmm.llm import resolve_spec
-    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import generate_all
     from medrealmm.store.scratch import scratch_run
@@ -99,10 +118,7 @@ def generate(
         _open(run_dir, writer=True) as store,
     ):
         settings = RubricSettings(platform_char_limit=platform_limit, with_images=images)
-        unmasked = unmasked_instances(store, "rubric generate")
-        client = open_client(model, models_config, store.cache, unmasked=unmasked)
-        if dry_run:
-            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
+        client = _client(store, model, models_config, "rubric generate", dry_run=dry_run)
         store.cache.keep_rejected = debug_calls
         stats = run_with_client(
             client,
@@ -172,8 +188,6 @@ def refine(
 ) -> None:
     """Run the Refiner phi'_R(x, R^(k), F^(k)) on every round with non-empty feedback,
     writing round k+1 (up to --max-rounds). The Refiner never sees the online reply."""
-    from medrealmm.llm import resolve_spec
-    from medrealmm.llm.dryrun import DryRunClient
     from medrealmm.rubric import RubricSettings
     from medrealmm.rubric.stage import refine_all
     from medrealmm.store.scratch import scratch_run
@@ -184,10 +198,7 @@ def refine(
         _open(folder, writer=True) as store,
     ):
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
-        unmasked = unmasked_instances(store, "rubric refine")
-        client = open_client(model, models_config, store.cache, unmasked=unmasked)
-        if dry_run:
-            client = DryRunClient(client, resolve_spec(model, models_config), store.cache)
+        client = _client(store, model, models_config, "rubric refine", dry_run=dry_run)
         stats = run_with_client(
             client, lambda c: refine_all(store, c, settings, concurrency=concurrency)
         )

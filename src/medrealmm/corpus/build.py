@@ -89,12 +89,12 @@ async def screen_with_agent(
 
     async def work(key: str) -> None:
         result = await screen_privacy(client, sources[key], image_root)
-        for completion in result.completions:
-            store.record_usage(usage_label(stages.CORPUS_PRIVACY), client.name, completion)
-        if result.failed_attempts:
-            store.record_failure(
-                usage_label(stages.CORPUS_PRIVACY), client.name, result.failed_attempts
-            )
+        store.record_calls(
+            usage_label(stages.CORPUS_PRIVACY),
+            client.name,
+            result.completions,
+            result.failed_attempts,
+        )
         if result.value is None:
             store.put(stages.CORPUS_PRIVACY, key, None, status=FAILED, error=result.error)
         else:
@@ -161,7 +161,7 @@ def _build(
             privacy_drops.append(drop)
     backend: LLMClient | None = None
     if spec is not None and survivors:
-        backend = open_client(spec, None, store.cache)
+        backend = open_client(spec, None, store.cache, meta=store)
         image_root = input_path.parent if send_pixels(backend, wanted=True) else None
         verdicts = run_with_client(
             backend, lambda client: screen_with_agent(store, client, survivors, image_root)

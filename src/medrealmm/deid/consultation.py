@@ -18,6 +18,8 @@ class TextOutcome:
     llm_ok: bool | None = None
     llm_error: str | None = None
     completions: list[Completion] = field(default_factory=list)
+    #: Requests the LLM pass took when it failed for good (0: it did not); usage counts them.
+    failed_attempts: int = 0
 
 
 async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> TextOutcome:
@@ -31,6 +33,7 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
         rule_masked = [apply_placeholders(t, s) for t, s in zip(texts, spans, strict=True)]
         result = await propose_spans(client, rule_masked)
         outcome.completions = result.completions
+        outcome.failed_attempts = result.failed_attempts
         outcome.llm_ok = result.ok
         outcome.llm_error = result.error
         if result.value is not None:

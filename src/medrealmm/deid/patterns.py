@@ -75,6 +75,7 @@ _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
 _PHONE_SHAPE_RE = re.compile(
     r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
+    rf"(?:[(（]0[)）]{_SEP}{{0,3}})?"  # the trunk 0 in brackets: (0)10-…, +86 (0)571 …
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
     rf"\d(?:{_SEP}{{0,3}}\d){{6,13}})"
     rf"(?:{_SEP}{{0,3}}(?:转|分机号?|内线|ext\.?|x|-)[:：]?{_SEP}{{0,3}}\d{{1,5}})?"
@@ -91,7 +92,11 @@ def phone_digits(candidate: str) -> str | None:
     """The national number a candidate spells, or None where it is no phone: a mobile, a
     400/800 number or a landline libphonenumber holds valid."""
     country = _COUNTRY.match(candidate)
-    rest = _TRUNK.sub("", candidate[country.end() :] if country else candidate)
+    rest = candidate[country.end() :] if country else candidate
+    if country is None and _TRUNK.match(rest.lstrip()):
+        # (0)10-8765 4321: the bracketed trunk 0 stands for the country code's absence
+        return phone_digits("+86 " + rest.lstrip())
+    rest = _TRUNK.sub("", rest)
     groups = re.findall(r"\d+", rest)
     # Groups of one or two digits are listed values (0.5 1.2 3.4, 150 230 180 20), except an
     # area code written the international way (+86 10 8765 4321).

@@ -80,8 +80,7 @@ async def deid_one(
     run = offload or _in_thread
     outcome = await deid_turns([event.content for event in consultation.events], client)
     if store is not None and client is not None:
-        for completion in outcome.completions:
-            store.record_usage(USAGE_STAGE, client.name, completion)
+        store.record_calls(USAGE_STAGE, client.name, outcome.completions, outcome.failed_attempts)
     secret = run_secret(store)
     record = DeidRecord(
         consultation_id=consultation.id,

@@ -2,23 +2,23 @@
 
 Each pending request is built as the run would build it and handed to a ``DryRunClient``
 (``medrealmm.llm.dryrun``), which counts it (or finds it in the cache) and answers offline.
-Dialogues are built text-only here (images are not decoded for a plan), so image tokens are
-not in the estimate; a reply not generated yet is graded as empty in the estimate.
+Requests come from ``CaseRequests`` as in the run, images included where the run sends them
+(read and encoded, never decoded); a reply not generated yet is graded as empty in the estimate.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from medrealmm.evaluate.cases import load_eval_cases
-from medrealmm.evaluate.grader import grader_request
-from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.cases import image_root, load_eval_cases
+from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import verdict_key
 from medrealmm.evaluate.run import ONLINE, EvalSettings
 from medrealmm.llm import resolve_spec
 from medrealmm.llm.config import build_client
-from medrealmm.llm.dialogue import dialogue_parts
+from medrealmm.llm.dialogue import send_pixels
 from medrealmm.llm.dryrun import DryRunClient
+from medrealmm.llm.probe import with_capabilities
 from medrealmm.schema import CriterionKind, Response
 from medrealmm.store import RunStore, stages
 
@@ -37,9 +37,16 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    # A dry run makes no call: only capabilities an earlier run's probe kept are applied.
+    judge = with_capabilities(judge, store, ask=False)
+    if respondent is not None:
+        respondent = with_capabilities(respondent, store, ask=False)
     images = online or settings.images
+    grader_images = send_pixels(judge, settings.grader_images)
+    root = image_root(store)
     model = settings.model if respondent is None else respondent.name
     k = 1 if respondent is None else settings.k
+    seed = None if respondent is None else respondent.params.seed
     responder = (
         DryRunClient(build_client(respondent), respondent, store.cache) if respondent else None
     )
@@ -50,7 +57,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
     try:
         for case in cases:
             instance = case.instance
-            parts = dialogue_parts(instance.context, image_root=None)
+            requests = CaseRequests(instance, root)
             for sample in range(k):
                 rkey = stages.response_key(model, images, instance.id, sample)
                 reply = ""
@@ -59,13 +66,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
                     reply = (stored.text if stored else None) or ""
                     resumed += responder is not None
                 elif responder is not None:
-                    request = respond_request(
-                        department=instance.department,
-                        context=instance.context,
-                        parts=parts,
-                        with_images=images,
-                        sample=sample,
-                    )
+                    request = requests.respond(with_images=images, sample=sample, base_seed=seed)
                     reply = (await responder.complete(request)).text
                 for criterion in case.rubric.criteria:
                     if criterion.kind is not CriterionKind.LLM:
@@ -73,13 +74,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
                     if verdict_key(judge.name, rkey, criterion.id) in stored_verdicts:
                         resumed += 1
                         continue
-                    request = grader_request(
-                        department=instance.department,
-                        context=instance.context,
-                        parts=parts,
-                        criterion=criterion,
-                        reply=reply,
-                    )
+                    request = requests.grader(criterion, reply, with_images=grader_images)
                     await grader.complete(request)
     finally:
         for client in (responder, grader):

@@ -30,8 +30,8 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
-from medrealmm.evaluate.grader import grade, grader_request
-from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.grader import grade
+from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.evaluate.source import read_release
 from medrealmm.llm import (
@@ -39,7 +39,6 @@ from medrealmm.llm import (
     LLMClient,
     Message,
     build_client,
-    dialogue_parts,
     resolve_spec,
     send_pixels,
 )
@@ -65,10 +64,7 @@ def _inspect_messages(messages: list[Message]) -> list[ChatMessage]:
 
 def to_sample(instance: Instance, rubric: Rubric, image_root: Path | None, images: bool) -> Sample:
     """The instance as ``medrealmm eval`` would send it; the rubric rides in the metadata."""
-    parts = dialogue_parts(instance.context, image_root=image_root if images else None)
-    request = respond_request(
-        department=instance.department, context=instance.context, parts=parts, with_images=images
-    )
+    request = CaseRequests(instance, image_root).respond(with_images=images)
     return Sample(
         id=instance.id,
         input=_inspect_messages(request.messages),
@@ -87,23 +83,18 @@ async def grade_reply(
     instance: Instance,
     rubric: Rubric,
     reply: str,
-    parts: list[Any],
+    requests: CaseRequests,
     *,
     model: str,
     images: bool,
+    grader_images: bool,
 ) -> Any:
     """Every criterion graded (rules in code) and the case scored: medrealmm's own path."""
 
     async def one(criterion: Any) -> Verdict:
         if criterion.kind is CriterionKind.RULE:
             return grade_rule(criterion, reply)
-        request = grader_request(
-            department=instance.department,
-            context=instance.context,
-            parts=parts,
-            criterion=criterion,
-            reply=reply,
-        )
+        request = requests.grader(criterion, reply, with_images=grader_images)
         verdict, _, _, _ = await grade(client, request, criterion)
         return verdict
 
@@ -139,15 +130,15 @@ def rubric_score(
         reply = state.output.completion.strip()
         if not reply:
             raise RuntimeError(f"{instance.id}: the model returned an empty reply")
-        parts = dialogue_parts(instance.context, image_root=root if with_pixels else None)
         case = await grade_reply(
             client,
             instance,
             rubric,
             reply,
-            parts,
+            CaseRequests(instance, root),  # one encoding shared by every criterion
             model=str(state.model),
             images=bool(state.metadata["images"]),
+            grader_images=with_pixels,
         )
         if case.score is None:
             raise RuntimeError(

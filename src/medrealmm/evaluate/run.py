@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrealmm.evaluate.cases import EvalCase, image_root, load_eval_cases
-from medrealmm.evaluate.grader import grade, grader_request
+from medrealmm.evaluate.grader import grade
 from medrealmm.evaluate.provenance import (
     EvalSpec,
     ModelRef,
@@ -28,7 +28,7 @@ from medrealmm.evaluate.provenance import (
     prompt_hashes,
     save_spec,
 )
-from medrealmm.evaluate.respond import respond_request
+from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import record_prices, score_key, verdict_key
 from medrealmm.evaluate.scoring import score_case
 from medrealmm.io import MissingImageError
@@ -38,14 +38,13 @@ from medrealmm.llm import (
     LLMError,
     ModelSpec,
     build_client,
-    dialogue_parts,
     display_name,
     resolve_spec,
     send_pixels,
 )
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
-from medrealmm.llm.types import Part
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_units
@@ -100,9 +99,9 @@ class EvalOutcome:
         return sum(not s.complete for s in self.scores)
 
 
-class _Dialogues:
-    """Dialogue parts per (instance, images), base64-encoded once and shared by all its calls
-    (k replies, every criterion), so the cache key hashes each image once (llm.cache).
+class _Requests:
+    """``CaseRequests`` per instance, shared by all its calls (k replies, every criterion),
+    so each image is encoded and hashed once per case (evaluate.requests).
 
     Bounded: units run in case order, so the most recent cases are the ones still in use,
     and a long run does not hold every case's images in memory.
@@ -111,19 +110,17 @@ class _Dialogues:
     def __init__(self, root: Path | None, keep: int = 64) -> None:
         self.root = root
         self.keep = keep
-        self._memo: OrderedDict[tuple[str, bool], list[Part]] = OrderedDict()
+        self._memo: OrderedDict[str, CaseRequests] = OrderedDict()
 
-    def parts(self, instance: Instance, with_images: bool) -> list[Part]:
-        key = (instance.id, with_images)
-        if key in self._memo:
-            self._memo.move_to_end(key)
-            return self._memo[key]
-        root = self.root if with_images else None
-        parts = dialogue_parts(instance.context, image_root=root)
-        self._memo[key] = parts
+    def of(self, instance: Instance) -> CaseRequests:
+        found = self._memo.get(instance.id)
+        if found is not None:
+            self._memo.move_to_end(instance.id)
+            return found
+        found = self._memo[instance.id] = CaseRequests(instance, self.root)
         if len(self._memo) > self.keep:
             self._memo.popitem(last=False)
-        return parts
+        return found
 
 
 @dataclass
@@ -137,7 +134,7 @@ class _Plan:
     model: str
     images: bool
     grader_images: bool
-    dialogues: _Dialogues
+    requests: _Requests
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
     #: (rubric version, criterion version) by (id of the case, criterion id): the digests
@@ -152,7 +149,7 @@ class _Plan:
         return found
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_usage(usage_label(stage), client.name, completion)
+        self.store.record_calls(usage_label(stage), client.name, [completion])
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
@@ -173,6 +170,10 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     for spec in (respondent, judge):
         if spec is not None:
             check_endpoint(spec)
+    # What each server can do, probed once per endpoint and run store: a text-only grader
+    # gets no image parts, and the structured mode that works is used from the first call.
+    judge = with_capabilities(judge, store)
+    respondent = None if respondent is None else with_capabilities(respondent, store)
     images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.
@@ -216,7 +217,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         model,
         images,
         grader_images,
-        _Dialogues(root),
+        _Requests(root),
         targets,
         spec,
     )
@@ -312,13 +313,8 @@ async def _respond(plan: _Plan) -> RunStats:
             eval_id=plan.spec.eval_id,
         )
         try:
-            request = respond_request(
-                department=instance.department,
-                context=instance.context,
-                parts=plan.dialogues.parts(instance, plan.images),
-                with_images=plan.images,
-                sample=sample,
-                base_seed=spec.params.seed,
+            request = plan.requests.of(instance).respond(
+                with_images=plan.images, sample=sample, base_seed=spec.params.seed
             )
             completion = await client.complete(request)
         except (LLMError, MissingImageError) as exc:
@@ -328,7 +324,9 @@ async def _respond(plan: _Plan) -> RunStats:
             status = DONE if getattr(exc, "permanent", False) else FAILED
             store.put(stages.EVAL_RESPONSE, key, failed, status=status, error=str(exc))
             if isinstance(exc, LLMError):
-                store.record_failure(usage_label(stages.EVAL_RESPONSE), client.name, exc.attempts)
+                store.record_calls(
+                    usage_label(stages.EVAL_RESPONSE), client.name, failed_attempts=exc.attempts
+                )
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
         # A refusal or an empty reply is the model's reply: graded (it meets no positive
@@ -413,12 +411,8 @@ async def _grade(plan: _Plan) -> RunStats:
             verdict = _stamped(plan, case, criterion, grade_rule(criterion, reply))
             store.put(stages.EVAL_VERDICT, key, verdict, sources=_from_response(key))
             return
-        request = grader_request(
-            department=case.instance.department,
-            context=case.instance.context,
-            parts=plan.dialogues.parts(case.instance, plan.grader_images),
-            criterion=criterion,
-            reply=reply,
+        request = plan.requests.of(case.instance).grader(
+            criterion, reply, with_images=plan.grader_images
         )
         verdict, completions, retryable, failed_attempts = await grade(
             client, request, criterion, attempts=plan.settings.attempts
@@ -426,7 +420,9 @@ async def _grade(plan: _Plan) -> RunStats:
         for completion in completions:
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
-            store.record_failure(usage_label(stages.EVAL_VERDICT), client.name, failed_attempts)
+            store.record_calls(
+                usage_label(stages.EVAL_VERDICT), client.name, failed_attempts=failed_attempts
+            )
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
         store.put(

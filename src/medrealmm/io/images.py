@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import mimetypes
 import os
 from pathlib import Path
@@ -41,6 +42,17 @@ def image_data_url(path: Path | str) -> str:
     mime = mimetypes.guess_type(path.name)[0] or "image/png"
     payload = base64.b64encode(path.read_bytes()).decode("ascii")
     return f"data:{mime};base64,{payload}"
+
+
+def data_url_size(url: str) -> tuple[int, int]:
+    """(width, height) of a base64 data URL's image, read from its header: Pillow's ``open``
+    parses the header only, so no pixels are decoded."""
+    from PIL import Image
+
+    payload = url.partition(",")[2]
+    with Image.open(io.BytesIO(base64.b64decode(payload))) as image:
+        width, height = image.size
+    return int(width), int(height)
 
 
 def file_sha256(path: Path | str) -> str:

@@ -10,27 +10,15 @@ import hashlib
 import json
 import sqlite3
 import threading
-from functools import lru_cache
 from pathlib import Path
 
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.types import ChatRequest, Completion, ImagePart, Message
 
 
-@lru_cache(maxsize=256)
-def image_digest(url: str) -> str:
-    """sha256 of an inline image's data URL, computed once per URL string.
-
-    An instance's images are encoded once and the same ``ImagePart`` goes into every grader
-    call for that case; Python caches a string's hash, so after the first call this lookup
-    costs nothing instead of re-hashing megabytes of base64 per criterion.
-    """
-    return hashlib.sha256(url.encode("utf-8")).hexdigest()
-
-
 def _message_body(message: Message) -> dict[str, object]:
     content = [
-        {"type": "image", "sha256": image_digest(part.url)}
+        {"type": "image", "sha256": part.digest}
         if isinstance(part, ImagePart)
         else part.model_dump(mode="json")
         for part in message.content

@@ -4,14 +4,23 @@ Structured mode reuses the client's own step-down (``auto``); vision sends one 8
 error means no vision); the context window comes from ``/models`` metadata where the server
 gives it (llama.cpp ``meta.n_ctx_train``, vLLM ``max_model_len``). Results are kept per
 (base_url, model) in the run store. Values a model's YAML declares always win over a probe.
+
+Every stage gets its client through ``with_capabilities`` (``llm.session.open_client`` and the
+evaluation plan), so a run probes each endpoint once, before its first real call, and a
+text-only model never gets image parts. ``MEDREALMM_PROBE=off`` turns the automatic probe off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import io
+import logging
 import os
-from typing import Any, Literal
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, Protocol
 
 import httpx
 from pydantic import BaseModel
@@ -27,6 +36,9 @@ from medrealmm.llm.types import (
     TextPart,
 )
 
+log = logging.getLogger("medrealmm.probe")
+#: ``off`` (or 0/no/false) turns the automatic probe before a run off.
+PROBE_ENV = "MEDREALMM_PROBE"
 #: Probed fields, each also a ModelSpec field a YAML may declare.
 PROBED = ("structured_mode", "vision", "context_window")
 _CONTEXT_KEYS = ("max_model_len", "context_length", "context_window", "n_ctx", "n_ctx_train")
@@ -78,21 +90,26 @@ async def probe(spec: ModelSpec, timeout_s: float = 30.0) -> Capabilities:
         vision=True,
     )
     try:
-        ask = Message.text("user", '只回答 JSON：{"ok": true}')
-        try:
-            await client.complete(
-                ChatRequest(task="probe.structured", messages=[ask], json_schema=_SCHEMA)
+        with _quiet_client_log():
+            ask = Message.text("user", '只回答 JSON：{"ok": true}')
+            try:
+                await client.complete(
+                    ChatRequest(task="probe.structured", messages=[ask], json_schema=_SCHEMA)
+                )
+                caps.structured_mode = client.active_structured_mode
+            except LLMError as exc:
+                caps.notes.append(f"structured: {exc.reason}")
+            look = Message(
+                role="user", content=[ImagePart(url=tiny_png()), TextPart(text="颜色？")]
             )
-            caps.structured_mode = client.active_structured_mode
-        except LLMError as exc:
-            caps.notes.append(f"structured: {exc.reason}")
-        look = Message(role="user", content=[ImagePart(url=tiny_png()), TextPart(text="颜色？")])
-        try:
-            await client.complete(ChatRequest(task="probe.vision", messages=[look]))
-            caps.vision = True
-        except LLMError as exc:
-            caps.vision = False
-            caps.notes.append(f"vision: {exc.reason}")
+            try:
+                await client.complete(ChatRequest(task="probe.vision", messages=[look]))
+                caps.vision = True
+            except LLMError as exc:
+                # Only a server that answered the text request can be said to refuse images;
+                # otherwise the failure says nothing about vision (a busy or broken server).
+                caps.vision = False if caps.structured_mode is not None else None
+                caps.notes.append(f"vision: {exc.reason}")
     finally:
         await client.aclose()
     caps.context_window = context_window(_listing(spec, model))
@@ -130,17 +147,104 @@ Source = Literal["declared", "probed", "default"]
 def apply(spec: ModelSpec, caps: Capabilities) -> tuple[ModelSpec, dict[str, Source]]:
     """``spec`` with probed values where its YAML left the field unset (``structured_mode``
     left at ``auto`` counts as unset), and where each value came from."""
-    declared = spec.model_fields_set - (
-        {"structured_mode"} if spec.structured_mode == "auto" else set()
-    )
+    fixed = declared(spec)
     update: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     for name in PROBED:
         value = getattr(caps, name)
-        if name in declared:
+        if name in fixed:
             sources[name] = "declared"
         elif value is not None:
             update[name], sources[name] = value, "probed"
         else:
             sources[name] = "default"
     return spec.model_copy(update=update), sources
+
+
+class MetaStore(Protocol):
+    """Where probe results are kept between runs: the run store's meta table."""
+
+    def get_meta(self, key: str, default: Any = None) -> Any: ...
+
+    def set_meta(self, key: str, value: Any) -> None: ...
+
+
+#: Endpoints this process has probed or announced, so a chain of stages says it once.
+_announced: set[str] = set()
+
+
+def probe_enabled() -> bool:
+    return os.environ.get(PROBE_ENV, "on").strip().lower() not in ("off", "0", "no", "false")
+
+
+def declared(spec: ModelSpec) -> set[str]:
+    """Probed fields the model's YAML sets (``structured_mode: auto`` counts as unset)."""
+    unset = {"structured_mode"} if spec.structured_mode == "auto" else set()
+    return (spec.model_fields_set - unset) & set(PROBED)
+
+
+def with_capabilities(spec: ModelSpec, meta: MetaStore | None, *, ask: bool = True) -> ModelSpec:
+    """``spec`` with what its server can do, probed once per (endpoint, model) and run store.
+
+    No probe for the offline baseline, when the YAML declares every probed field, when the
+    store already holds a result, or with ``ask=False`` (a dry run: kept results only). One
+    line on stderr says what was found and used; a failed probe keeps the spec as it is.
+    """
+    if spec.backend == "offline" or not spec.base_url or not probe_enabled():
+        return spec
+    if declared(spec) == set(PROBED):
+        return spec
+    key = store_key(spec)
+    kept = meta.get_meta(key) if meta is not None else None
+    if kept is not None:
+        caps, origin = Capabilities.model_validate(kept), "kept from an earlier probe"
+    elif not ask:
+        return spec
+    else:
+        try:
+            caps = _probe_now(spec)
+        except Exception as exc:
+            log.warning(
+                "model %s: capability probe of %s failed (%s); using the YAML's values",
+                spec.name,
+                spec.base_url,
+                exc,
+            )
+            return spec
+        origin = "probed"
+        if meta is not None:
+            meta.set_meta(key, caps.model_dump(mode="json"))
+    used, sources = apply(spec, caps)
+    if key not in _announced:
+        _announced.add(key)
+        summary = describe(used, sources)
+        log.warning("model %s: %s %s: %s", spec.name, origin, spec.base_url, summary)
+    return used
+
+
+def describe(spec: ModelSpec, sources: dict[str, Source]) -> str:
+    """``structured json_object (probed), vision no (declared), context 8192 (probed)``."""
+    vision = "yes" if spec.vision else "no (no image parts are sent)"
+    context = spec.context_window or "unknown"
+    return (
+        f"structured {spec.structured_mode} ({sources['structured_mode']}), "
+        f"vision {vision} ({sources['vision']}), context {context} ({sources['context_window']})"
+    )
+
+
+def _probe_now(spec: ModelSpec) -> Capabilities:
+    """Run ``probe`` on its own event loop in a worker thread: callers may be inside a loop."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, probe(spec)).result()
+
+
+@contextlib.contextmanager
+def _quiet_client_log() -> Iterator[None]:
+    """The probe's own structured-mode step-down is not news: the one summary line is."""
+    client_log = logging.getLogger("medrealmm.llm.openai_compat")
+    level = client_log.level
+    client_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        client_log.setLevel(level)

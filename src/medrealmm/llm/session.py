@@ -12,7 +12,9 @@ from typing import TypeVar
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.config import ModelSpec, build_client, resolve_spec
+from medrealmm.llm.dryrun import DryRunClient, collecting
 from medrealmm.llm.egress import guard_unmasked
+from medrealmm.llm.probe import MetaStore, with_capabilities
 from medrealmm.llm.reach import check_endpoint
 
 T = TypeVar("T")
@@ -24,14 +26,26 @@ def open_client(
     cache: LLMCache | None,
     *,
     unmasked: str | None = None,
+    meta: MetaStore | None = None,
+    probe: bool = True,
 ) -> LLMClient:
     """``unmasked`` names the step when its calls carry un-masked patient data: then the
-    endpoint must be loopback or marked ``phi: allowed`` (see ``medrealmm.llm.egress``)."""
+    endpoint must be loopback or marked ``phi: allowed`` (see ``medrealmm.llm.egress``).
+
+    The server's capabilities are probed once per endpoint and kept in ``meta`` (the run
+    store); ``probe=False`` (a dry run) only applies a result already kept there."""
     spec = model if isinstance(model, ModelSpec) else resolve_spec(model, models_config)
     if unmasked is not None:
         guard_unmasked(spec, unmasked)  # before any connection, even the reachability check
     check_endpoint(spec)
-    return build_client(spec, cache=cache)
+    dry = collecting()
+    spec = with_capabilities(spec, meta, ask=probe and dry is None)
+    client = build_client(spec, cache=cache)
+    if dry is None:
+        return client
+    counted = DryRunClient(client, spec, cache)  # a whole chain running dry: nothing is sent
+    dry.append(counted)
+    return counted
 
 
 def run_with_client(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +23,17 @@ class ImagePart(BaseModel):
 
     type: Literal["image"] = "image"
     url: str
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 of the data URL, once per part: a case's parts are shared by all its calls,
+        so the cache key hashes each image once per case, not once per criterion."""
+        return url_digest(self.url)
+
+
+def url_digest(url: str) -> str:
+    """sha256 of an inline image's data URL (the cache key's stand-in for its bytes)."""
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()
 
 
 Part = TextPart | ImagePart

@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 
 from medrealmm.llm import (
     ChatRequest,
-    Completion,
     LLMClient,
+    StructuredResult,
     complete_structured,
     dialogue_messages,
     dialogue_parts,
@@ -118,7 +118,7 @@ def labeler_request(
     )
 
 
-UsageHook = Callable[[Completion], None]
+UsageHook = Callable[[StructuredResult[Any]], None]
 
 
 @cache
@@ -129,7 +129,8 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 @dataclass
 class MccpAgents:
-    """The agents bound to one client; ``on_completion`` records usage for every call.
+    """The agents bound to one client; ``on_result`` records usage for every call, failed
+    ones included.
 
     The Verifier sees pixels when ``verifier_images`` asks for them and the client reads
     images (``send_pixels``); ``image_root`` must then be known.
@@ -140,14 +141,13 @@ class MccpAgents:
     stage_taxonomy: Taxonomy
     image_root: Path | str | None = None
     verifier_images: bool = False
-    on_completion: UsageHook | None = None
+    on_result: UsageHook | None = None
 
     async def _structured(self, request: ChatRequest, schema: type[M]) -> M:
         request = request.model_copy(update={"json_schema": json_schema(schema)})
         result = await complete_structured(self.client, request, schema)
-        if self.on_completion is not None:
-            for completion in result.completions:
-                self.on_completion(completion)
+        if self.on_result is not None:
+            self.on_result(result)
         if result.value is None:
             raise AgentFailure(request.task, result.error or "no valid output")
         return result.value

@@ -160,7 +160,9 @@ async def run_mccp(
         stage_taxonomy=stage_taxonomy or builtin_taxonomy("stage"),
         image_root=image_root,
         verifier_images=verifier_images,
-        on_completion=lambda c: store.record_usage(USAGE_STAGE, client.name, c),
+        on_result=lambda r: store.record_calls(
+            USAGE_STAGE, client.name, r.completions, r.failed_attempts
+        ),
     )
     store.prune_stale(stages.MCCP_INSTANCE)
     store.prune_stale(stages.MCCP_DISCARDED)

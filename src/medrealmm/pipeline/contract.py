@@ -44,7 +44,13 @@ class StageContext:
     def client(self, model: str, *, unmasked: str | None = None) -> LLMClient:
         """The client for ``model`` over this run's LLM cache (endpoint rules live in llm);
         ``unmasked`` names a step whose calls carry un-masked patient data."""
-        return open_client(model, self.settings.models_config, self.store.cache, unmasked=unmasked)
+        return open_client(
+            model,
+            self.settings.models_config,
+            self.store.cache,
+            unmasked=unmasked,
+            meta=self.store,
+        )
 
     def run_async(
         self,

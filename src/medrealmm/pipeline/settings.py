@@ -57,6 +57,12 @@ class PipelineSettings(BaseModel):
     models: ModelRoles = Field(default_factory=ModelRoles)
     respondents: list[Respondent] = Field(default_factory=default_respondents)
     corpus: CorpusConfig = Field(default_factory=CorpusConfig)
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        description="Only the first N consultations of the input file: a trial of the whole "
+        "chain against a new endpoint (every later stage sees only what they produced).",
+    )
     engine: Engine = Engine.LOCAL
     workers: int | None = Field(default=None, ge=1, description="Processes (default: all CPUs).")
     mccp_input: Literal["corpus.deid", "corpus.final"] = Field(

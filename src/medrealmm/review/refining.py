@@ -38,6 +38,7 @@ class RefineWorker:
                 self.settings.models_config,
                 self.store.cache,
                 unmasked=unmasked,
+                meta=self.store,
             )
         return self._client
 

@@ -40,6 +40,8 @@ class AgentResult:
     error: str | None
     attempts: int
     completions: list[Completion]
+    #: Requests the call that failed for good took (0: none did); usage counts them.
+    failed_attempts: int = 0
 
 
 def label_name(taxonomy: str, label: str | None) -> str | None:
@@ -92,7 +94,9 @@ async def generate_rubric(
     if result.value is not None:
         rubric = rubric_from_generator(instance, result.value, settings)
         rubric = flag_reference_overlap(rubric, instance.target_reply, settings)
-    return AgentResult(rubric, result.error, result.attempts, result.completions)
+    return AgentResult(
+        rubric, result.error, result.attempts, result.completions, result.failed_attempts
+    )
 
 
 async def refine_rubric(
@@ -132,4 +136,6 @@ async def refine_rubric(
     if result.value is not None:
         rubric = rubric_from_refiner(current, result.value, used_ids or set())
         rubric = flag_reference_overlap(rubric, instance.target_reply, settings)
-    return AgentResult(rubric, result.error, result.attempts, result.completions)
+    return AgentResult(
+        rubric, result.error, result.attempts, result.completions, result.failed_attempts
+    )

@@ -44,8 +44,7 @@ def instance_image_root(
 
 
 def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:
-    for completion in result.completions:
-        store.record_usage(USAGE_STAGE, client.name, completion)
+    store.record_calls(USAGE_STAGE, client.name, result.completions, result.failed_attempts)
     if result.rubric is None:
         store.put(stages.RUBRIC_ROUND, key, None, status=FAILED, error=result.error)
     else:

@@ -380,22 +380,29 @@ class RunStore:
                 raise
 
     # -- accounting ------------------------------------------------------------------
-    def record_usage(self, stage: str, model: str, completion: Completion) -> None:
-        cached = completion.cached
-        self._add_usage(
-            stage,
-            model,
-            calls=1,
-            cached_calls=int(cached),
-            prompt_tokens=0 if cached else completion.usage.prompt_tokens,
-            completion_tokens=0 if cached else completion.usage.completion_tokens,
-            attempts=0 if cached else completion.attempts,
-        )
-
-    def record_failure(self, stage: str, model: str, attempts: int) -> None:
-        """A call that failed for good after ``attempts`` requests: counted, so usage shows
-        what a run spent on failures too (their tokens are unknown: servers bill few)."""
-        self._add_usage(stage, model, calls=1, failed_calls=1, attempts=attempts)
+    def record_calls(
+        self,
+        stage: str,
+        model: str,
+        completions: Iterable[Completion] = (),
+        failed_attempts: int = 0,
+    ) -> None:
+        """Usage of one unit of work: every completion it got, plus the call that failed for
+        good after ``failed_attempts`` requests (0: none did). The one way stages record usage,
+        so failed calls are counted in every stage (their tokens are unknown: servers bill few)."""
+        for completion in completions:
+            cached = completion.cached
+            self._add_usage(
+                stage,
+                model,
+                calls=1,
+                cached_calls=int(cached),
+                prompt_tokens=0 if cached else completion.usage.prompt_tokens,
+                completion_tokens=0 if cached else completion.usage.completion_tokens,
+                attempts=0 if cached else completion.attempts,
+            )
+        if failed_attempts:
+            self._add_usage(stage, model, calls=1, failed_calls=1, attempts=failed_attempts)
 
     def _add_usage(self, stage: str, model: str, **counts: int) -> None:
         names = list(counts)

@@ -28,6 +28,7 @@ class CorpusBuild(Stage):
             workers=settings.workers,
             models_config=settings.models_config,
             store=ctx.store,
+            limit=settings.limit,  # the same first N records ingest loaded
         )
         first, last = manifest.stages[0], manifest.stages[-1]
         dropped = sum(sum(stage.dropped.values()) for stage in manifest.stages)

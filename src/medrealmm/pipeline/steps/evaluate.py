@@ -9,7 +9,10 @@ from medrealmm.evaluate import (
     load_results,
     run_evaluation,
 )
+from medrealmm.evaluate.dryrun import plan_evaluation
+from medrealmm.llm.dryrun import collecting
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
+from medrealmm.pipeline.settings import PipelineSettings, Respondent
 from medrealmm.store import stages
 
 
@@ -26,17 +29,14 @@ class Evaluate(Stage):
         if not cases:
             line = f"evaluate: no instances with a rubric yet ({len(missing)} without)"
             return StageReport(self.name, [line])
+        dry = collecting()
+        if dry is not None:  # a dry chain: the calls each respondent's run would make
+            for r in settings.respondents:
+                planned, _ = plan_evaluation(ctx.store, self._settings(settings, r))
+                dry.extend(planned)
+            return StageReport(self.name, [f"evaluate: {len(cases)} instances planned (dry run)"])
         outcomes = [
-            run_evaluation(
-                ctx.store,
-                EvalSettings(
-                    model=r.model,
-                    images=r.images,
-                    grader=settings.models.grader,
-                    models_config=settings.models_config,
-                ),
-            )
-            for r in settings.respondents
+            run_evaluation(ctx.store, self._settings(settings, r)) for r in settings.respondents
         ]
         first = outcomes[0]
         rows = load_results(ctx.store, first.grader).summary()
@@ -53,3 +53,12 @@ class Evaluate(Stage):
             + f"; {unapproved} rubrics unapproved"
         )
         return StageReport(self.name, [line], failed=failed)
+
+    @staticmethod
+    def _settings(settings: PipelineSettings, respondent: Respondent) -> EvalSettings:
+        return EvalSettings(
+            model=respondent.model,
+            images=respondent.images,
+            grader=settings.models.grader,
+            models_config=settings.models_config,
+        )

@@ -4,6 +4,7 @@ tell the input they read is the one ingested."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE
@@ -22,9 +23,9 @@ def input_file(corpus_dir: Path) -> Path:
     return source
 
 
-def load_raw(store: RunStore, corpus_dir: Path) -> int:
-    """Replace ``raw`` with CORPUS_DIR/consultations.jsonl in one transaction; refuse a run
-    folder that already holds a different corpus folder."""
+def load_raw(store: RunStore, corpus_dir: Path, limit: int | None = None) -> int:
+    """Replace ``raw`` with CORPUS_DIR/consultations.jsonl (its first ``limit`` records when
+    given) in one transaction; refuse a run folder that already holds a different corpus."""
     source = input_file(corpus_dir)
     root = str(corpus_dir.resolve())
     recorded = store.get_meta(stages.image_root_key(stages.RAW))
@@ -32,7 +33,7 @@ def load_raw(store: RunStore, corpus_dir: Path) -> int:
         raise ValueError(
             f"{store.path} already holds a run over {recorded}; use another run folder"
         )
-    store.replace({stages.RAW: _unique(source)})
+    store.replace({stages.RAW: islice(_unique(source), limit)})
     store.set_meta(stages.image_root_key(stages.RAW), root)
     store.set_meta(
         stages.INPUT_META, {"path": str(source.resolve()), "sha256": file_sha256(source)}
@@ -68,5 +69,7 @@ class Ingest(Stage):
     cli = "medrealmm run"
 
     def run(self, ctx: StageContext) -> StageReport:
-        n = load_raw(ctx.store, ctx.settings.input)
-        return StageReport(self.name, [f"raw consultations loaded: {n}"])
+        limit = ctx.settings.limit
+        n = load_raw(ctx.store, ctx.settings.input, limit=limit)
+        note = f" (the first {limit}: --limit)" if limit is not None else ""
+        return StageReport(self.name, [f"raw consultations loaded: {n}{note}"])
