@@ -41,6 +41,9 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("加我一五八〇〇〇〇一一一一", "一五八〇〇〇〇一一一一"),  # written in Chinese numerals
         ("电话幺五八 零零零零 幺幺幺幺", "幺五八 零零零零 幺幺幺幺"),
         ("手机 158 0000\n1111", "158 0000\n1111"),  # a chat line break inside
+        ("有事打6234 5678找我", "6234 5678"),  # a local number after a call verb
+        ("请拨打8765-4321预约", "8765-4321"),
+        ("可以致电 62345678", "62345678"),
     ],
 )
 def test_phones_in_any_layout(text: str, phone: str) -> None:
@@ -57,6 +60,8 @@ def test_phones_in_any_layout(text: str, phone: str) -> None:
         "血压130/85 心率 78",
         "我今年三十八岁，一天三次",
         "一二三四五六七八九十",
+        "胰岛素早中晚打 12 12 10 单位",  # doses after 打 are no local number
+        "打了1000单位的针",
     ],
 )
 def test_values_with_phone_separators_are_not_phones(text: str) -> None:

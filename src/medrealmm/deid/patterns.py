@@ -168,14 +168,17 @@ PHONE_ANY_SHAPE = PhoneShapeRecognizer()
 
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
-    gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打给我|call", re.IGNORECASE),
+    gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call", re.IGNORECASE),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
             r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*(?:[:：为]|就是|是)?\s*"
             r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
             re.IGNORECASE,
-        )
+        ),
+        # A local number with no area code after a call verb (打6234 5678): only the 7-8
+        # digit shape, so that doses after 打 (打 12 12 10 单位) stay.
+        re.compile(r"(?:拨打|致电|打给|打到|拨|打)\s*(?P<v>\d{3,4}[-\s]?\d{4})(?![\d.])"),
     ],
     group="v",
 )
