@@ -99,3 +99,23 @@ def test_review_flow_from_queue_to_final(demo_corpus: Path, tmp_path: Path) -> N
     assert "approved33,rejected0,pending0" in _squeeze(result.output)
     with RunStore(run) as store:
         assert store.count(stages.CORPUS_FINAL) == 33
+
+
+def test_build_dry_run_counts_the_screening_calls_and_sends_and_writes_nothing(
+    tmp_path: Path, demo_corpus: Path
+) -> None:
+    from medrealmm.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        entry = {"name": "screen", "model": "screen", "base_url": server.base_url}
+        models = tmp_path / "models.yaml"
+        models.write_text(json.dumps({"models": [entry]}), encoding="utf-8")
+        out = tmp_path / "out"
+        args = ["corpus", "build", str(demo_corpus), str(out), "--limit", "3"]
+        args += ["--privacy-model", "screen", "--models-config", str(models), "--dry-run"]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert server.requests == []
+    assert not out.exists()
+    text = " ".join(result.output.split())
+    assert "dry run for screen" in text and "corpus.privacy_screen:" in text

@@ -154,3 +154,17 @@ async def test_usage_counts_generator_calls_that_failed_for_good(store: RunStore
     (row,) = store.usage()
     assert (row["calls"], row["failed_calls"]) == (1, 1)
     assert 1 <= row["attempts"] <= len(server.requests)  # a 400 is not retried
+
+
+async def test_refine_limit_refines_only_the_first_instances_by_id(
+    store: RunStore, tinea_instance: Instance
+) -> None:
+    other = tinea_instance.model_copy(update={"id": tinea_instance.id + "-b"})
+    store.put(stages.MCCP_INSTANCE, other.id, other)
+    await generate_all(store, OfflineClient(), SETTINGS)
+    for iid in (tinea_instance.id, other.id):
+        save_feedback(store, _reweight(iid, 0, "c01", 10))
+    stats = await refine_all(store, OfflineClient(), SETTINGS, limit=1)
+    assert stats.done == 1
+    assert len(round_history(store, tinea_instance.id)) == 2
+    assert len(round_history(store, other.id)) == 1  # left for a run without --limit

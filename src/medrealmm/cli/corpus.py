@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,13 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    DryRunOption,
+    ModelsConfigOption,
+    console,
+    print_dry_run,
+    user_errors,
+)
 from medrealmm.corpus import CorpusConfig, Engine, Manifest, build_corpus, load_config
 from medrealmm.corpus import review as queue
 from medrealmm.store import RunStore, stages
@@ -75,13 +82,21 @@ def build(
         int | None,
         typer.Option("--limit", min=1, help="Only the first N lines of the input (a trial run)."),
     ] = None,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Run C0 -Φimg-> C1 -Φcmpl-> C2 -Φbal-> C3 -4a-> C3' and print what each step dropped.
 
     Writes OUT/store.sqlite (stages corpus.sampled, corpus.dropped), OUT/corpus.sampled.jsonl,
     OUT/corpus.dropped.jsonl and OUT/manifest.json. Output is identical for either engine.
     """
-    with user_errors():
+    from medrealmm.llm.dryrun import dry_run_everywhere
+    from medrealmm.store.scratch import scratch_run
+
+    with (
+        user_errors(),
+        scratch_run(out, enabled=dry_run, must_exist=False) as folder,  # out unless --dry-run
+        dry_run_everywhere() if dry_run else contextlib.nullcontext([]) as planned,
+    ):
         config = _with_overrides(
             load_config(config_path),
             seed=seed,
@@ -93,13 +108,19 @@ def build(
         )
         manifest = build_corpus(
             input_path,
-            out,
+            folder,
             config,
             engine=engine,
             workers=workers,
             models_config=models_config,
             limit=limit,
         )
+    if dry_run:
+        for client in planned:  # the 4a screening agent, when it has cases to screen
+            print_dry_run(client, None)
+        if not planned:
+            console.print("dry run: no model would be called (no screening agent or no cases)")
+        return
     print_manifest(manifest)
     console.print(f"[green]corpus written[/green] to [bold]{out}[/bold]")
 

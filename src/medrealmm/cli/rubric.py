@@ -184,6 +184,7 @@ def refine(
     concurrency: ConcurrencyOption = 8,
     max_rounds: MaxRoundsOption = 3,
     images: ImagesOption = True,
+    limit: LimitOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Run the Refiner phi'_R(x, R^(k), F^(k)) on every round with non-empty feedback,
@@ -200,7 +201,8 @@ def refine(
         settings = RubricSettings(max_rounds=max_rounds, with_images=images)
         client = _client(store, model, models_config, "rubric refine", dry_run=dry_run)
         stats = run_with_client(
-            client, lambda c: refine_all(store, c, settings, concurrency=concurrency)
+            client,
+            lambda c: refine_all(store, c, settings, concurrency=concurrency, limit=limit),
         )
     if dry_run:
         print_dry_run(client, stats.skipped)

@@ -90,16 +90,18 @@ async def refine_all(
     *,
     concurrency: int = 8,
     instance_ids: Collection[str] | None = None,
+    limit: int | None = None,
 ) -> RunStats:
     """R^(k+1) for every instance (or just ``instance_ids``, e.g. the one a physician has
-    just reviewed) whose latest round has non-empty feedback and k < max_rounds."""
-    ready = [
+    just reviewed) whose latest round has non-empty feedback and k < max_rounds; only the
+    first ``limit`` of those by id when given (a trial run against a new endpoint)."""
+    ready = sorted(
         iid
         for iid, state in states(store, settings).items()
         if state in (RubricState.AWAITING_REFINEMENT, RubricState.FAILED)
         and (instance_ids is None or iid in instance_ids)
         and latest_round(store, iid) is not None
-    ]
+    )[:limit]
     image_root = instance_image_root(store, client, settings)
 
     async def work(instance_id: str) -> None:
