@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
@@ -97,6 +98,16 @@ def test_missing_image_root_is_a_clear_error(tmp_path: Path) -> None:
             store, EvalSettings(model="offline", images=False, grader_images=False)
         )
     assert text_only.incomplete == 0
+
+
+def test_a_dry_run_missing_the_image_root_fails_as_the_run_would(tmp_path: Path) -> None:
+    from medrealmm.evaluate.dryrun import plan_evaluation
+
+    with RunStore(tmp_path / "run") as store:
+        fill_store(store, demo_instances(1))
+        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), None)
+        with pytest.raises(ValueError, match="image root"):
+            plan_evaluation(store, EvalSettings(model="offline"))  # never text-only in silence
 
 
 def test_cli_run_and_score(tmp_path: Path) -> None:

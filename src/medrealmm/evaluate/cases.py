@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,3 +38,16 @@ def load_eval_cases(store: RunStore) -> tuple[list[EvalCase], list[str]]:
 def image_root(store: RunStore) -> Path | None:
     root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
     return Path(root) if root else None
+
+
+def pixel_root(store: RunStore, cases: Sequence[EvalCase], sends_pixels: bool) -> Path | None:
+    """Where the instances' images live; an error when pixels are to be sent and nobody
+    recorded it (never a silent fall back to text-only requests)."""
+    root = image_root(store)
+    if root is None and sends_pixels and any(case.instance.image_count for case in cases):
+        raise ValueError(
+            f"the run store has no image root for {stages.MCCP_INSTANCE} "
+            f"(meta {stages.image_root_key(stages.MCCP_INSTANCE)!r}); "
+            "run with images off or record where the instance images live"
+        )
+    return root

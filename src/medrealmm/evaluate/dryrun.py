@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from medrealmm.evaluate.cases import image_root, load_eval_cases
+from medrealmm.evaluate.cases import load_eval_cases, pixel_root
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import verdict_key
 from medrealmm.evaluate.run import ONLINE, EvalSettings
@@ -43,7 +43,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
         respondent = with_capabilities(respondent, store, ask=False)
     images = online or settings.images
     grader_images = send_pixels(judge, settings.grader_images)
-    root = image_root(store)
+    root = pixel_root(store, cases, (images and not online) or grader_images)
     model = settings.model if respondent is None else respondent.name
     k = 1 if respondent is None else settings.k
     seed = None if respondent is None else respondent.params.seed

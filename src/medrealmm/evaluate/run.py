@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medrealmm.evaluate.cases import EvalCase, image_root, load_eval_cases
+from medrealmm.evaluate.cases import EvalCase, load_eval_cases, pixel_root
 from medrealmm.evaluate.grader import grade
 from medrealmm.evaluate.provenance import (
     EvalSpec,
@@ -179,14 +179,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
     grader_images = send_pixels(judge, settings.grader_images)
-    root = image_root(store)
-    sends_pixels = (images and not online) or grader_images
-    if root is None and sends_pixels and any(case.instance.image_count for case in cases):
-        raise ValueError(
-            f"the run store has no image root for {stages.MCCP_INSTANCE} "
-            f"(meta {stages.image_root_key(stages.MCCP_INSTANCE)!r}); "
-            "run with images off or record where the instance images live"
-        )
+    root = pixel_root(store, cases, (images and not online) or grader_images)
     model = ONLINE if respondent is None else respondent.name
     if imported:
         model = settings.model
