@@ -98,6 +98,32 @@ def test_cache_key_depends_on_what_determines_the_answer() -> None:
     assert cache_key("a", base) == cache_key("a", other_inputs)  # inputs never enter the key
 
 
+def test_cache_keys_of_existing_stores_still_match() -> None:
+    """The key is built from pre-serialised pieces; its bytes must be those of the canonical
+    JSON of the whole body, or every run made before would miss its cache on resume."""
+    import hashlib
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    request = _req(7).model_copy(
+        update={"json_schema": schema, "params": GenerationParams(temperature=0.2, seed=3)}
+    )
+    body = {
+        "client": "judge|m",
+        "messages": [
+            {"role": m.role, "content": [p.model_dump(mode="json") for p in m.content]}
+            for m in request.messages
+        ],
+        "params": request.params.model_dump(mode="json"),
+        "schema": schema,
+    }
+    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    expected = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    assert cache_key("judge|m", request) == expected
+    assert cache_key("judge|m", request) == expected  # the schema's memo gives the same bytes
+    changed = {**schema, "required": []}
+    assert cache_key("judge|m", request.model_copy(update={"json_schema": changed})) != expected
+
+
 async def test_offline_baseline_is_deterministic_and_labelled() -> None:
     client = OfflineClient(rules=ECHO_RULES)
     assert client.is_baseline and client.name == OFFLINE_NAME

@@ -137,15 +137,20 @@ class _Plan:
     requests: _Requests
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
-    #: (rubric version, criterion version) by (id of the case, criterion id): the digests
-    #: hash the criteria, so a case's grading computes them once, not once per verdict.
+    #: (rubric version, criterion version) by (id of the case, criterion id), and the rubric
+    #: version by id of the case: the digests hash the criteria (the rubric's hashes all of
+    #: them), so a case's grading computes each once, not once per verdict.
     versions: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+    rubric_versions: dict[int, str] = field(default_factory=dict)
 
     def versions_of(self, case: EvalCase, criterion: Criterion) -> tuple[str, str]:
         key = (id(case), criterion.id)
         found = self.versions.get(key)
         if found is None:
-            found = self.versions[key] = (case.rubric.version, criterion.version)
+            rubric = self.rubric_versions.get(id(case))
+            if rubric is None:
+                rubric = self.rubric_versions[id(case)] = case.rubric.version
+            found = self.versions[key] = (rubric, criterion.version)
         return found
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:

@@ -26,14 +26,41 @@ def _message_body(message: Message) -> dict[str, object]:
     return {"role": message.role, "content": content}
 
 
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+#: Canonical JSON of the schemas seen, by id; each entry holds its schema so the id stays
+#: its own. A structured task sends the same (cached) schema object on every call.
+_SCHEMA_JSON: dict[int, tuple[object, str]] = {}
+
+
+def _schema_json(schema: dict[str, object] | None) -> str:
+    found = _SCHEMA_JSON.get(id(schema))
+    if found is None or found[0] is not schema:
+        if len(_SCHEMA_JSON) > 256:
+            _SCHEMA_JSON.clear()
+        found = _SCHEMA_JSON[id(schema)] = (schema, _canonical(schema))
+    return found[1]
+
+
 def cache_key(client_name: str, request: ChatRequest) -> str:
-    body = {
-        "client": client_name,
-        "messages": [_message_body(m) for m in request.messages],
-        "params": request.params.model_dump(mode="json"),
-        "schema": request.json_schema,
-    }
-    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """sha256 of the canonical JSON of {client, messages, params, schema}. Built from its
+    pieces (the top-level keys in sorted order), so the schema, the same on every call of a
+    task, is serialised once: the bytes, and so the keys of existing stores, are unchanged."""
+    blob = "".join(
+        (
+            '{"client":',
+            _canonical(client_name),
+            ',"messages":',
+            _canonical([_message_body(m) for m in request.messages]),
+            ',"params":',
+            _canonical(request.params.model_dump(mode="json")),
+            ',"schema":',
+            _schema_json(request.json_schema),
+            "}",
+        )
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

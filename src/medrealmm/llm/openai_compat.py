@@ -177,6 +177,7 @@ class OpenAICompatibleClient:
         self.model = model
         self.name = name or model
         self.params = params or GenerationParams()
+        self._identity: tuple[tuple[object, ...], str] | None = None
         self.structured_mode: StructuredMode = structured_mode
         self.vision = vision
         key = api_key or os.environ.get(api_key_env) or "EMPTY"  # local servers accept any key
@@ -204,13 +205,20 @@ class OpenAICompatibleClient:
 
     def cache_identity(self, request: ChatRequest) -> str:
         """Name, model id, decoding settings and whether images are sent: what changes a reply."""
-        settings = self.params.model_dump_json()
-        sees = "img" if self.vision else "noimg"
-        return f"{self.name}|{self.model}|{self.structured_mode}|{sees}|{settings}"
+        state = (self.params, self.name, self.model, self.structured_mode, self.vision)
+        memo = self._identity
+        if memo is None or any(a is not b for a, b in zip(memo[0], state, strict=True)):
+            settings = self.params.model_dump_json()
+            sees = "img" if self.vision else "noimg"
+            identity = f"{self.name}|{self.model}|{self.structured_mode}|{sees}|{settings}"
+            memo = self._identity = (state, identity)  # the same on every call: made once
+        return memo[1]
 
     def _payload(self, request: ChatRequest, mode: StructuredMode) -> dict[str, Any]:
         # Only what the request set explicitly overrides the model's configured settings.
-        params = self.params.model_copy(update=request.params.model_dump(exclude_unset=True))
+        params = self.params
+        if request.params.model_fields_set:
+            params = params.model_copy(update=request.params.model_dump(exclude_unset=True))
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(request.messages, vision=self.vision),

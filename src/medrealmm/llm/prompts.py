@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any
 
 import jinja2
+import jinja2.meta
 
 from medrealmm.llm.types import Message
 
@@ -27,10 +28,27 @@ def _template(package: str, filename: str) -> jinja2.Template | None:
     return _ENV.from_string(path.read_text(encoding="utf-8"))
 
 
+@cache
+def _static_text(package: str, filename: str) -> str | None:
+    """The rendered text of a template that uses no variable (most system prompts): it is
+    the same on every call, so it is rendered once, not once per call."""
+    path = resources.files(package) / "prompts" / filename
+    if not path.is_file() or jinja2.meta.find_undeclared_variables(
+        _ENV.parse(path.read_text(encoding="utf-8"))
+    ):
+        return None
+    template = _template(package, filename)
+    return None if template is None else template.render().strip()
+
+
 def render(package: str, name: str, role: str, **variables: Any) -> str:
-    template = _template(package, f"{name}.{role}.j2")
+    filename = f"{name}.{role}.j2"
+    static = _static_text(package, filename)
+    if static is not None:
+        return static
+    template = _template(package, filename)
     if template is None:
-        raise FileNotFoundError(f"no prompt template {package}/prompts/{name}.{role}.j2")
+        raise FileNotFoundError(f"no prompt template {package}/prompts/{filename}")
     return template.render(**variables).strip()
 
 

@@ -31,6 +31,10 @@ Responder = Callable[[dict[str, Any]], FakeReply]
 
 
 class _QuietServer(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: a client opening 64 connections at once
+    # would see most of them dropped and retried a second later, which measures the server.
+    request_queue_size = 1024
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # the client went away mid-reply (a killed or cancelled run): expected
