@@ -69,10 +69,53 @@ def grader_reply(body: dict[str, Any]) -> FakeReply:
 
 
 def _serve(latency: float, concurrency: int, queue: Any) -> None:
-    with FakeOpenAIServer(grader_reply, latency_s=latency, max_concurrency=concurrency) as s:
-        queue.put(s.base_url)
-        while True:
-            time.sleep(3600)
+    """An asyncio server: on two shared cores a thread per connection (the test suite's
+    ``FakeOpenAIServer``) takes CPU the client under test needs, and measures the server."""
+    from aiohttp import web
+
+    body = json.dumps(
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "bench-judge",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": grader_reply({}).content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
+        },
+        ensure_ascii=False,
+    ).encode()
+    active = 0
+
+    async def completions(request: web.Request) -> web.Response:
+        nonlocal active
+        await request.read()
+        if active >= concurrency:  # as a server with N slots answers the N+1st
+            return web.json_response({"error": {"message": "busy"}}, status=429)
+        active += 1
+        try:
+            await asyncio.sleep(latency)
+        finally:
+            active -= 1
+        return web.Response(body=body, content_type="application/json")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", completions)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        queue.put(f"http://127.0.0.1:{port}/v1")
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
 
 
 @contextlib.contextmanager

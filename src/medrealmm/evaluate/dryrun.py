@@ -8,8 +8,6 @@ Requests come from ``CaseRequests`` as in the run, images included where the run
 
 from __future__ import annotations
 
-import asyncio
-
 from medrealmm.evaluate.cases import load_eval_cases, pixel_root
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import verdict_key
@@ -19,13 +17,14 @@ from medrealmm.llm.config import build_client
 from medrealmm.llm.dialogue import send_pixels
 from medrealmm.llm.dryrun import DryRunClient
 from medrealmm.llm.probe import with_capabilities
+from medrealmm.runner import run_async
 from medrealmm.schema import CriterionKind, Response
 from medrealmm.store import RunStore, stages
 
 
 def plan_evaluation(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:
     """(one DryRunClient per model that would be called, units already stored)."""
-    return asyncio.run(_plan(store, settings))
+    return run_async(_plan(store, settings))
 
 
 async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:

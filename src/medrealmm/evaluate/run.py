@@ -12,7 +12,6 @@ against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenan
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,7 +46,7 @@ from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
-from medrealmm.runner import RunStats, run_units
+from medrealmm.runner import RunStats, run_async, run_units
 from medrealmm.schema import (
     CaseScore,
     Criterion,
@@ -59,7 +58,7 @@ from medrealmm.schema import (
 )
 from medrealmm.stats.cases import PRIMARY_GRADER_META
 from medrealmm.store import DONE, FAILED, RunStore, stages
-from medrealmm.store.keys import ResponseKey, VerdictKey, usage_label
+from medrealmm.store.keys import SEP, ResponseKey, VerdictKey, usage_label
 
 ONLINE = "online"
 
@@ -450,12 +449,14 @@ def _score(plan: _Plan) -> list[CaseScore]:
     """Step 3: a case score per reply, from whatever verdicts exist (pure but for reads)."""
     grader = plan.judge.name
     scores: list[tuple[str, CaseScore]] = []
+    # One read of this grader's verdicts, not one per verdict (keys start with the grader).
+    stored = plan.store.raw_rows(stages.EVAL_VERDICT, prefix=grader + SEP)
     for rkey, (case, sample) in plan.targets.items():
         verdicts: dict[str, Verdict] = {}
         for criterion in case.rubric.criteria:
-            raw = plan.store.get_raw(stages.EVAL_VERDICT, verdict_key(grader, rkey, criterion.id))
+            raw = stored.get(verdict_key(grader, rkey, criterion.id))
             if raw is not None:
-                verdicts[criterion.id] = Verdict.model_validate(raw)
+                verdicts[criterion.id] = Verdict.model_validate_json(raw)
         score = score_case(
             instance_id=case.instance.id,
             model=plan.model,
@@ -510,4 +511,4 @@ def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:
 
 
 def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:
-    return asyncio.run(run_eval(store, settings))
+    return run_async(run_eval(store, settings))

@@ -4,7 +4,6 @@ so endpoint rules applied in ``resolve_spec``/``build_client`` hold everywhere."
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -16,6 +15,7 @@ from medrealmm.llm.dryrun import DryRunClient, collecting
 from medrealmm.llm.egress import guard_unmasked
 from medrealmm.llm.probe import MetaStore, with_capabilities
 from medrealmm.llm.reach import check_endpoint
+from medrealmm.runner import run_async
 
 T = TypeVar("T")
 
@@ -60,4 +60,4 @@ def run_with_client(
             if client is not None:
                 await client.aclose()
 
-    return asyncio.run(main())
+    return run_async(main())

@@ -315,6 +315,17 @@ class RunStore:
             ).fetchone()
         return json.loads(row[0]) if row and row[0] is not None else None
 
+    def raw_rows(self, stage: str, prefix: str = "") -> dict[str, str]:
+        """The rows of ``stage`` whose key starts with ``prefix`` and that hold a payload,
+        finished or failed, as stored JSON by key: what ``get_raw`` reads one at a time."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, payload FROM records WHERE stage=? AND key >= ? AND key < ?"
+                " AND payload IS NOT NULL",
+                (stage, prefix, prefix + "\U0010ffff"),
+            ).fetchall()
+        return dict(rows)
+
     def keys(self, stage: str, status: str | None = DONE) -> set[str]:
         query = "SELECT key FROM records WHERE stage=?"
         args: tuple[str, ...] = (stage,)
