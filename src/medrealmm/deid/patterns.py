@@ -100,8 +100,10 @@ def phone_digits(candidate: str) -> str | None:
     groups = re.findall(r"\d+", rest)
     # Groups of one or two digits are listed values (0.5 1.2 3.4, 150 230 180 20), except an
     # area code written the international way (+86 10 8765 4321).
+    # Ten or more single digits are a number spelled out one by one (1 3 8 0 0 …), no list.
     shortest = min(map(len, groups[1:]), default=3)
-    if len(groups) > 1 and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
+    spelled = len(groups) >= 10 and max(map(len, groups)) == 1
+    if len(groups) > 1 and not spelled and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
         return None
     digits = "".join(groups)
     if country is None and re.match(r"(?:00)?86", digits) and len(digits) >= 12:
@@ -131,12 +133,17 @@ class PhoneShapeRecognizer:
 
     def find(self, text: str) -> Iterator[Span]:
         original = text
-        text = text.translate(_HAN_DIGITS)  # 一三八… spells a number too, one digit a character
+        # 一三八… spells a number too, one digit a character; 一 between Arabic digits is the
+        # dash an input method gives for "yi" (139一2345一6789). Both keep every offset.
+        text = _YI_DASH.sub("-", text).translate(_HAN_DIGITS)
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
             lo, hi = match.span("main")
             bounds = [(m.start(), m.end()) for m in _GROUP_GAP.finditer(text, lo, hi)]
+            # Where Chinese numerals meet Arabic digits one number ends and another begins
+            # (张三13800138000, 第四18612345678): nobody writes one phone in two scripts.
+            bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
             starts = [lo] + [b for a, b in bounds if _DIGIT.match(text, b)]
             ends = [hi] + [a for a, _ in bounds]
             position = lo
@@ -158,8 +165,19 @@ class PhoneShapeRecognizer:
                         break
 
 
-_THREE_DIGITS = re.compile(r"\d{3}")
-_HAN_DIGITS = str.maketrans("〇零幺一二三四五六七八九", "001123456789")
+_THREE_DIGITS = re.compile(r"\d{3}|\d \d \d")  # a gate: digits in a row, or spelled
+_HAN_DIGIT_CHARS = "〇零幺一二三四五六七八九"
+_HAN_DIGITS = str.maketrans(_HAN_DIGIT_CHARS, "001123456789")
+_YI_DASH = re.compile(r"(?<=\d)一(?=\d)")
+
+
+def _script_changes(text: str, i: int) -> bool:
+    before, after = text[i - 1], text[i]
+    return (before in _HAN_DIGIT_CHARS and after.isdecimal()) or (
+        before.isdecimal() and after in _HAN_DIGIT_CHARS
+    )
+
+
 _EXTENSION = re.compile(r"\s?-\s?\d{1,5}")
 _GROUP_GAP = re.compile(rf"(?<=\d){_SEP}+")
 _DIGIT = re.compile(r"\d")
