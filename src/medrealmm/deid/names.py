@@ -504,7 +504,7 @@ class HandleAndNicknameRecognizer:
 # A span followed by a dosage form or a drug-name syllable is a cut drug name (蒲地|蓝消炎片,
 # 雷贝拉|唑): shared by every name recognizer.
 _DRUG_CONTINUES = re.compile(
-    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,3}}?"
+    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,5}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
     "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|露|"
     "药片|药水|药酒|溶液|洗液|(?<=氏)液|冲剂|合剂|含片|饮片|酊)"
