@@ -44,6 +44,11 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("有事打6234 5678找我", "6234 5678"),  # a local number after a call verb
         ("请拨打8765-4321预约", "8765-4321"),
         ("可以致电 62345678", "62345678"),
+        ("联系人张三13800138000", "13800138000"),  # a numeral name right before the digits
+        ("第四18612345678", "18612345678"),
+        ("13800138000三天后复诊", "13800138000"),
+        ("手机139一2345一6789", "139一2345一6789"),  # 一 typed for a dash
+        ("电话 1 3 8 0 0 1 3 8 0 0 0", "1 3 8 0 0 1 3 8 0 0 0"),  # spelled digit by digit
     ],
 )
 def test_phones_in_any_layout(text: str, phone: str) -> None:

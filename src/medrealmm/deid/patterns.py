@@ -100,8 +100,10 @@ def phone_digits(candidate: str) -> str | None:
     groups = re.findall(r"\d+", rest)
     # Groups of one or two digits are listed values (0.5 1.2 3.4, 150 230 180 20), except an
     # area code written the international way (+86 10 8765 4321).
+    # Ten or more single digits are a number spelled out one by one (1 3 8 0 0 …), no list.
     shortest = min(map(len, groups[1:]), default=3)
-    if len(groups) > 1 and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
+    spelled = len(groups) >= 10 and max(map(len, groups)) == 1
+    if len(groups) > 1 and not spelled and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
         return None
     digits = "".join(groups)
     if country is None and re.match(r"(?:00)?86", digits) and len(digits) >= 12:
@@ -131,12 +133,17 @@ class PhoneShapeRecognizer:
 
     def find(self, text: str) -> Iterator[Span]:
         original = text
-        text = text.translate(_HAN_DIGITS)  # 一三八… spells a number too, one digit a character
+        # 一三八… spells a number too, one digit a character; 一 between Arabic digits is the
+        # dash an input method gives for "yi" (139一2345一6789). Both keep every offset.
+        text = _YI_DASH.sub("-", text).translate(_HAN_DIGITS)
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
             lo, hi = match.span("main")
             bounds = [(m.start(), m.end()) for m in _GROUP_GAP.finditer(text, lo, hi)]
+            # Where Chinese numerals meet Arabic digits one number ends and another begins
+            # (张三13800138000, 第四18612345678): nobody writes one phone in two scripts.
+            bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
             starts = [lo] + [b for a, b in bounds if _DIGIT.match(text, b)]
             ends = [hi] + [a for a, _ in bounds]
             position = lo
@@ -158,8 +165,19 @@ class PhoneShapeRecognizer:
                         break
 
 
-_THREE_DIGITS = re.compile(r"\d{3}")
-_HAN_DIGITS = str.maketrans("〇零幺一二三四五六七八九", "001123456789")
+_THREE_DIGITS = re.compile(r"\d{3}|\d \d \d")  # a gate: digits in a row, or spelled
+_HAN_DIGIT_CHARS = "〇零幺一二三四五六七八九"
+_HAN_DIGITS = str.maketrans(_HAN_DIGIT_CHARS, "001123456789")
+_YI_DASH = re.compile(r"(?<=\d)一(?=\d)")
+
+
+def _script_changes(text: str, i: int) -> bool:
+    before, after = text[i - 1], text[i]
+    return (before in _HAN_DIGIT_CHARS and after.isdecimal()) or (
+        before.isdecimal() and after in _HAN_DIGIT_CHARS
+    )
+
+
 _EXTENSION = re.compile(r"\s?-\s?\d{1,5}")
 _GROUP_GAP = re.compile(rf"(?<=\d){_SEP}+")
 _DIGIT = re.compile(r"\d")
@@ -283,11 +301,16 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     year, month, day = (int(match.group(g)) for g in ("y", "m", "d"))
     if year < 100:  # 05年4月2日: a two-digit year is this century's or the last
         year += 2000 if year <= date.today().year % 100 else 1900
-    try:
-        date(year, month, day)
-    except ValueError:
-        return None
-    return EntityType.DATE
+    orders = [(month, day)]
+    if "first" in match.groupdict():  # year last: 03/15/1987 (US) or 15/03/1987 (Europe)
+        orders = [(month, day), (day, month)]
+    for m, d in orders:
+        try:
+            date(year, m, d)
+        except ValueError:
+            continue
+        return EntityType.DATE
+    return None
 
 
 # A time may follow a date with or without a space: OCR often runs them together.
@@ -316,18 +339,26 @@ FULL_DATE = RegexRecognizer(
             r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
             r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
         ),
+        # The year last, as foreign records and some devices print it (03/15/1987,
+        # 15.03.1987): month and day in either order, one of them a valid date.
+        re.compile(
+            r"(?<![\d.A-Za-z/])(?P<first>(?P<m>\d{1,2}))(?P<sep>[./-])(?P<d>\d{1,2})(?P=sep)"
+            r"(?P<y>(?:19|20)\d{2})" + _TIME + r"(?![\d.A-Za-z/])"
+        ),
     ],
     validate=_valid_numeric_date,
 )
 _CN_SMALL = "一二三四五六七八九十"
-# Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号), with a time.
+# Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号, a two-digit year:
+# 八七年三月十五号), with a time.
 FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
     name="full_date_chinese_numerals",
     gate=re.compile("年"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            rf"(?:[{_CN_DIGIT}]{{4}}|(?<!\d)(?:19|20)\d{{2}})\s*年\s*"
+            rf"(?:(?<![{_CN_DIGIT}])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<!\d)(?:19|20)\d{{2}})"
+            r"\s*年\s*"
             rf"(?:[{_CN_SMALL}]{{1,2}}|\d{{1,2}})\s*月\s*(?:[{_CN_SMALL}]{{1,3}}|\d{{1,2}})\s*[日号]"
             + _TIME
         )
@@ -468,11 +499,22 @@ _COMPOUND = (
     rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}"
     r"(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
 )
-_UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
+# An office or residential building after a road or house number (…478号华星时代广场, …大道保利
+# 国际中心): on its own such a name (体检中心) is no address, so it only extends one.
+_BUILDING = (
+    rf"(?P<building>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}?"
+    r"(?:广场|中心|大楼|大厦|商厦|写字楼|公馆|家属院|宿舍楼?|家属楼|华庭|华府|名苑|雅苑|花苑))"
+)
+# Building, entrance, floor and room (3号楼2单元501, A座1203, 5-2-301): the room number may
+# stand bare after a unit word.
+_UNIT = (
+    r"(?P<unit>(?:[A-Za-z\d]{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+"
+    r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?)"
+)
 _ADDRESS_RE = re.compile(
     rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
     rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_VILLAGE})?(?:{_GROUP})?(?:{_ROAD})?(?:{_NUMBER})?"
-    rf"(?:{_COMPOUND})?(?:{_UNIT})?"
+    rf"(?:{_COMPOUND}|(?<=[号路街道巷弄])(?:{_BUILDING}))?(?:{_UNIT})?"
 )
 _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自)[:：\s]*$")
 
@@ -484,6 +526,8 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts.pop("city", None)
     if not parts or set(parts) <= {"unit"} or set(parts) <= {"number"} or set(parts) <= {"group"}:
         return None
+    if set(parts) <= {"building", "unit"}:
+        return None  # 体检中心3楼: a building alone is no address
     if set(parts) == {"village"} and (
         parts["village"] in NOT_DISTRICTS or _common_word(parts["village"])
     ):
@@ -558,7 +602,8 @@ ADDRESS_BY_CUE = RegexRecognizer(
     patterns=[
         re.compile(
             r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
-            rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?)"
+            rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?"
+            rf"(?:{_UNIT.replace('?P<unit>', '')})?)"
         )
     ],
     group="v",
