@@ -123,27 +123,66 @@ def _model() -> _Model:
 
 
 def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray) -> np.ndarray:
-    """Best tag paths for a padded batch (B, T, K), identical to per-sequence Viterbi.
+    """Best tag paths for a padded batch (B, T, K) of sequences of length >= 1, identical to
+    per-sequence Viterbi (same float32 sums, first index on ties).
 
-    The forward pass keeps only the running maxima (B x K per step); the backward pass
-    recovers each step's argmax for the one tag already chosen, which is B x K instead of
-    the B x K x K a stored back-pointer table costs.
+    The transition scores are small beside the emissions, so at most steps one previous tag
+    beats every other for every next tag: a tag ``i`` whose best case
+    ``score[i] + max(transitions[i])`` is below the leader's worst case
+    ``score[best] + min(transitions)`` cannot win anywhere (rounding is monotone, so this
+    holds for the float sums too; the transitions are finite). A row is then one gather
+    instead of a K x K max-plus product, and its back-pointer is the leader; rows with a
+    rival take the full product and recompute their back-pointer on the way back.
     """
     batch, steps, _ = emissions.shape
-    rows = np.arange(batch)
+    order = np.argsort(-lengths, kind="stable")  # longest first: live rows are a prefix
+    emissions, lengths = emissions[order], lengths[order]
+    live = (lengths[None, :] > np.arange(steps)[:, None]).sum(axis=1).tolist()
     scores = np.empty_like(emissions)
     scores[:, 0] = emissions[:, 0]
+    best_after = transitions.max(axis=1)
+    worst = transitions.min()
+    rows = np.arange(batch)
+    back: list[tuple[np.ndarray, np.ndarray]] = []  # per step from 1: leaders, rival rows
     for t in range(1, steps):
-        new = (scores[:, t - 1, :, None] + transitions).max(axis=1) + emissions[:, t]
-        live = (t < lengths)[:, None]
-        scores[:, t] = new if live.all() else np.where(live, new, scores[:, t - 1])
+        n = live[t]
+        previous = scores[:n, t - 1]
+        leader = previous.argmax(axis=1)
+        top = previous[rows[:n], leader]
+        new = transitions[leader] + top[:, None]
+        rivals = _rivals(previous, leader, best_after, top + worst)
+        if rivals.size:
+            new[rivals] = (previous[rivals, :, None] + transitions).max(axis=1)
+        np.add(new, emissions[:n, t], out=scores[:n, t])
+        back.append((leader, rivals))
     path = np.zeros((batch, steps), dtype=np.intp)
     last = lengths - 1
     path[rows, last] = scores[rows, last].argmax(axis=1)
+    into = np.ascontiguousarray(transitions.T)  # into[j]: the scores of moving into tag j
     for t in range(steps - 1, 0, -1):
-        previous = (scores[:, t - 1] + transitions[:, path[:, t]].T).argmax(axis=1)
-        path[:, t - 1] = np.where(t <= last, previous, path[:, t - 1])
-    return path
+        leader, rivals = back[t - 1]
+        path[: len(leader), t - 1] = leader
+        if rivals.size:
+            path[rivals, t - 1] = (scores[rivals, t - 1] + into[path[rivals, t]]).argmax(axis=1)
+    out = np.empty_like(path)
+    out[order] = path
+    return out
+
+
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+def _rivals(
+    previous: np.ndarray, leader: np.ndarray, best_after: np.ndarray, floor: np.ndarray
+) -> np.ndarray:
+    """Rows where a tag besides the leader may still win: its best case reaches ``floor``,
+    the leader's worst case. NaN reaches nothing, so a NaN leader has no rival, as with the
+    full max, which spreads the NaN to every tag."""
+    close = previous + best_after >= floor[:, None]
+    close[np.arange(len(leader)), leader] = False
+    if not close.any():  # the leaders alone: the usual step
+        return _NO_ROWS
+    return np.flatnonzero(close.any(axis=1))
 
 
 def _clauses(text: str) -> Iterator[tuple[int, int]]:
