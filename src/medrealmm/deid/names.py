@@ -261,7 +261,16 @@ WORDLIKE_SURNAMES = frozenset(
 AMBIGUOUS_SURNAMES = WORDLIKE_SURNAMES | frozenset(_RARE_ONLY)
 _NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
 _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
-_SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")
+# Surname characters that may start a name on the tagger's word: the ambiguous ones (和, 时,
+# 全 …, among the commonest characters) are left out of the class rather than skipped after a
+# match. A compound surname holding one (单于) still matches whole, and a one-character match
+# consumes nothing more, so the other matches are the same.
+_SURNAME_CHAR_RE = re.compile(
+    "|".join(COMPOUND_SURNAMES)
+    + "|["
+    + "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
+    + "]"
+)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 WINDOW_BEFORE, WINDOW_AFTER = 2, 5
 
@@ -278,8 +287,6 @@ def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
     tags = _word_tags()
     for match in _SURNAME_CHAR_RE.finditer(text):
         i = match.start()
-        if match.group(0) in AMBIGUOUS_SURNAMES:
-            continue
         if i + 1 >= len(text) or not _CJK_CHAR.match(text[i + 1]) or text[i + 1] in _NUMERAL_START:
             continue
         if i > 0 and (text[i - 1].isdigit() or text[i - 1] in _NUMERAL_START):

