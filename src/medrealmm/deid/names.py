@@ -432,12 +432,23 @@ _LEFT_CUES = sorted(
 )
 
 
+# The cues by length: whether one ends at a position is one set lookup per length.
+_LEFT_CUES_BY_LENGTH = [
+    (n, frozenset(c for c in _LEFT_CUES if len(c) == n))
+    for n in sorted({len(c) for c in _LEFT_CUES})
+]
+
+
+def _cue_ends_at(text: str, j: int) -> bool:
+    return any(n <= j and text[j - n : j] in cues for n, cues in _LEFT_CUES_BY_LENGTH)
+
+
 def _left_start(text: str, dot: int) -> int:
     """Where the name before the first dot begins: scanning left, a cue or kinship word
     (我是, 他爸, 谢谢, 转告) or a function character ends it."""
     j = dot
     while j > 0 and dot - j < 8 and "\u4e00" <= text[j - 1] <= "\u9fff":
-        if text[j - 1] in _DOTTED_STOP or any(text.endswith(cue, 0, j) for cue in _LEFT_CUES):
+        if text[j - 1] in _DOTTED_STOP or _cue_ends_at(text, j):
             break
         j -= 1
     return j
@@ -601,5 +612,17 @@ def used_like_a_drug(text: str, start: int, end: int) -> bool:
     (…的副作用): whatever sits there is a medicine, unless a title follows (吃了张医生开的药)."""
     if _TITLE_AFTER.match(text, end):
         return False
-    taken = _TAKING_BEFORE.search(text, 0, start) is not None
-    return taken or _USED_AFTER.match(text, end) is not None
+    return _taken_before(text, start) or _USED_AFTER.match(text, end) is not None
+
+
+_LONGEST_TAKING = 4  # 药品名称
+
+
+def _taken_before(text: str, start: int) -> bool:
+    """``_TAKING_BEFORE`` ending at ``start``: its verb ends where the blanks before
+    ``start`` begin, so the search starts a few characters before that, not at 0."""
+    verb_end = start
+    while verb_end > 0 and text[verb_end - 1].isspace():  # what \s matches
+        verb_end -= 1
+    lo = max(0, verb_end - _LONGEST_TAKING)
+    return _TAKING_BEFORE.search(text, lo, start) is not None

@@ -73,6 +73,9 @@ LANDLINE_PHONE = RegexRecognizer(
 # sticker ([微笑]); letters, Han characters and sentence ends are not.
 _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
 _PHONE_SHAPE_RE = re.compile(
+    # Every match starts with a bracket, a plus or a digit: checking that first lets the
+    # scan pass other characters cheaply, and changes no match.
+    r"(?=[(（+\d])"
     r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0[)）]{_SEP}{{0,3}})?"  # the trunk 0 in brackets: (0)10-…, +86 (0)571 …
@@ -135,7 +138,7 @@ class PhoneShapeRecognizer:
         original = text
         # 一三八… spells a number too, one digit a character; 一 between Arabic digits is the
         # dash an input method gives for "yi" (139一2345一6789). Both keep every offset.
-        text = _YI_DASH.sub("-", text).translate(_HAN_DIGITS)
+        text = _spell_digits(text)
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
@@ -168,7 +171,16 @@ class PhoneShapeRecognizer:
 _THREE_DIGITS = re.compile(r"\d{3}|\d \d \d")  # a gate: digits in a row, or spelled
 _HAN_DIGIT_CHARS = "〇零幺一二三四五六七八九"
 _HAN_DIGITS = str.maketrans(_HAN_DIGIT_CHARS, "001123456789")
+_ANY_HAN_DIGIT = re.compile(f"[{_HAN_DIGIT_CHARS}]")
 _YI_DASH = re.compile(r"(?<=\d)一(?=\d)")
+
+
+def _spell_digits(text: str) -> str:
+    """``text`` with a dash for 一 between digits and each Chinese digit as its Arabic one,
+    offsets unchanged; the cheap checks skip the work in texts that need none."""
+    if "一" in text:
+        text = _YI_DASH.sub("-", text)
+    return text.translate(_HAN_DIGITS) if _ANY_HAN_DIGIT.search(text) else text
 
 
 def _script_changes(text: str, i: int) -> bool:
@@ -489,12 +501,14 @@ _COMPOUND = (
 _UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
 # Where the full pattern matches only the empty string (most positions: a window spans 40
 # characters around one anchor), it is costly to find that out. A non-empty match starts
-# with a digit or numeral (group, number, unit) or with one to ten name characters and then
-# a unit word (…市, …区, …路, …小区); this lookahead checks just that first, with the stop
-# characters every part shares, so it skips no non-empty match.
+# with up to five digits or numerals and a group, number or unit word (三组, 12号, 3栋), or
+# with one to ten name characters and then a unit word (…市, …区, …路, …小区); this lookahead
+# checks just that first, with the stop characters every part shares, so it skips no
+# non-empty match.
 _SHARED_STOP = "".join(sorted(set(ADDRESS_STOP) & set(HOSPITAL_STOP + "省市县区镇乡")))
 _ADDRESS_START = (
-    rf"(?=[\d一二三四五六七八九十]|(?:(?![{_SHARED_STOP}])[{CJK}0-9A-Za-z]){{1,10}}?"
+    r"(?=[\d一二三四五六七八九十]{1,5}\s*[组队社号弄栋幢座单楼层室]"
+    rf"|(?:(?![{_SHARED_STOP}])[{CJK}0-9A-Za-z]){{1,10}}?"
     r"(?:[省市区县旗街镇乡村屯嘎路巷胡弄苑]|大道|大厦|小区|花园|家园|公寓|新村|社区))"
 )
 _ADDRESS_RE = re.compile(
