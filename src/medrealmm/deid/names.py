@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from medrealmm.deid.recognizer import starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
 SINGLE_SURNAMES = (
@@ -85,16 +86,20 @@ _NEXT_FIELD = "性别|年龄|科室|床号|病区|电话|联系|住院|门诊|�
 _NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
 _BLANK_VALUE = frozenset("未无不空略待见同")
 _LABEL_RE = re.compile(
-    rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
+    starts_with_one_of(FORM_LABELS)
+    + rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
     rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
 )
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
 _BEFORE_RE = re.compile(
-    rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
+    starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
     rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
 )
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
-_AFTER_RE = re.compile(rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))")
+_AFTER_RE = re.compile(
+    starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
+    + rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))"
+)
 # Words that end right before a name or would be read as its start: 谢谢张主任, 感谢李医生.
 _LEAD_INS = frozenset(words("谢谢 感谢 多谢 致谢 麻烦 辛苦 问问 请问 找找 上午 下午 晚上"))
 
@@ -265,11 +270,10 @@ _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
 # 全 …, among the commonest characters) are left out of the class rather than skipped after a
 # match. A compound surname holding one (单于) still matches whole, and a one-character match
 # consumes nothing more, so the other matches are the same.
+_NAME_LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
 _SURNAME_CHAR_RE = re.compile(
-    "|".join(COMPOUND_SURNAMES)
-    + "|["
-    + "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
-    + "]"
+    starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(_NAME_LEADING))
+    + f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{_NAME_LEADING}])"
 )
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 WINDOW_BEFORE, WINDOW_AFTER = 2, 5

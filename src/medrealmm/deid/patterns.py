@@ -15,7 +15,7 @@ from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
 from medrealmm.deid.names import SURNAME_RE, WORDLIKE_SURNAMES
-from medrealmm.deid.recognizer import RegexRecognizer
+from medrealmm.deid.recognizer import RegexRecognizer, starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
 CJK = "\u4e00-\u9fff"
@@ -146,7 +146,8 @@ class PhoneShapeRecognizer:
             bounds = [(m.start(), m.end()) for m in _GROUP_GAP.finditer(text, lo, hi)]
             # Where Chinese numerals meet Arabic digits one number ends and another begins
             # (张三13800138000, 第四18612345678): nobody writes one phone in two scripts.
-            bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
+            if _ANY_HAN_DIGIT.search(original, lo, hi):
+                bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
             starts = [lo] + [b for a, b in bounds if _DIGIT.match(text, b)]
             ends = [hi] + [a for a, _ in bounds]
             position = lo
@@ -250,7 +251,10 @@ _KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
     ("身份证|证件", EntityType.ID),
 )
 _KEYWORD_RE = re.compile(
-    "(?P<k>" + "|".join(k for k, _ in _KEYWORD_TYPES) + ")"
+    starts_with_one_of(*(k for k, _ in _KEYWORD_TYPES))
+    + "(?P<k>"
+    + "|".join(k for k, _ in _KEYWORD_TYPES)
+    + ")"
     r"(?:号码|编号|卡号|单号|号|码|ID)?\s*(?:是|为|:|：)?\s*"
     r"(?P<v>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,31})(?![A-Za-z0-9])",
     re.IGNORECASE,
@@ -322,28 +326,34 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
 
 # A time may follow a date with or without a space: OCR often runs them together.
 _TIME = r"(?:[\sT]*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?)?"
+# Every numeric date starts with a digit: checked first, it lets each scan pass other
+# characters at once.
+_DIGIT_FIRST = r"(?=\d)"
 FULL_DATE = RegexRecognizer(
     name="full_date",
     gate=re.compile(r"\d\d"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+            _DIGIT_FIRST
+            + r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月"
+            + r"\s*(?P<d>\d{1,2})\s*[日号]"
             + _TIME
         ),
         re.compile(
-            r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)"
+            _DIGIT_FIRST + r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)"
             r"(?P<d>3[01]|[12]\d|0?[1-9])" + _TIME + r"(?![\d.])"
         ),
         # Compact 20230506: month and day must be valid, so most other 8-digit numbers fail.
         re.compile(
-            r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
+            _DIGIT_FIRST
+            + r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
             r"(?![\d.A-Za-z])"
         ),
         # Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits
         # and a valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
         re.compile(
-            r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
+            _DIGIT_FIRST + r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
             r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
         ),
     ],
