@@ -40,7 +40,7 @@ def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int
     ("pattern", "gate"),
     [
         (patterns._ADDRESS_RE, patterns._ADDRESS_START),
-        (patterns._PHONE_SHAPE_RE, "(?=[(（+\\d])"),
+        (patterns._PHONE_SHAPE_RE, patterns._PHONE_START),
         *[(p, patterns._DIGIT_FIRST) for p in patterns.FULL_DATE.patterns],
     ],
 )

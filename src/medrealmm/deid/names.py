@@ -266,10 +266,10 @@ WORDLIKE_SURNAMES = frozenset(
 AMBIGUOUS_SURNAMES = WORDLIKE_SURNAMES | frozenset(_RARE_ONLY)
 _NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
 _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
-# Surname characters that may start a name on the tagger's word: the ambiguous ones (和, 时,
-# 全 …, among the commonest characters) are left out of the class rather than skipped after a
-# match. A compound surname holding one (单于) still matches whole, and a one-character match
-# consumes nothing more, so the other matches are the same.
+# Surname characters worth a segmenter window: the ambiguous ones (和, 时, 全 …, among the
+# commonest characters) are left out of the class rather than skipped after each match. A
+# compound surname holding one (单于) still matches whole, and a one-character match consumes
+# nothing more, so the other matches are the same.
 _NAME_LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
 _SURNAME_CHAR_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(_NAME_LEADING))

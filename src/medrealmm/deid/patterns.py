@@ -72,11 +72,11 @@ LANDLINE_PHONE = RegexRecognizer(
 # A separator is any symbol, space, line break or emoji between digit groups, or a chat
 # sticker ([微笑]); letters, Han characters and sentence ends are not.
 _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
+# Every match starts with a bracket, a plus or a digit: checking that first lets the scan
+# pass other characters cheaply, and changes no match.
+_PHONE_START = r"(?=[(（+\d])"
 _PHONE_SHAPE_RE = re.compile(
-    # Every match starts with a bracket, a plus or a digit: checking that first lets the
-    # scan pass other characters cheaply, and changes no match.
-    r"(?=[(（+\d])"
-    r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
+    _PHONE_START + r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0[)）]{_SEP}{{0,3}})?"  # the trunk 0 in brackets: (0)10-…, +86 (0)571 …
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
