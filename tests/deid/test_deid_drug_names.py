@@ -43,6 +43,9 @@ FRAMES = ("医生让我吃{}，一天两次", "{}可以和别的药一起吃吗"
         "叶酸",  # …酸
         "甘精胰岛素",  # …岛素
         "葛根芩连冲剂",  # a granule form a few characters on
+        "潘高寿川贝枇杷露",  # a maker's name before a product: the form four characters on
+        "马应龙麝香痔疮膏",
+        "张仲景六味地黄丸",
     ],
 )
 def test_drug_and_herb_names_are_kept_in_every_phrasing(drug: str) -> None:
@@ -76,6 +79,8 @@ def test_drug_shaped_sees_a_stem_inside_or_running_on(text: str, start: int, end
         ("胡海燕的检查报告出来了", "胡海燕"),
         ("请找柏林医生", "柏林"),
         ("我叫李金子", "李金子"),
+        ("张伟今天吃完饭后没有再喝川贝枇杷露", "张伟"),  # a clause between name and medicine
+        ("给刘洋买了小儿止咳糖浆", "刘洋"),
     ],
 )
 def test_people_with_the_same_surnames_are_still_masked(text: str, name: str) -> None:

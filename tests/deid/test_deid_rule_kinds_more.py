@@ -163,3 +163,55 @@ def test_a_bare_county_hospital_is_generic(text: str) -> None:
 )
 def test_a_clinic_named_by_a_rare_surname(text: str, clinic: str) -> None:
     assert {s.text: s.type for s in find_spans(text)}.get(clinic) is EntityType.HOSPITAL
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("生日是八七年三月十五号", "八七年三月十五号"),  # a two-digit year in Chinese numerals
+        ("零五年四月二日做的手术", "零五年四月二日"),
+        ("03/15/1987出生", "03/15/1987"),  # the year last, month first (US records)
+        ("出生于15.03.1987", "15.03.1987"),  # day first
+    ],
+)
+def test_dates_with_a_short_numeral_year_or_the_year_last(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.DATE
+
+
+@pytest.mark.parametrize("text", ["给药 1/2/1000 比例", "13/14/2019", "四二年"])
+def test_year_last_shapes_that_are_no_date_stay(text: str) -> None:
+    assert EntityType.DATE not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("他住在解放路88号3栋1单元302室", "解放路88号3栋1单元302室"),
+        ("家在建设路12号院5号楼502", "建设路12号院5号楼502"),  # a bare room number
+        ("地址：文一西路969号A座1203", "文一西路969号A座1203"),
+        ("湖北省武汉市洪山区关山大道保利国际中心", "湖北省武汉市洪山区关山大道保利国际中心"),
+        ("住在花家地北里3号楼2单元501", "花家地北里3号楼2单元501"),
+    ],
+)
+def test_an_address_keeps_its_building_and_room(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.ADDRESS
+
+
+@pytest.mark.parametrize("text", ["去体检中心3楼抽血", "在影像中心做的CT", "医院住院部A座3楼"])
+def test_a_building_alone_is_no_address(text: str) -> None:
+    assert EntityType.ADDRESS not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("我家宝宝朵朵发烧", "朵朵"), ("女儿乐乐咳嗽三天", "乐乐"), ("孩子叫豆豆，3岁", "豆豆")],
+)
+def test_a_childs_doubled_pet_name(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text", ["儿子天天咳嗽", "宝宝慢慢好了", "孩子刚刚吐了", "女儿妈妈都感冒了", "宝宝哈哈大笑"]
+)
+def test_doubled_adverbs_relatives_and_sounds_are_no_names(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()

@@ -501,11 +501,28 @@ _NICK_RE = re.compile(
     rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
 )
 _NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点会儿师公婆板年姨妈爸哥姐弟妹")
+# A child's doubled pet name right after the word for the child (女儿乐乐, 宝宝朵朵, 孩子叫豆豆):
+# a doubled character there names the child, unless it is a relative or an adverb.
+_DOUBLED_RE = re.compile(
+    r"(?:儿子|女儿|闺女|宝宝|宝贝|孩子|小孩|孙子|孙女|外孙女?|侄子|侄女|外甥女?)"
+    r"(?:叫|是|名叫|小名叫?|小名是)?[:：\s]?"
+    rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
+)
+_NOT_DOUBLED_NAMES = frozenset(
+    words(
+        "宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 叔叔 舅舅 姑姑 伯伯 婆婆 公公 姨姨 "
+        "天天 常常 刚刚 慢慢 渐渐 偏偏 往往 明明 好好 快快 早早 时时 处处 一一 个个 仅仅 稍稍 "
+        "微微 悄悄 轻轻 每每 连连 频频 屡屡 久久 "
+        # sounds a baby makes or a parent writes
+        "哈哈 嗯嗯 呵呵 嘿嘿 哇哇 呜呜 咯咯 啊啊 哦哦 嘻嘻 呀呀 嗷嗷 哼哼 咳咳 嘤嘤 咿咿 吭吭"
+    )
+)
 
 
 @dataclass
 class HandleAndNicknameRecognizer:
-    """@handles and 小X / 老X / 阿X nicknames in their addressing positions."""
+    """@handles, 小X / 老X / 阿X nicknames in their addressing positions, and a child's
+    doubled pet name after the word for the child."""
 
     name: str = "name_handle"
 
@@ -521,12 +538,18 @@ class HandleAndNicknameRecognizer:
             if nick[1] in _NOT_GIVEN or is_common_word(nick):
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+        for match in _DOUBLED_RE.finditer(text):
+            start, end = match.span("name")
+            nick = text[start:end]
+            if nick in _NOT_DOUBLED_NAMES or nick[0] in _NOT_GIVEN:
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
 
 
 # A span followed by a dosage form or a drug-name syllable is a cut drug name (蒲地|蓝消炎片,
 # 雷贝拉|唑): shared by every name recognizer.
 _DRUG_CONTINUES = re.compile(
-    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,3}}?"
+    f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,5}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
     "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|露|"
     "药片|药水|药酒|溶液|洗液|(?<=氏)液|冲剂|合剂|含片|饮片|酊)"

@@ -317,11 +317,16 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     year, month, day = (int(match.group(g)) for g in ("y", "m", "d"))
     if year < 100:  # 05年4月2日: a two-digit year is this century's or the last
         year += 2000 if year <= date.today().year % 100 else 1900
-    try:
-        date(year, month, day)
-    except ValueError:
-        return None
-    return EntityType.DATE
+    orders = [(month, day)]
+    if "first" in match.groupdict():  # year last: 03/15/1987 (US) or 15/03/1987 (Europe)
+        orders = [(month, day), (day, month)]
+    for m, d in orders:
+        try:
+            date(year, m, d)
+        except ValueError:
+            continue
+        return EntityType.DATE
+    return None
 
 
 # A time may follow a date with or without a space: OCR often runs them together.
@@ -356,18 +361,27 @@ FULL_DATE = RegexRecognizer(
             _DIGIT_FIRST + r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
             r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
         ),
+        # The year last, as foreign records and some devices print it (03/15/1987,
+        # 15.03.1987): month and day in either order, one of them a valid date.
+        re.compile(
+            _DIGIT_FIRST + r"(?<![\d.A-Za-z/])(?P<first>(?P<m>\d{1,2}))(?P<sep>[./-])"
+            r"(?P<d>\d{1,2})(?P=sep)"
+            r"(?P<y>(?:19|20)\d{2})" + _TIME + r"(?![\d.A-Za-z/])"
+        ),
     ],
     validate=_valid_numeric_date,
 )
 _CN_SMALL = "一二三四五六七八九十"
-# Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号), with a time.
+# Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号, a two-digit year:
+# 八七年三月十五号), with a time.
 FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
     name="full_date_chinese_numerals",
     gate=re.compile("年"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            rf"(?:[{_CN_DIGIT}]{{4}}|(?<!\d)(?:19|20)\d{{2}})\s*年\s*"
+            rf"(?:(?<![{_CN_DIGIT}])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<!\d)(?:19|20)\d{{2}})"
+            r"\s*年\s*"
             rf"(?:[{_CN_SMALL}]{{1,2}}|\d{{1,2}})\s*月\s*(?:[{_CN_SMALL}]{{1,3}}|\d{{1,2}})\s*[日号]"
             + _TIME
         )
@@ -508,23 +522,34 @@ _COMPOUND = (
     rf"(?P<compound>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}"
     r"(?:小区|花园|家园|公寓|大厦|新村|苑|社区))"
 )
-_UNIT = r"(?P<unit>(?:\d{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+)"
+# An office or residential building after a road or house number (…478号华星时代广场, …大道保利
+# 国际中心): on its own such a name (体检中心) is no address, so it only extends one.
+_BUILDING = (
+    rf"(?P<building>(?:(?![{ADDRESS_STOP}])[{CJK}0-9A-Za-z]){{2,10}}?"
+    r"(?:广场|中心|大楼|大厦|商厦|写字楼|公馆|家属院|宿舍楼?|家属楼|华庭|华府|名苑|雅苑|花苑))"
+)
+# Building, entrance, floor and room (3号楼2单元501, A座1203, 5-2-301): the room number may
+# stand bare after a unit word.
+_UNIT = (
+    r"(?P<unit>(?:[A-Za-z\d]{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+"
+    r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?)"
+)
 # Where the full pattern matches only the empty string (most positions: a window spans 40
 # characters around one anchor), it is costly to find that out. A non-empty match starts
-# with up to five digits or numerals and a group, number or unit word (三组, 12号, 3栋), or
-# with one to ten name characters and then a unit word (…市, …区, …路, …小区); this lookahead
-# checks just that first, with the stop characters every part shares, so it skips no
-# non-empty match.
+# with up to five digits, numerals or letters and a group, number or unit word (三组, 12号,
+# A座), or with one to ten name characters and then a unit word (…市, …区, …路, …小区); this
+# lookahead checks just that first, with the stop characters every part shares, so it skips
+# no non-empty match.
 _SHARED_STOP = "".join(sorted(set(ADDRESS_STOP) & set(HOSPITAL_STOP + "省市县区镇乡")))
 _ADDRESS_START = (
-    r"(?=[\d一二三四五六七八九十]{1,5}\s*[组队社号弄栋幢座单楼层室]"
+    r"(?=[\dA-Za-z一二三四五六七八九十]{1,5}\s*[组队社号弄栋幢座单楼层室]"
     rf"|(?:(?![{_SHARED_STOP}])[{CJK}0-9A-Za-z]){{1,10}}?"
     r"(?:[省市区县旗街镇乡村屯嘎路巷胡弄苑]|大道|大厦|小区|花园|家园|公寓|新村|社区))"
 )
 _ADDRESS_RE = re.compile(
     _ADDRESS_START + rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
     rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_VILLAGE})?(?:{_GROUP})?(?:{_ROAD})?(?:{_NUMBER})?"
-    rf"(?:{_COMPOUND})?(?:{_UNIT})?"
+    rf"(?:{_COMPOUND}|(?<=[号路街道巷弄])(?:{_BUILDING}))?(?:{_UNIT})?"
 )
 _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自)[:：\s]*$")
 
@@ -536,6 +561,8 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts.pop("city", None)
     if not parts or set(parts) <= {"unit"} or set(parts) <= {"number"} or set(parts) <= {"group"}:
         return None
+    if set(parts) <= {"building", "unit"}:
+        return None  # 体检中心3楼: a building alone is no address
     if set(parts) == {"village"} and (
         parts["village"] in NOT_DISTRICTS or _common_word(parts["village"])
     ):
@@ -610,7 +637,8 @@ ADDRESS_BY_CUE = RegexRecognizer(
     patterns=[
         re.compile(
             r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
-            rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?)"
+            rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?"
+            rf"(?:{_UNIT.replace('?P<unit>', '')})?)"
         )
     ],
     group="v",
