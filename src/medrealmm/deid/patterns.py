@@ -15,7 +15,7 @@ from datetime import date
 
 from medrealmm.deid.checksum import is_resident_id
 from medrealmm.deid.names import SURNAME_RE, WORDLIKE_SURNAMES
-from medrealmm.deid.recognizer import RegexRecognizer
+from medrealmm.deid.recognizer import RegexRecognizer, starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
 CJK = "\u4e00-\u9fff"
@@ -72,8 +72,11 @@ LANDLINE_PHONE = RegexRecognizer(
 # A separator is any symbol, space, line break or emoji between digit groups, or a chat
 # sticker ([微笑]); letters, Han characters and sentence ends are not.
 _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
+# Every match starts with a bracket, a plus or a digit: checking that first lets the scan
+# pass other characters cheaply, and changes no match.
+_PHONE_START = r"(?=[(（+\d])"
 _PHONE_SHAPE_RE = re.compile(
-    r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
+    _PHONE_START + r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0[)）]{_SEP}{{0,3}})?"  # the trunk 0 in brackets: (0)10-…, +86 (0)571 …
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
@@ -135,7 +138,7 @@ class PhoneShapeRecognizer:
         original = text
         # 一三八… spells a number too, one digit a character; 一 between Arabic digits is the
         # dash an input method gives for "yi" (139一2345一6789). Both keep every offset.
-        text = _YI_DASH.sub("-", text).translate(_HAN_DIGITS)
+        text = _spell_digits(text)
         if _THREE_DIGITS.search(text) is None:
             return
         for match in _PHONE_SHAPE_RE.finditer(text):
@@ -143,7 +146,8 @@ class PhoneShapeRecognizer:
             bounds = [(m.start(), m.end()) for m in _GROUP_GAP.finditer(text, lo, hi)]
             # Where Chinese numerals meet Arabic digits one number ends and another begins
             # (张三13800138000, 第四18612345678): nobody writes one phone in two scripts.
-            bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
+            if _ANY_HAN_DIGIT.search(original, lo, hi):
+                bounds += [(i, i) for i in range(lo + 1, hi) if _script_changes(original, i)]
             starts = [lo] + [b for a, b in bounds if _DIGIT.match(text, b)]
             ends = [hi] + [a for a, _ in bounds]
             position = lo
@@ -168,7 +172,16 @@ class PhoneShapeRecognizer:
 _THREE_DIGITS = re.compile(r"\d{3}|\d \d \d")  # a gate: digits in a row, or spelled
 _HAN_DIGIT_CHARS = "〇零幺一二三四五六七八九"
 _HAN_DIGITS = str.maketrans(_HAN_DIGIT_CHARS, "001123456789")
+_ANY_HAN_DIGIT = re.compile(f"[{_HAN_DIGIT_CHARS}]")
 _YI_DASH = re.compile(r"(?<=\d)一(?=\d)")
+
+
+def _spell_digits(text: str) -> str:
+    """``text`` with a dash for 一 between digits and each Chinese digit as its Arabic one,
+    offsets unchanged; the cheap checks skip the work in texts that need none."""
+    if "一" in text:
+        text = _YI_DASH.sub("-", text)
+    return text.translate(_HAN_DIGITS) if _ANY_HAN_DIGIT.search(text) else text
 
 
 def _script_changes(text: str, i: int) -> bool:
@@ -238,7 +251,10 @@ _KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
     ("身份证|证件", EntityType.ID),
 )
 _KEYWORD_RE = re.compile(
-    "(?P<k>" + "|".join(k for k, _ in _KEYWORD_TYPES) + ")"
+    starts_with_one_of(*(k for k, _ in _KEYWORD_TYPES))
+    + "(?P<k>"
+    + "|".join(k for k, _ in _KEYWORD_TYPES)
+    + ")"
     r"(?:号码|编号|卡号|单号|号|码|ID)?\s*(?:是|为|:|：)?\s*"
     r"(?P<v>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,31})(?![A-Za-z0-9])",
     re.IGNORECASE,
@@ -315,34 +331,41 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
 
 # A time may follow a date with or without a space: OCR often runs them together.
 _TIME = r"(?:[\sT]*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?)?"
+# Every numeric date starts with a digit: checked first, it lets each scan pass other
+# characters at once.
+_DIGIT_FIRST = r"(?=\d)"
 FULL_DATE = RegexRecognizer(
     name="full_date",
     gate=re.compile(r"\d\d"),
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"
+            _DIGIT_FIRST
+            + r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月"
+            + r"\s*(?P<d>\d{1,2})\s*[日号]"
             + _TIME
         ),
         re.compile(
-            r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)"
+            _DIGIT_FIRST + r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)"
             r"(?P<d>3[01]|[12]\d|0?[1-9])" + _TIME + r"(?![\d.])"
         ),
         # Compact 20230506: month and day must be valid, so most other 8-digit numbers fail.
         re.compile(
-            r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
+            _DIGIT_FIRST
+            + r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
             r"(?![\d.A-Za-z])"
         ),
         # Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits
         # and a valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
         re.compile(
-            r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
+            _DIGIT_FIRST + r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
             r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
         ),
         # The year last, as foreign records and some devices print it (03/15/1987,
         # 15.03.1987): month and day in either order, one of them a valid date.
         re.compile(
-            r"(?<![\d.A-Za-z/])(?P<first>(?P<m>\d{1,2}))(?P<sep>[./-])(?P<d>\d{1,2})(?P=sep)"
+            _DIGIT_FIRST + r"(?<![\d.A-Za-z/])(?P<first>(?P<m>\d{1,2}))(?P<sep>[./-])"
+            r"(?P<d>\d{1,2})(?P=sep)"
             r"(?P<y>(?:19|20)\d{2})" + _TIME + r"(?![\d.A-Za-z/])"
         ),
     ],
@@ -511,8 +534,20 @@ _UNIT = (
     r"(?P<unit>(?:[A-Za-z\d]{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+"
     r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?)"
 )
+# Where the full pattern matches only the empty string (most positions: a window spans 40
+# characters around one anchor), it is costly to find that out. A non-empty match starts
+# with up to five digits, numerals or letters and a group, number or unit word (三组, 12号,
+# A座), or with one to ten name characters and then a unit word (…市, …区, …路, …小区); this
+# lookahead checks just that first, with the stop characters every part shares, so it skips
+# no non-empty match.
+_SHARED_STOP = "".join(sorted(set(ADDRESS_STOP) & set(HOSPITAL_STOP + "省市县区镇乡")))
+_ADDRESS_START = (
+    r"(?=[\dA-Za-z一二三四五六七八九十]{1,5}\s*[组队社号弄栋幢座单楼层室]"
+    rf"|(?:(?![{_SHARED_STOP}])[{CJK}0-9A-Za-z]){{1,10}}?"
+    r"(?:[省市区县旗街镇乡村屯嘎路巷胡弄苑]|大道|大厦|小区|花园|家园|公寓|新村|社区))"
+)
 _ADDRESS_RE = re.compile(
-    rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
+    _ADDRESS_START + rf"(?:{_CITY}(?=[{CJK}]{{2,}}(?:区|县|旗|镇|乡|村|路|街)))?"
     rf"(?:{_DISTRICT})?(?:{_STREET})?(?:{_VILLAGE})?(?:{_GROUP})?(?:{_ROAD})?(?:{_NUMBER})?"
     rf"(?:{_COMPOUND}|(?<=[号路街道巷弄])(?:{_BUILDING}))?(?:{_UNIT})?"
 )

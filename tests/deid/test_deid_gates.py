@@ -1,0 +1,71 @@
+"""The cheap checks put in front of costly scans for speed change no match.
+
+Each gated pattern is compared with the same pattern without its gate on random strings
+drawn from the characters the patterns care about, so a later edit that lets a match start
+where the gate does not look fails here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from medrealmm.deid import names, patterns
+
+_ALPHABET = (
+    "省市区县旗街道镇乡村屯嘎查组队社号院弄栋幢座单元楼层室大厦小区花园家园公寓新苑胡同路巷"
+    "一二三四五六七八九十〇零幺0123456789 \t\n　()（）+-./:：@"
+    "的在我去家住张王李和时全单于欧阳司马上官阿小老医生主任护士姓名患者病人叫是订单病历身份证"
+    "年月日吃了服用药品名称继续西塘朝阳海淀ABxy"
+)
+
+
+def _texts(count: int = 3000, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choices(_ALPHABET, k=rng.randint(1, 40))) for _ in range(count)]
+
+
+def _without(pattern: re.Pattern[str], gate: str) -> re.Pattern[str]:
+    assert pattern.pattern.startswith(gate)
+    return re.compile(pattern.pattern[len(gate) :], pattern.flags)
+
+
+def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], dict]]:
+    return [(m.span(), m.groupdict()) for m in pattern.finditer(text) if m.end() > m.start()]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "gate"),
+    [
+        (patterns._ADDRESS_RE, patterns._ADDRESS_START),
+        (patterns._PHONE_SHAPE_RE, patterns._PHONE_START),
+        *[(p, patterns._DIGIT_FIRST) for p in patterns.FULL_DATE.patterns],
+    ],
+)
+def test_a_gate_in_front_of_a_pattern_changes_no_match(pattern: re.Pattern[str], gate: str) -> None:
+    plain = _without(pattern, gate)
+    for text in _texts():
+        assert _non_empty(pattern, text) == _non_empty(plain, text), text
+
+
+def test_word_start_gates_change_no_match() -> None:
+    for pattern in (
+        names._BEFORE_RE,
+        names._LABEL_RE,
+        names._AFTER_RE,
+        names._SURNAME_CHAR_RE,
+        patterns._KEYWORD_RE,
+    ):
+        gate = pattern.pattern[: pattern.pattern.index("])") + 2]
+        plain = _without(pattern, gate)
+        for text in _texts(1000):
+            assert _non_empty(pattern, text) == _non_empty(plain, text), text
+
+
+def test_taking_verb_search_near_the_candidate_equals_one_from_the_start() -> None:
+    for text in _texts():
+        for start in range(len(text) + 1):
+            expected = names._TAKING_BEFORE.search(text, 0, start) is not None
+            assert names._taken_before(text, start) == expected, (text, start)
