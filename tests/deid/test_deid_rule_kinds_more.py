@@ -215,3 +215,26 @@ def test_a_childs_doubled_pet_name(text: str, value: str) -> None:
 )
 def test_doubled_adverbs_relatives_and_sounds_are_no_names(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("微信号：wx_liuyang88", "wx_liuyang88"),
+        ("加我QQ 123456789", "123456789"),
+        ("我的vx是 liuyang_1990", "liuyang_1990"),
+        ("车牌京A12345", "京A12345"),
+        ("停在粤B·D12345旁边", "粤B·D12345"),
+    ],
+)
+def test_chat_accounts_and_vehicle_plates(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.ID
+
+
+def test_a_phone_given_as_an_account_stays_a_phone() -> None:
+    assert _masked("微信 15800001111").get("15800001111") is EntityType.PHONE
+
+
+@pytest.mark.parametrize("text", ["微信上说的", "QQ群里问过", "有微信吗", "血压京A座"])
+def test_app_names_without_an_account_mask_nothing(text: str) -> None:
+    assert not _masked(text)

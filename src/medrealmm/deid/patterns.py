@@ -240,6 +240,42 @@ URL = RegexRecognizer(
     ],
 )
 
+# -- chat accounts and vehicle plates ------------------------------------------------
+# An account named after its app (微信号：wx_liuyang88, 加我QQ 123456789): a WeChat ID is a
+# letter then 5-19 letters, digits, _ or -; a QQ number is 5-11 digits. Both reach a person.
+_ACCOUNT_APPS = "微信|威信|薇信|VX|WX|V信|weixin|wechat|QQ|扣扣|抖音|快手|微博|钉钉|小红书"
+ACCOUNT_BY_APP = RegexRecognizer(
+    name="account_by_app",
+    gate=re.compile(r"[A-Za-z0-9]{5}"),
+    type=EntityType.ID,
+    patterns=[
+        re.compile(
+            starts_with_one_of(_ACCOUNT_APPS.lower(), _ACCOUNT_APPS.upper())
+            + f"(?:{_ACCOUNT_APPS})"
+            r"(?:号码|号|账号|帐号|ID|id)?\s*(?:是|为|:|：)?\s*"
+            r"(?P<v>(?<![A-Za-z0-9_])(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10}))"
+            r"(?![A-Za-z0-9_-])",
+            re.IGNORECASE,
+        )
+    ],
+    group="v",
+    validate=lambda m: None if phone_digits(m.group("v")) else EntityType.ID,  # a phone's own
+)
+# A vehicle plate (京A12345, 粤B·D12345): a province's one-character name, the city letter,
+# then five or six letters and digits. It names the car's owner.
+_PLATE_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+LICENSE_PLATE = RegexRecognizer(
+    name="license_plate",
+    gate=re.compile(r"[A-Z][·•\s]?[A-Z0-9]{4}"),
+    type=EntityType.ID,
+    patterns=[
+        re.compile(
+            rf"[{_PLATE_PROVINCES}][A-Z][·•\s]?"
+            r"(?=[A-Z0-9]*\d)[A-Z0-9]{5,6}(?![A-Za-z0-9])"
+        )
+    ],
+)
+
 # -- order, record and insurance numbers ----------------------------------------------
 _KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
     ("订单|交易|流水|支付|快递|物流|运单|退款单|处方单", EntityType.ORDER_ID),

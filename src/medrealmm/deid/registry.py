@@ -58,6 +58,8 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.NUMBER_BY_KEYWORD,
         patterns.PREFIXED_NUMBER,
         patterns.LONG_NUMBER,
+        patterns.ACCOUNT_BY_APP,
+        patterns.LICENSE_PLATE,
         patterns.FULL_DATE,
         patterns.FULL_DATE_CHINESE_NUMERALS,
         patterns.HOSPITAL,
