@@ -238,3 +238,39 @@ def test_a_phone_given_as_an_account_stays_a_phone() -> None:
 @pytest.mark.parametrize("text", ["微信上说的", "QQ群里问过", "有微信吗", "血压京A座"])
 def test_app_names_without_an_account_mask_nothing(text: str) -> None:
     assert not _masked(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("中山一院皮肤科", "中山一院", EntityType.HOSPITAL),  # a department after a short name
+        ("东莞一院心内科说", "东莞一院", EntityType.HOSPITAL),
+        ("我叫Lily", "Lily", EntityType.NAME),  # a name in Latin letters after a cue
+        ("患者：Tom Smith，男", "Tom Smith", EntityType.NAME),
+        ("我女朋友小雪", "小雪", EntityType.NAME),  # a nickname after the word for someone close
+        ("我同事老周说", "老周", EntityType.NAME),
+    ],
+)
+def test_short_hospitals_latin_names_and_nicknames_of_people_close(
+    text: str, value: str, kind: EntityType
+) -> None:
+    assert _masked(text).get(value) is kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "患者HBV阳性",
+        "患者Rh阴性",
+        "患者Down综合征",
+        "我老公小时候得过",
+        "我女儿小学三年级",
+        "儿子小腿疼",
+    ],
+)
+def test_abbreviations_eponyms_and_words_after_relatives_stay(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()
+
+
+def test_a_department_alone_is_no_hospital() -> None:
+    assert EntityType.HOSPITAL not in _masked("去妇幼儿科").values()

@@ -95,6 +95,12 @@ _BEFORE_RE = re.compile(
     starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
     rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
 )
+# A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
+# least two lower-case letters, so abbreviations (HBV, Rh) never count.
+_LATIN_BEFORE_RE = re.compile(
+    starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
+    r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
+)
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
 _AFTER_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
@@ -234,6 +240,11 @@ class ContextNameRecognizer:
                     text=text[start:end],
                     source=self.name,
                 )
+        for match in _LATIN_BEFORE_RE.finditer(text):
+            start, end = match.span("name")
+            if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
+                name = text[start:end]
+                yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         for match in _LABEL_RE.finditer(text):
             start, end = match.span("name")
             value = match.group("name")
@@ -500,6 +511,12 @@ _NICK_RE = re.compile(
     r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))"
     rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
 )
+# …and right after the word for someone close (我女朋友小雪, 我同事老周说): there a dictionary
+# word (小雪 the solar term) is still the nickname, since only an ending follows it.
+_NICK_AFTER_CLOSE_RE = re.compile(
+    r"(?:(?<=老公|老婆|爱人|女儿|儿子|朋友|同事|邻居|室友|同学|闺蜜)|(?<=女朋友|男朋友))"
+    rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+)
 _NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点会儿师公婆板年姨妈爸哥姐弟妹")
 # A child's doubled pet name right after the word for the child (女儿乐乐, 宝宝朵朵, 孩子叫豆豆):
 # a doubled character there names the child, unless it is a relative or an adverb.
@@ -538,6 +555,11 @@ class HandleAndNicknameRecognizer:
             if nick[1] in _NOT_GIVEN or is_common_word(nick):
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+        for match in _NICK_AFTER_CLOSE_RE.finditer(text):
+            start, end = match.span("name")
+            if text[end - 1] not in _NOT_GIVEN:
+                nick = text[start:end]
+                yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
         for match in _DOUBLED_RE.finditer(text):
             start, end = match.span("name")
             nick = text[start:end]

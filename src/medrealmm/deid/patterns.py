@@ -507,7 +507,8 @@ HOSPITAL = RegexRecognizer(
 # Colloquial short names (石桥人医, 东莞一院, 通辽妇幼, 福州中医, 岳县中医): a place of 2-3
 # characters or a county, city or district name, and a short institution word, after a
 # going-to cue or at the start of a document line, and before what people do there; 看中医,
-# 去妇幼 or 去县中医 alone has no place in front.
+# 去妇幼 or 去县中医 alone has no place in front. A department after it counts as what people
+# do there (中山一院皮肤科).
 _SHORT_SUFFIX = "人医|一院|二院|三院|四院|五院|附一|附二|附院|妇幼|中医"
 HOSPITAL_SHORT = RegexRecognizer(
     name="hospital_short",
@@ -518,7 +519,10 @@ HOSPITAL_SHORT = RegexRecognizer(
             rf"(?:(?<=[在去到于离转])|(?<=住进)|^|(?<=[\s:：]))"
             rf"(?:{_cjk_proper(1, 3, HOSPITAL_STOP + '看找请县市区镇省')}[县市区]"
             rf"|{_cjk_proper(2, 3, HOSPITAL_STOP + '看找请县市区镇省')})(?:{_SHORT_SUFFIX})"
-            r"(?=看|住院|就诊|检查|复查|做|开|挂|的|拍|查|比较|很近|门诊|检验|收费|报告|医学|处方)"
+            r"(?=看|住院|就诊|检查|复查|做|开|挂|的|拍|查|比较|很近|门诊|检验|收费|报告|医学|处方"
+            # …or one of its departments (中山一院皮肤科, 东莞一院心内科)
+            rf"|(?:(?![{HOSPITAL_STOP}])[{CJK}]){{1,3}}科(?![学技普])"
+            r")"
         )
     ],
 )
