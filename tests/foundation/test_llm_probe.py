@@ -149,3 +149,27 @@ def test_a_failed_probe_keeps_the_yaml_values_and_says_so(
         used = probing.with_capabilities(spec, store)
         assert used == spec and store.get_meta(store_key(spec)) is None  # asked again next run
     assert "probe of http://127.0.0.1:9/v1 failed" in caplog.text
+
+
+def test_the_probe_waits_as_long_as_the_run_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow server's probe times out by the model's ``timeout_s`` (or ``--timeout``), not
+    by a limit of its own: a server slower than that limit answered the run but not the probe."""
+    import asyncio
+
+    from medrealmm.llm import probe as probing
+    from medrealmm.llm.config import TIMEOUT_ENV
+
+    seen: list[float] = []
+    real = probing.OpenAICompatibleClient
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["timeout_s"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(probing, "OpenAICompatibleClient", recording)
+    with FakeOpenAIServer(text_only_llama) as server:
+        spec = ModelSpec(name="slow", base_url=server.base_url, timeout_s=300.0)
+        asyncio.run(probing.probe(spec))
+        monkeypatch.setenv(TIMEOUT_ENV, "45")
+        asyncio.run(probing.probe(spec))
+    assert seen == [300.0, 45.0]

@@ -70,9 +70,12 @@ def tiny_png() -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-async def probe(spec: ModelSpec, timeout_s: float = 30.0) -> Capabilities:
-    """Ask the spec's server; the YAML is not consulted here (see ``apply``)."""
+async def probe(spec: ModelSpec, timeout_s: float | None = None) -> Capabilities:
+    """Ask the spec's server; the YAML is not consulted here (see ``apply``). Each request
+    waits as long as a run's calls would (``timeout_s`` in the YAML, ``--timeout``): a
+    one-at-a-time CPU server may take longer than any fixed limit for its first reply."""
     spec = with_overrides(spec)
+    timeout_s = spec.timeout_s if timeout_s is None else timeout_s
     if spec.backend == "offline" or not spec.base_url:
         raise ValueError(f"model {spec.name!r} has no endpoint to probe (offline baseline)")
     model = spec.model or spec.name
