@@ -49,6 +49,9 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("13800138000三天后复诊", "13800138000"),
         ("手机139一2345一6789", "139一2345一6789"),  # 一 typed for a dash
         ("电话 1 3 8 0 0 1 3 8 0 0 0", "1 3 8 0 0 1 3 8 0 0 0"),  # spelled digit by digit
+        ("香港电话+852 9123 4567", "+852 9123 4567"),  # numbers abroad
+        ("美国号码 +1 (415) 555-2671", "+1 (415) 555-2671"),
+        ("0044 20 7946 0958", "0044 20 7946 0958"),
     ],
 )
 def test_phones_in_any_layout(text: str, phone: str) -> None:
@@ -67,6 +70,9 @@ def test_phones_in_any_layout(text: str, phone: str) -> None:
         "一二三四五六七八九十",
         "胰岛素早中晚打 12 12 10 单位",  # doses after 打 are no local number
         "打了1000单位的针",
+        "血糖+1.2 mmol",  # signed values are no country codes
+        "变化+12 3456 7890",
+        "评分+3 +5 +7",
     ],
 )
 def test_values_with_phone_separators_are_not_phones(text: str) -> None:

@@ -197,6 +197,34 @@ _DIGIT = re.compile(r"\d")
 PHONE_ANY_SHAPE = PhoneShapeRecognizer()
 
 
+def _valid_international(match: re.Match[str]) -> EntityType | None:
+    import phonenumbers
+
+    digits = "".join(re.findall(r"\d", match.group()))
+    digits = digits[2:] if match.group().lstrip("(（").startswith("00") else digits
+    try:
+        number = phonenumbers.parse("+" + digits, None)
+    except phonenumbers.NumberParseException:
+        return None
+    return EntityType.PHONE if phonenumbers.is_valid_number(number) else None
+
+
+# Numbers abroad (+852 9123 4567, +1 (415) 555-2671, 0044 20 7946 0958): a country code other
+# than China's, then digit groups that libphonenumber holds valid for that country.
+INTERNATIONAL_PHONE = RegexRecognizer(
+    name="international_phone",
+    gate=re.compile(r"\+\s?[1-9]|00[1-9]"),
+    type=EntityType.PHONE,
+    patterns=[
+        re.compile(
+            r"(?<![\d+])[(（]?(?:\+\s?|00)(?!86)[1-9]\d{0,2}[)）]?[\s.\-]*"
+            r"(?:[(（]\d{1,4}[)）][\s.\-]*)?\d(?:[\s.\-]?\d){5,13}(?![\d.])"
+        )
+    ],
+    validate=_valid_international,
+)
+
+
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
     gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call", re.IGNORECASE),
