@@ -274,3 +274,24 @@ def test_abbreviations_eponyms_and_words_after_relatives_stay(text: str) -> None
 
 def test_a_department_alone_is_no_hospital() -> None:
     assert EntityType.HOSPITAL not in _masked("去妇幼儿科").values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("出生年月：1987年3月", "1987年3月"),
+        ("1987年3月出生", "1987年3月"),
+        ("生日3月15日", "3月15日"),
+        ("患者男，1987-03生", "1987-03"),
+        ("他是87年5月生人", "87年5月"),
+    ],
+)
+def test_a_birth_date_given_in_part(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.DATE
+
+
+@pytest.mark.parametrize(
+    "text", ["2023年3月开始出疹子", "2023年3月生了二胎", "今年3月15号来过", "出生体重3.5kg"]
+)
+def test_a_month_without_a_birth_word_stays(text: str) -> None:
+    assert EntityType.DATE not in _masked(text).values()

@@ -452,6 +452,30 @@ FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
     ],
 )
 
+# A birth date given in part (出生年月：1987年3月, 1987-03生, 生日3月15日): a month with its
+# year, or a day with its month, of someone's birth identifies as a full date does; only
+# with a birth word, since 2023年3月 alone is when a symptom began.
+_YEAR = rf"(?:(?:19|20)\d{{2}}|[{_CN_DIGIT}]{{2,4}}|\d{{2}})"
+_MONTH_NUMBER = rf"(?:1[0-2]|0?[1-9]|十[一二]?|[{_CN_SMALL}])"
+_DAY_NUMBER = rf"(?:3[01]|[12]\d|0?[1-9]|[{_CN_SMALL}]{{1,3}})"
+_PART_DATE = (
+    rf"(?:{_YEAR}\s*[年\-/.]\s*{_MONTH_NUMBER}\s*月?(?:\s*{_DAY_NUMBER}\s*[日号])?"
+    rf"|{_MONTH_NUMBER}\s*月\s*{_DAY_NUMBER}\s*[日号])"
+)
+BIRTH_DATE_IN_PART = RegexRecognizer(
+    name="birth_date_in_part",
+    gate=re.compile("生"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            r"(?:出生年月日?|出生日期|出生时间|出生于|出生在|生日|生于)(?:是|为)?[:：\s]*"
+            rf"(?P<v>{_PART_DATE})"
+        ),
+        re.compile(rf"(?P<v>{_PART_DATE})(?=\s*(?:出生|生人|生(?:[，。,.;；\s]|$)))"),
+    ],
+    group="v",
+)
+
 # -- hospitals and clinics -----------------------------------------------------------
 _HOSPITAL_SUFFIX = (
     "医院|诊所|卫生院|门诊部|口腔门诊部?|保健院|保健所|医务室|卫生室|卫生所|齿科|卫生服务站|服务站|"

@@ -63,6 +63,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.LICENSE_PLATE,
         patterns.FULL_DATE,
         patterns.FULL_DATE_CHINESE_NUMERALS,
+        patterns.BIRTH_DATE_IN_PART,
         patterns.HOSPITAL,
         patterns.HOSPITAL_SHORT,
         patterns.ADDRESS,
