@@ -6,8 +6,10 @@ import asyncio
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from medrealmm.llm import Completion, Usage
-from medrealmm.runner import run_units
+from medrealmm.runner import run_async, run_units
 from medrealmm.schema import Consultation, Event, Sender
 from medrealmm.store import FAILED, RunStore
 
@@ -105,3 +107,28 @@ async def test_runner_bounds_concurrency_and_isolates_failures() -> None:
     assert peak <= 3
     assert stats.done == 9 and stats.failed == 1 and "boom" in stats.errors["k3"]
     assert sorted(seen) == sorted(f"k{i}" for i in range(10) if i != 3)
+
+
+async def test_runner_takes_keys_in_order_and_handles_none() -> None:
+    started: list[str] = []
+
+    async def work(key: str) -> None:
+        started.append(key)
+        await asyncio.sleep(0)
+
+    keys = [f"k{i}" for i in range(7)]
+    stats = await run_units(keys, work, description="t", concurrency=2)
+    assert started == keys and stats.done == 7  # workers pull the keys in the order given
+    assert (await run_units([], work, description="t")).done == 0
+
+
+def test_run_async_returns_the_result_and_raises_what_the_work_raised() -> None:
+    async def answer() -> dict[str, int]:
+        return {"cases": 3}
+
+    async def broken() -> None:
+        raise ValueError("bad input")
+
+    assert run_async(answer()) == {"cases": 3}
+    with pytest.raises(ValueError, match="bad input"):
+        run_async(broken())

@@ -33,12 +33,12 @@ def _static_text(package: str, filename: str) -> str | None:
     """The rendered text of a template that uses no variable (most system prompts): it is
     the same on every call, so it is rendered once, not once per call."""
     path = resources.files(package) / "prompts" / filename
-    if not path.is_file() or jinja2.meta.find_undeclared_variables(
-        _ENV.parse(path.read_text(encoding="utf-8"))
-    ):
+    if not path.is_file():
         return None
-    template = _template(package, filename)
-    return None if template is None else template.render().strip()
+    source = path.read_text(encoding="utf-8")
+    if jinja2.meta.find_undeclared_variables(_ENV.parse(source)):
+        return None
+    return _ENV.from_string(source).render().strip()
 
 
 def render(package: str, name: str, role: str, **variables: Any) -> str:
