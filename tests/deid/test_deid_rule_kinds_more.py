@@ -295,3 +295,23 @@ def test_a_birth_date_given_in_part(text: str, value: str) -> None:
 )
 def test_a_month_without_a_birth_word_stays(text: str) -> None:
     assert EntityType.DATE not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("我老公张伟昨天开始咳嗽", "张伟"),
+        ("李明早上起来贴了退热贴", "李明"),
+        ("周明晚上发烧", "周明"),
+    ],
+)
+def test_a_name_gives_back_the_first_character_of_a_relative_date(text: str, name: str) -> None:
+    masked = _masked(text)
+    assert masked.get(name) is EntityType.NAME and len(masked) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "name"), [("王晓明天天咳嗽", "王晓明"), ("孙晓晨今天来复查", "孙晓晨")]
+)
+def test_a_full_given_name_before_a_time_word_is_kept_whole(text: str, name: str) -> None:
+    assert _masked(text).get(name) is EntityType.NAME

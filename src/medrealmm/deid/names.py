@@ -213,6 +213,21 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+# Relative-time words that follow a name in a sentence and begin with a character given
+# names hardly end with (张伟|昨天, 李明|早上): a three-character candidate that took that
+# character gives it back, so the relative date stays whole. 明天 and 刚才 are not here:
+# 晓明, 王刚 end names.
+_TIME_AFTER_NAME = frozenset(words("昨天 昨晚 昨日 今天 今早 今晚 今日 今年 前天 早上 早晨 晚上"))
+
+
+def before_time_word(text: str, start: int, end: int) -> int:
+    """``end``, or one less where the candidate's last character starts a relative-time word
+    and two characters are left."""
+    if end - start >= 3 and text[end - 1 : end + 1] in _TIME_AFTER_NAME:
+        return end - 1
+    return end
+
+
 _COUNTING = set("这那哪每几一二两三四五六七八九十半")
 _MEASURE_SURNAMES = set("张条片位次支根块份种")
 
@@ -226,7 +241,7 @@ class ContextNameRecognizer:
     def find(self, text: str) -> Iterator[Span]:
         for match in _BEFORE_RE.finditer(text):
             start = match.start("name")
-            end = start + len(trim_name(match.group("name")))
+            end = before_time_word(text, start, start + len(trim_name(match.group("name"))))
             if text[start] in RARE_SURNAMES and word_tag(text[start : start + 2]) is not None:
                 continue  # 元旦, 强烈: a rarer surname heading any dictionary word is that word
             field = _NEXT_FIELD_RE.search(text, start + 1, end + 3)
@@ -357,7 +372,7 @@ class JiebaNameRecognizer:
                 if _is_surname(word) and index + 1 < len(pieces):
                     nxt = pieces[index + 1]
                     if _given_like(nxt, tags.get(nxt)):
-                        end = cursor + len(nxt)
+                        end = before_time_word(text, start, cursor + len(nxt))
                 elif _whole_name(word, tags):
                     end = cursor
                 if end is not None and plausible_name(text, start, end):
