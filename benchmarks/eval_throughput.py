@@ -73,23 +73,8 @@ def _serve(latency: float, concurrency: int, queue: Any) -> None:
     ``FakeOpenAIServer``) takes CPU the client under test needs, and measures the server."""
     from aiohttp import web
 
-    body = json.dumps(
-        {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "bench-judge",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": grader_reply({}).content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
-        },
-        ensure_ascii=False,
-    ).encode()
+    reply = FakeOpenAIServer.completion_body({"model": "bench-judge"}, grader_reply({}).content)
+    body = json.dumps(reply, ensure_ascii=False).encode()
     active = 0
 
     async def completions(request: web.Request) -> web.Response:

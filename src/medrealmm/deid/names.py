@@ -91,15 +91,14 @@ _LABEL_RE = re.compile(
     rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
 )
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
+_CUE_LEAD = starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
 _BEFORE_RE = re.compile(
-    starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
-    rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
+    _CUE_LEAD + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
 )
 # A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
 # least two lower-case letters, so abbreviations (HBV, Rh) never count.
 _LATIN_BEFORE_RE = re.compile(
-    starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
-    r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
+    _CUE_LEAD + r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
 )
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
 _AFTER_RE = re.compile(
@@ -522,15 +521,14 @@ class DottedNameRecognizer:
 _HANDLE_RE = re.compile(f"@(?P<name>[{_CJK}{_DOTS}]{{2,10}})")
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
+_NICK = rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
 _NICK_RE = re.compile(
-    r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))"
-    rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+    r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))" + _NICK
 )
 # …and right after the word for someone close (我女朋友小雪, 我同事老周说): there a dictionary
 # word (小雪 the solar term) is still the nickname, since only an ending follows it.
 _NICK_AFTER_CLOSE_RE = re.compile(
-    r"(?:(?<=老公|老婆|爱人|女儿|儿子|朋友|同事|邻居|室友|同学|闺蜜)|(?<=女朋友|男朋友))"
-    rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+    r"(?:(?<=老公|老婆|爱人|女儿|儿子|朋友|同事|邻居|室友|同学|闺蜜)|(?<=女朋友|男朋友))" + _NICK
 )
 _NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点会儿师公婆板年姨妈爸哥姐弟妹")
 # A child's doubled pet name right after the word for the child (女儿乐乐, 宝宝朵朵, 孩子叫豆豆):

@@ -622,10 +622,11 @@ _BUILDING = (
 )
 # Building, entrance, floor and room (3号楼2单元501, A座1203, 5-2-301): the room number may
 # stand bare after a unit word.
-_UNIT = (
-    r"(?P<unit>(?:[A-Za-z\d]{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+"
-    r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?)"
+_UNIT_BODY = (
+    r"(?:[A-Za-z\d]{1,4}\s*(?:栋|幢|号楼|座|单元|楼|层|室|号)\s*)+"
+    r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?"
 )
+_UNIT = rf"(?P<unit>{_UNIT_BODY})"
 # Where the full pattern matches only the empty string (most positions: a window spans 40
 # characters around one anchor), it is costly to find that out. A non-empty match starts
 # with up to five digits, numerals or letters and a group, number or unit word (三组, 12号,
@@ -646,15 +647,18 @@ _ADDRESS_RE = re.compile(
 _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自)[:：\s]*$")
 
 
+_NOT_ALONE = ({"building", "unit"}, {"number"}, {"group"})
+
+
 def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts = {k: v for k, v in match.groupdict().items() if v}
     if parts.keys() == {"city"}:
         return None
     parts.pop("city", None)
-    if not parts or set(parts) <= {"unit"} or set(parts) <= {"number"} or set(parts) <= {"group"}:
+    # A unit, a house number or a group alone is no address, nor a building with at most a
+    # unit (体检中心3楼).
+    if not parts or any(set(parts) <= alone for alone in _NOT_ALONE):
         return None
-    if set(parts) <= {"building", "unit"}:
-        return None  # 体检中心3楼: a building alone is no address
     if set(parts) == {"village"} and (
         parts["village"] in NOT_DISTRICTS or _common_word(parts["village"])
     ):
@@ -730,7 +734,7 @@ ADDRESS_BY_CUE = RegexRecognizer(
         re.compile(
             r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
             rf"(?P<v>{_cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?"
-            rf"(?:{_UNIT.replace('?P<unit>', '')})?)"
+            rf"(?:{_UNIT_BODY})?)"
         )
     ],
     group="v",

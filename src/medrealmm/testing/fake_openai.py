@@ -132,7 +132,7 @@ class FakeOpenAIServer:
                     }
                     self._send(reply.status, {"error": error}, reply.headers)
                 else:
-                    payload = outer._completion(body, reply.content, reply.finish_reason)
+                    payload = outer.completion_body(body, reply.content, reply.finish_reason)
                     self._send(200, payload, reply.headers)
 
             def _send(
@@ -202,9 +202,11 @@ class FakeOpenAIServer:
         return reply
 
     @staticmethod
-    def _completion(
+    def completion_body(
         body: dict[str, Any], content: str | None, finish_reason: str = "stop"
     ) -> dict[str, Any]:
+        """The chat-completion JSON answering request ``body`` with ``content`` (usage counts
+        roughly from the request's length), for other fake servers to reuse."""
         prompt_chars = len(json.dumps(body.get("messages", []), ensure_ascii=False))
         return {
             "id": f"chatcmpl-fake-{time.monotonic_ns()}",
