@@ -52,7 +52,9 @@ def fresh_store(root: Path, name: str, limit: int) -> RunStore:
 
 async def timed(store: RunStore, client: Any, concurrency: int) -> tuple[float, int]:
     started = time.perf_counter()
-    summary = await run_mccp(store, client, verifier_images=False, concurrency=concurrency)
+    summary = await run_mccp(
+        store, client, source_stage=stages.RAW, verifier_images=False, concurrency=concurrency
+    )
     assert summary.failed == 0, summary.errors
     return time.perf_counter() - started, summary.instances
 

@@ -77,7 +77,7 @@ async def throughput(work: Path, instances: list[Instance], latency: float) -> N
 async def baseline_stats(work: Path, instances: list[Instance]) -> None:
     with seeded(work / "offline", instances) as store:
         client = build_client(resolve_spec("offline"), cache=store.cache)
-        await generate_all(store, client, RubricSettings())
+        await generate_all(store, client, RubricSettings(with_images=False))
         rubrics = [round_history(store, i.id)[0] for i in instances]
     sizes = [len(r.criteria) for r in rubrics]
     pos = [sum(c.weight > 0 for c in r.criteria) for r in rubrics]
