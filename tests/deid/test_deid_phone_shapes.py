@@ -52,10 +52,49 @@ def _masked(text: str) -> dict[str, EntityType]:
         ("香港电话+852 9123 4567", "+852 9123 4567"),  # numbers abroad
         ("美国号码 +1 (415) 555-2671", "+1 (415) 555-2671"),
         ("0044 20 7946 0958", "0044 20 7946 0958"),
+        ("号码 +1-483-651-0349", "+1-483-651-0349"),  # possible in length, area not in service
+        ("美国的 +1 206.269.0743 x915", "+1 206.269.0743 x915"),
+        ("电话+86 231-10360633", "+86 231-10360633"),  # +86, whatever the area code
+        ("家里0103914177没人接", "0103914177"),  # a real area code, a mistyped local length
+        ("座机0931-12345678转分机3172", "0931-12345678转分机3172"),
+        ("前台 0512-5374962分机号 35", "0512-5374962分机号 35"),
     ],
 )
 def test_phones_in_any_layout(text: str, phone: str) -> None:
     assert _masked(text).get(phone) is EntityType.PHONE
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("台湾的电话是:09-70404796,谢谢", "09-70404796"),
+        ("手机号：0915-000806", "0915-000806"),
+        ("【联系电话】(07) 40669074", "(07) 40669074"),
+        ("Tel. 841.667.2110", "841.667.2110"),
+        ("总机是(831)763-7425x12吧", "(831)763-7425x12"),
+        ("有事打+1-537-640-6812", "+1-537-640-6812"),
+        ("拨打 0948-304011 找我", "0948-304011"),
+    ],
+)
+def test_numbers_in_any_national_layout_after_a_phone_word(text: str, phone: str) -> None:
+    """Abroad, or in a layout no Chinese number has, a number is still one when the text
+    says so."""
+    assert _masked(text).get(phone) is EntityType.PHONE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "电话随访 2023.05.12 复查",  # a date after a phone word
+        "电话里说 3 5 7 天各一次",
+        "打 1000 单位胰岛素",
+        "打了 12 12 10 单位",
+        "号码 12 位",
+        "病历号00123456789",  # 00 starts record numbers too: no number abroad unless valid
+    ],
+)
+def test_values_after_a_phone_word_are_not_phones(text: str) -> None:
+    assert EntityType.PHONE not in _masked(text).values()
 
 
 @pytest.mark.parametrize(

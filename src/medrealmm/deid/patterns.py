@@ -8,6 +8,7 @@ them intact.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,13 +76,15 @@ _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
 # Every match starts with a bracket, a plus or a digit: checking that first lets the scan
 # pass other characters cheaply, and changes no match.
 _PHONE_START = r"(?=[(（+\d])"
+# What people write before an extension: 转 66, 转分机 3172, 分机号 8, ext. 8, x9150.
+_EXTENSION_WORD = r"(?:转分机号?|转内线|转|分机号?|内线|ext\.?|x|-)"
 _PHONE_SHAPE_RE = re.compile(
     _PHONE_START + r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
     rf"(?:[(（]0[)）]{_SEP}{{0,3}})?"  # the trunk 0 in brackets: (0)10-…, +86 (0)571 …
     rf"(?:[(（]0\d{{2,3}}[)）]{_SEP}{{0,3}})?"
     rf"\d(?:{_SEP}{{0,3}}\d){{6,13}})"
-    rf"(?:{_SEP}{{0,3}}(?:转|分机号?|内线|ext\.?|x|-)[:：]?{_SEP}{{0,3}}\d{{1,5}})?"
+    rf"(?:{_SEP}{{0,3}}{_EXTENSION_WORD}[:：]?{_SEP}{{0,3}}\d{{1,5}})?"
     r"(?![\d])",
     re.IGNORECASE,
 )
@@ -117,6 +120,9 @@ def phone_digits(candidate: str) -> str | None:
         digits = "0" + digits  # +86 571 8765 4321: the trunk 0 is dropped abroad
     if not digits.startswith("0") or not 10 <= len(digits) <= 12:
         return None
+    if country is not None or _landline(digits):
+        # after +86 nothing but a phone follows, whatever its area code
+        return digits
     import phonenumbers
 
     try:
@@ -124,6 +130,29 @@ def phone_digits(candidate: str) -> str | None:
     except phonenumbers.NumberParseException:
         return None
     return digits if phonenumbers.is_valid_number(number) else None
+
+
+def _landline(digits: str) -> bool:
+    """A Chinese area code and a local number of seven or eight digits. The area code is
+    checked, the local length is not: people mistype it and generators make up lengths that
+    libphonenumber's per-city metadata refuses (010 with seven digits), yet the number
+    identifies someone all the same."""
+    for cut in (3, 4):
+        area, local = digits[:cut], digits[cut:]
+        if len(local) in (7, 8) and local[0] not in "01" and _is_area_code(area):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=512)
+def _is_area_code(area: str) -> bool:
+    """Whether libphonenumber holds some local number valid behind ``area``."""
+    import phonenumbers
+
+    for local in ("2345678", "23456789"):
+        if phonenumbers.is_valid_number(phonenumbers.parse(area + local, "CN")):
+            return True
+    return False
 
 
 @dataclass
@@ -200,13 +229,18 @@ PHONE_ANY_SHAPE = PhoneShapeRecognizer()
 def _valid_international(match: re.Match[str]) -> EntityType | None:
     import phonenumbers
 
-    digits = "".join(re.findall(r"\d", match.group()))
-    digits = digits[2:] if match.group().lstrip("(（").startswith("00") else digits
+    digits = "".join(re.findall(r"\d", match.group("main")))
+    by_zeros = match.group().lstrip("(（").startswith("00")
+    digits = digits[2:] if by_zeros else digits
     try:
         number = phonenumbers.parse("+" + digits, None)
     except phonenumbers.NumberParseException:
         return None
-    return EntityType.PHONE if phonenumbers.is_valid_number(number) else None
+    # After a plus, a number the country's plan allows in length (+1-483-651-0349) is
+    # someone's, whether or not its area code is in service; 00 also starts record numbers,
+    # so there the number must be valid.
+    held = phonenumbers.is_valid_number if by_zeros else phonenumbers.is_possible_number
+    return EntityType.PHONE if held(number) else None
 
 
 # Numbers abroad (+852 9123 4567, +1 (415) 555-2671, 0044 20 7946 0958): a country code other
@@ -217,13 +251,49 @@ INTERNATIONAL_PHONE = RegexRecognizer(
     type=EntityType.PHONE,
     patterns=[
         re.compile(
-            r"(?<![\d+])[(（]?(?:\+\s?|00)(?!86)[1-9]\d{0,2}[)）]?[\s.\-]*"
-            r"(?:[(（]\d{1,4}[)）][\s.\-]*)?\d(?:[\s.\-]?\d){5,13}(?![\d.])"
+            r"(?P<main>(?<![\d+])[(（]?(?:\+\s?|00)(?!86)[1-9]\d{0,2}[)）]?[\s.\-]*"
+            r"(?:[(（]\d{1,4}[)）][\s.\-]*)?\d(?:[\s.\-]?\d){5,13})(?![\d.])"
+            r"(?:\s?(?:x|ext\.?)\s?\d{1,5}(?![\d.]))?",
+            re.IGNORECASE,
         )
     ],
     validate=_valid_international,
 )
 
+
+# A number in any national layout after a word that says a phone follows: Taiwan's 09-…,
+# (07) …, America's 841.667.2110 or (831)763-7425x12. Groups after the first hold three digits
+# or more, so a list of values (3 5 7) or a date (2023.05.12) is no number.
+_PHONE_CUE = r"(?:电话|手机|座机|总机|联系方式|热线|来电|回电|回拨|号码|tel|phone|mobile|call)"
+_CALL_VERB = r"(?:拨打|致电|打给我?|打到|拨|打这个号?码?|打我)"
+_ANY_LAYOUT = (
+    r"(?P<v>[(（]?(?:\+|00)?\d+[)）]?"
+    r"(?:(?:[\s\-.~－—]{1,2}|(?<=[)）]))[(（]?\d{3,}[)）]?){0,4}"
+    rf"(?:\s?{_EXTENSION_WORD}\s?\d{{1,5}})?)(?!\d)(?!\.\d)"
+)
+
+
+def _seven_to_fifteen_digits(match: re.Match[str]) -> EntityType | None:
+    number = re.split(r"\s?(?:转|分机|内线|ext|x)", match.group("v"), flags=re.IGNORECASE)[0]
+    return EntityType.PHONE if 7 <= sum(c.isdigit() for c in number) <= 15 else None
+
+
+PHONE_IN_ANY_LAYOUT = RegexRecognizer(
+    name="phone_in_any_layout",
+    gate=re.compile(_PHONE_CUE + "|打|拨|致电", re.IGNORECASE),
+    type=EntityType.PHONE,
+    patterns=[
+        re.compile(
+            rf"(?:{_PHONE_CUE}(?:号码|号)?(?:也|还)?\s*(?:就是|是|为)?[:：.】\]]{{0,2}}"
+            rf"|{_CALL_VERB})\s*" + _ANY_LAYOUT,
+            re.IGNORECASE,
+        ),
+        # after a bare 打 (also "to inject"), only what no dose starts with: 0 or +
+        re.compile(r"打\s*(?=[(（]?[+0])" + _ANY_LAYOUT),
+    ],
+    validate=_seven_to_fifteen_digits,
+    group="v",
+)
 
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",

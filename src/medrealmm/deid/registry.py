@@ -53,6 +53,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.PHONE_ANY_SHAPE,
         patterns.LANDLINE_PHONE,
         patterns.PHONE_BY_CONTEXT,
+        patterns.PHONE_IN_ANY_LAYOUT,
         patterns.INTERNATIONAL_PHONE,
         patterns.EMAIL,
         patterns.URL,
