@@ -315,3 +315,39 @@ def test_a_name_gives_back_the_first_character_of_a_relative_date(text: str, nam
 )
 def test_a_full_given_name_before_a_time_word_is_kept_whole(text: str, name: str) -> None:
     assert _masked(text).get(name) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("你好，上官燕", "上官燕"),  # a compound surname that is no word names someone anywhere
+        ("端木桂花在吗", "端木桂花"),
+        ("鲜于梓豪的检查单", "鲜于梓豪"),
+        ("我前夫秋会娟有乙肝", "秋会娟"),  # people close and booking-form labels are cues
+        ("我表姐龙华是护士", "龙华"),
+        ("预约人 马阳", "马阳"),
+        ("问诊人：汪小菲", "汪小菲"),
+    ],
+)
+def test_compound_surnames_and_more_people_before_a_name(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "去上官网查一下",  # the surname's second character starts a word with the next
+        "三点钟离开医院",
+        "司马上就到",
+        "这段干咳",
+        "东方人体质",  # 东方, 百里: compound surnames that are words
+        "百里挑一",
+        "我朋友圈看到的",
+        "同事都说",
+        "朋友和我一起",
+        "对象比较复杂",
+        "朋友高血压",
+    ],
+)
+def test_words_holding_a_compound_surname_or_after_a_person_word_stay(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()

@@ -37,7 +37,7 @@ SINGLE_SURNAMES += _RARE_ONLY
 COMPOUND_SURNAMES = words(
     "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫 "
     "司空 闻人 呼延 万俟 独孤 百里 东郭 西门 钟离 宗政 濮阳 淳于 单于 太叔 申屠 公冶 仲孙 "
-    "乐正 拓跋 赫连 左丘 梁丘 第五 谷梁 羊舌 微生 漆雕 壤驷 公良 巫马 亓官 司寇 段干"
+    "乐正 拓跋 赫连 左丘 梁丘 第五 谷梁 羊舌 微生 漆雕 壤驷 公良 巫马 亓官 司寇 段干 鲜于"
 )
 SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
 # Characters that do not occur in given names but do follow names in running text.
@@ -57,7 +57,11 @@ BEFORE_CUES = (
     "检验医师|复核者|收款人|领药人|患者姓名|病人姓名|"
     # Kinship: a relative named right after the word for them.
     "奶奶|爷爷|外婆|外公|姥姥|姥爷|我妈|我爸|妈妈|爸爸|老公|老婆|爱人|丈夫|妻子|婆婆|公公|"
-    "岳母|岳父|女儿|儿子|孙子|孙女|家父|家母|孩子他爸|孩子他妈|弟弟|妹妹|哥哥|姐姐|代"
+    "岳母|岳父|女儿|儿子|孙子|孙女|家父|家母|孩子他爸|孩子他妈|弟弟|妹妹|哥哥|姐姐|代|"
+    "前夫|前妻|表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|嫂子|弟媳|姐夫|妹夫|女婿|儿媳|舅舅|舅妈|"
+    "姑姑|姑父|姨妈|姨父|婶婶|伯伯|伯母|未婚夫|未婚妻|男朋友|女朋友|男友|女友|对象|闺蜜|"
+    # People close by, and the labels booking and consultation forms use.
+    "朋友|同事|邻居|室友|同学|领导|预约人|问诊人|咨询人|申请人|监护人|陪诊人|陪护人|被保险人"
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
@@ -104,6 +108,19 @@ _LATIN_BEFORE_RE = re.compile(
 _AFTER_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
     + rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))"
+)
+# Compound surnames that are no ordinary word (上官, 端木; not 东方, 百里, 单于, 长孙, nor
+# 公孙 of 外公孙子): one followed by a given name is a name wherever it stands, unless its
+# second character starts a word with the next (三点钟离开, 司马上, 上官网).
+_NAME_ONLY_COMPOUNDS = tuple(
+    c
+    for c in COMPOUND_SURNAMES
+    if c not in words("东方 百里 第五 单于 独孤 西门 南宫 长孙 濮阳 司空 微生 公孙")
+)
+_NOT_AFTER_COMPOUND = frozenset(words("官网"))  # a word jieba's dictionary lacks
+_COMPOUND_RE = re.compile(
+    starts_with_one_of("|".join(_NAME_ONLY_COMPOUNDS))
+    + rf"(?P<name>(?:{'|'.join(_NAME_ONLY_COMPOUNDS)})(?:(?!{AFTER_TITLES}){_GIVEN}){{1,2}})"
 )
 # Words that end right before a name or would be read as its start: 谢谢张主任, 感谢李医生.
 _LEAD_INS = frozenset(words("谢谢 感谢 多谢 致谢 麻烦 辛苦 问问 请问 找找 上午 下午 晚上"))
@@ -265,6 +282,15 @@ class ContextNameRecognizer:
             blank = value[0] in _BLANK_VALUE  # 未填, 不详, 无: an empty field
             if not blank and value[0] not in NAME_STOP and not is_common_word(value):
                 yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _COMPOUND_RE.finditer(text):
+            start = match.start("name")
+            joint = text[start + 1 : start + 3]
+            if is_common_word(joint) or joint in _NOT_AFTER_COMPOUND:
+                continue
+            end = before_time_word(text, start, start + len(trim_name(match.group("name"))))
+            if plausible_name(text, start, end):
+                name = text[start:end]
+                yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in _AFTER_RE.finditer(text):
             start, end = match.span("name")
