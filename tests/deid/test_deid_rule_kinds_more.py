@@ -351,3 +351,30 @@ def test_compound_surnames_and_more_people_before_a_name(text: str, value: str) 
 )
 def test_words_holding_a_compound_surname_or_after_a_person_word_stay(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("在军县人民医院看过", "军县人民医院", EntityType.HOSPITAL),  # a one-character county
+        ("在霞市儿童医院", "霞市儿童医院", EntityType.HOSPITAL),
+        ("报告时间1952年04月07日00时", "1952年04月07日00时", EntityType.DATE),  # an hour after
+        ("2023年5月6日下午3点20分来的", "2023年5月6日下午3点20分", EntityType.DATE),
+        ("Date of birth: Nov 26, 1951", "Nov 26, 1951", EntityType.DATE),  # dates in English
+        ("born 4 July 2019", "4 July 2019", EntityType.DATE),
+    ],
+)
+def test_one_character_counties_hours_after_a_date_and_english_dates(
+    text: str, value: str, kind: EntityType
+) -> None:
+    assert _masked(text).get(value) is kind
+
+
+@pytest.mark.parametrize(
+    "text", ["在本县人民医院", "在一县医院", "2023年5月6日3片", "Marriage 12, 2019"]
+)
+def test_own_county_numerals_doses_and_english_words_stay(text: str) -> None:
+    masked = _masked(text)
+    assert EntityType.HOSPITAL not in masked.values()
+    assert not any(kind is EntityType.DATE and "片" in value for value, kind in masked.items())
+    assert "Marriage 12, 2019" not in masked

@@ -463,8 +463,13 @@ def _valid_numeric_date(match: re.Match[str]) -> EntityType | None:
     return None
 
 
-# A time may follow a date with or without a space: OCR often runs them together.
-_TIME = r"(?:[\sT]*(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?)?"
+# A time may follow a date with or without a space: OCR often runs them together. Forms
+# print it as 14:30 or 00时, people write 下午3点20分.
+_HOUR = r"(?:[01]?\d|2[0-3])"
+_TIME = (
+    rf"(?:[\sT]*{_HOUR}:[0-5]\d(?::[0-5]\d)?"
+    rf"|\s*(?:上午|下午|中午|晚上|凌晨|早上)?{_HOUR}[时点](?:[0-5]?\d分)?)?"
+)
 # Every numeric date starts with a digit: checked first, it lets each scan pass other
 # characters at once.
 _DIGIT_FIRST = r"(?=\d)"
@@ -504,6 +509,24 @@ FULL_DATE = RegexRecognizer(
         ),
     ],
     validate=_valid_numeric_date,
+)
+# Dates in English (Nov 26, 1951; 4 July 2019), as foreign records and devices print them.
+_MONTH_NAME = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?(?![a-z])"
+)
+ENGLISH_DATE = RegexRecognizer(
+    name="english_date",
+    gate=re.compile(r"(?:19|20)\d\d"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?<![A-Za-z]){_MONTH_NAME}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}(?!\d)"
+        ),
+        re.compile(
+            rf"(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_NAME},?\s+(?:19|20)\d{{2}}(?!\d)"
+        ),
+    ],
 )
 _CN_SMALL = "一二三四五六七八九十"
 # Any mix of Chinese and Arabic numerals (二〇〇六年七月3日, 2008年六月20号, a two-digit year:
@@ -587,6 +610,12 @@ def _starts_with_place(name: str) -> bool:
     )
 
 
+# One character and 县 or 市 name a county or city (沛县, 萧县, 津市), whether or not the
+# dictionary knows it; 本县, 该市, 邻县 are mentions of the speaker's own or another one.
+_ONE_CHARACTER_PLACE = re.compile(
+    rf"(?![本我该这那邻外全各同此某上下几哪每其县市区一二三四五六七八九十两])[{CJK}][县市]"
+    rf"(?![{CJK}]?[县市区])"
+)
 _OWNER_RE = re.compile(rf"{SURNAME_RE}[氏记]?")
 _CLINIC_SUFFIXES = frozenset(words("诊所 门诊部 口腔门诊 口腔门诊部 齿科"))
 
@@ -596,8 +625,10 @@ def named_institution(name: str, suffix: str = "") -> bool:
     not a generic mention such as 当地医院 or 三甲医院. Shared by the rules and the NER."""
     rest = _GENERIC_ORG_RE.sub("", name)
     owner = _OWNER_RE.fullmatch(rest)
-    if owner and suffix in _CLINIC_SUFFIXES and rest[0] not in WORDLIKE_SURNAMES:
-        return True  # 李氏口腔门诊, 孟口腔诊所, 竺齿科: a private clinic named by its owner
+    if owner and suffix in _CLINIC_SUFFIXES and (rest[0] not in WORDLIKE_SURNAMES or "氏" in rest):
+        return True  # 李氏口腔门诊, 孟口腔诊所, 竺齿科, 向氏诊所: a clinic named by its owner
+    if _ONE_CHARACTER_PLACE.match(name) and not _common_word(name[:2]):
+        return True  # 沛县人民医院, 津市中医院: a county or city of one character
     if re.search(r"第[一二三四五六七八九十\d]+", name):
         return True
     return len(rest) >= 2 or _starts_with_place(name)

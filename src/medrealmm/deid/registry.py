@@ -64,6 +64,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.LICENSE_PLATE,
         patterns.FULL_DATE,
         patterns.FULL_DATE_CHINESE_NUMERALS,
+        patterns.ENGLISH_DATE,
         patterns.BIRTH_DATE_IN_PART,
         patterns.HOSPITAL,
         patterns.HOSPITAL_SHORT,
