@@ -378,3 +378,35 @@ def test_own_county_numerals_doses_and_english_words_stay(text: str) -> None:
     assert EntityType.HOSPITAL not in masked.values()
     assert not any(kind is EntityType.DATE and "片" in value for value, kind in masked.items())
     assert "Marriage 12, 2019" not in masked
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("家长：许利", "许利"),  # a parent's or guardian's field on a child's form
+        ("我姐黄阳也有这个病", "黄阳"),
+        ("我是楼玉梅", "楼玉梅"),  # surnames that are words too, after a cue
+        ("我是官雪", "官雪"),
+        ("萧红医生", "萧红"),  # and ones that are not, anywhere
+    ],
+)
+def test_guardians_siblings_and_surnames_from_other_generators(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我是来咨询的",
+        "我是平时就这样",
+        "我是东北人",
+        "我是斯达舒吃多了",
+        "患者库欣综合征",
+        "患者花粉过敏",
+        "患者银屑病",
+        "家长会",
+        "我姐也是",
+    ],
+)
+def test_words_after_a_cue_that_start_with_a_surname_stay(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()

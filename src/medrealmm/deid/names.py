@@ -24,6 +24,7 @@ SINGLE_SURNAMES = (
     "左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕"
     "屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧"
     "闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
+    "傅萧阎冼奚谌鄢栗檀禹湛辜尧卿鹿"
 )
 # Rarer Hundred-Family surnames: many are ordinary words too, so only a context cue (a title
 # after, a form label or 我叫 before) makes them a name, never the tagger alone.
@@ -61,7 +62,8 @@ BEFORE_CUES = (
     "前夫|前妻|表姐|表哥|表妹|表弟|堂姐|堂哥|堂妹|堂弟|嫂子|弟媳|姐夫|妹夫|女婿|儿媳|舅舅|舅妈|"
     "姑姑|姑父|姨妈|姨父|婶婶|伯伯|伯母|未婚夫|未婚妻|男朋友|女朋友|男友|女友|对象|闺蜜|"
     # People close by, and the labels booking and consultation forms use.
-    "朋友|同事|邻居|室友|同学|领导|预约人|问诊人|咨询人|申请人|监护人|陪诊人|陪护人|被保险人"
+    "朋友|同事|邻居|室友|同学|领导|预约人|问诊人|咨询人|申请人|监护人|陪诊人|陪护人|被保险人|"
+    "家长|我姐|我哥|我弟|我妹|我姨|我舅|我叔|我婶|我姑"
 )
 AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
 
@@ -74,6 +76,11 @@ RARE_SURNAMES = "".join(
             "蓟薄印宿怀邰鄂索咸籍屠阴郁胥苍莘贡劳逄扶宰郦雍却璩濮寿扈燕冀郏浦别充慕茹习宦"
             "鱼容慎戈庾暨衡步耿满弘匡寇禄阙殳沃蔚夔隆厍晁勾融阚乜鞠须巢蒯荆竺权盖桓元危惠"
             "酆宓邸贝臧计伏谈强支昝经裘干宣贲杭洪诸钮嵇滑荀於羿乌"
+            # Surnames in Faker's and mimesis' lists that are ordinary words too (楼, 官, 海,
+            # 国); none that is a function word (来, 从, 但, 都), which a cue is often followed
+            # by, nor a syllable of drug and disease names (斯达舒, 库欣, 阿莫西林).
+            "楼官廉展战敬宾封居初修粟练皮豆衣闭盘植朴普智银门海国原南区公云乐玉呼冶尉"
+            "漆赫东养凤双广库昌水益空红蓬通花平相利信"
         )
         - set(SINGLE_SURNAMES)
     )
@@ -84,7 +91,8 @@ _ANY_SURNAME_RE = f"(?:{SURNAME_RE}|[{RARE_SURNAMES}])"
 FORM_LABELS = (
     "姓名|患者姓名|病人姓名|送检医生|送检医师|申请医生|申请医师|开单医生|开方医生|报告医生|"
     "检验者|检验人|检验医师|审核者|审核人|审核医师|复核者|复核人|受检者|受检人|交款人|缴款人|"
-    "就诊人|收款人|领药人|收件人|联系人|签名|医师签名|报告人|操作者|记录者|配药人|发药人"
+    "就诊人|收款人|领药人|收件人|联系人|签名|医师签名|报告人|操作者|记录者|配药人|发药人|"
+    "家长|监护人|预约人|问诊人|咨询人|陪诊人|申请人"
 )
 _NEXT_FIELD = "性别|年龄|科室|床号|病区|电话|联系|住院|门诊|日期|时间|编号|单位|诊断"
 _NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
