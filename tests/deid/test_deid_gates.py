@@ -18,7 +18,7 @@ _ALPHABET = (
     "省市区县旗街道镇乡村屯嘎查组队社号院弄栋幢座单元楼层室大厦小区花园家园公寓新苑胡同路巷"
     "一二三四五六七八九十〇零幺0123456789 \t\n　()（）+-./:：@"
     "的在我去家住张王李和时全单于欧阳司马上官阿小老医生主任护士姓名患者病人叫是订单病历身份证"
-    "年月日吃了服用药品名称继续西塘朝阳海淀ABxy"
+    "年月日吃了服用药品名称继续西塘朝阳海淀ABxy电话手机座总联系热来回拨打致码TelPhonMbCa"
 )
 
 
@@ -41,6 +41,7 @@ def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int
     [
         (patterns._ADDRESS_RE, patterns._ADDRESS_START),
         (patterns._PHONE_SHAPE_RE, patterns._PHONE_START),
+        (patterns.PHONE_IN_ANY_LAYOUT.patterns[0], patterns._PHONE_CUE_FIRST),
         *[(p, patterns._DIGIT_FIRST) for p in patterns.FULL_DATE.patterns],
     ],
 )

@@ -266,6 +266,9 @@ INTERNATIONAL_PHONE = RegexRecognizer(
 # or more, so a list of values (3 5 7) or a date (2023.05.12) is no number.
 _PHONE_CUE = r"(?:电话|手机|座机|总机|联系方式|热线|来电|回电|回拨|号码|tel|phone|mobile|call)"
 _CALL_VERB = r"(?:拨打|致电|打给我?|打到|拨|打这个号?码?|打我)"
+# Every match starts with a cue's first character: checked first, it lets the scan pass
+# other characters at once.
+_PHONE_CUE_FIRST = r"(?=[电手座总联热来回号拨致打tTpPmMcC])"
 _ANY_LAYOUT = (
     r"(?P<v>[(（]?(?:\+|00)?\d+[)）]?"
     r"(?:(?:[\s\-.~－—]{1,2}|(?<=[)）]))[(（]?\d{3,}[)）]?){0,4}"
@@ -284,7 +287,8 @@ PHONE_IN_ANY_LAYOUT = RegexRecognizer(
     type=EntityType.PHONE,
     patterns=[
         re.compile(
-            rf"(?:{_PHONE_CUE}(?:号码|号)?(?:也|还)?\s*(?:就是|是|为)?[:：.】\]]{{0,2}}"
+            _PHONE_CUE_FIRST
+            + rf"(?:{_PHONE_CUE}(?:号码|号)?(?:也|还)?\s*(?:就是|是|为)?[:：.】\]]{{0,2}}"
             rf"|{_CALL_VERB})\s*" + _ANY_LAYOUT,
             re.IGNORECASE,
         ),
