@@ -69,21 +69,21 @@ class RegexRecognizer:
         return out
 
     def find(self, text: str) -> Iterator[Span]:
+        # One generator with the loops inline: it runs for every text and recognizer, and
+        # most runs find nothing, so a nested generator per window was a good part of the cost.
         if self.gate is not None and self.gate.search(text) is None:
             return
-        for lo, hi in self.windows(text):
-            yield from self._find_in(text, lo, hi)
-
-    def _find_in(self, text: str, lo: int, hi: int) -> Iterator[Span]:
-        for pattern in self.patterns:
-            for match in pattern.finditer(text, lo, hi):
-                if match.end() == match.start():
-                    continue
-                kind = self.validate(match) if self.validate else self.type
-                if kind is None:
-                    continue
-                start, end = match.span(self.group)
-                if end > start:
-                    yield Span(
-                        start=start, end=end, type=kind, text=text[start:end], source=self.name
-                    )
+        windows = self.windows(text) if self.anchor is not None else ((0, len(text)),)
+        for lo, hi in windows:
+            for pattern in self.patterns:
+                for match in pattern.finditer(text, lo, hi):
+                    if match.end() == match.start():
+                        continue
+                    kind = self.validate(match) if self.validate else self.type
+                    if kind is None:
+                        continue
+                    start, end = match.span(self.group)
+                    if end > start:
+                        yield Span(
+                            start=start, end=end, type=kind, text=text[start:end], source=self.name
+                        )
