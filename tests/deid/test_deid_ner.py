@@ -168,3 +168,44 @@ def test_spans_after_a_cut_run_keep_their_offsets_in_the_original_text() -> None
     spans = {s.text: s for s in ner.LacNerRecognizer().find(text)}
     assert "张伟" in spans and text[spans["张伟"].start : spans["张伟"].end] == "张伟"
     assert text[spans["海淀区"].start : spans["海淀区"].end] == "海淀区"
+
+
+def _per_batch_entities(batches: list[list[str]]) -> dict[str, list[ner.Entity]]:
+    """The model and the decoder run batch by batch (how ``_Tagger`` ran before joining)."""
+    model = ner._model()
+    out: dict[str, list[ner.Entity]] = {}
+    for batch in batches:
+        lengths = np.array([len(c) for c in batch], dtype=np.int64)
+        ids = ner._token_ids(batch, lengths, model)
+        emissions = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
+        paths = ner._viterbi(emissions, lengths, model.transitions)
+        out.update(zip(batch, ner._entities(paths, lengths, model), strict=True))
+    return out
+
+
+def test_one_viterbi_pass_over_all_batches_equals_decoding_each_batch() -> None:
+    clauses = [
+        "我叫张伟",
+        "住在朝阳区建国路",
+        "多谢周晓峰大夫耐心解答",
+        "上周在嘉兴市第二人民医院拍了片子，我家住南湖区新兴街道",
+        "他叫买买提·艾力，今年五十岁，家住四川省成都市武侯区玉林街道，市场路那边的小区里",
+        "好",
+    ]
+    batches = [clauses[:2], clauses[2:3], clauses[3:5], clauses[5:]]
+    joined = ner._Tagger(cache_size=0)._run(batches)
+    assert joined == _per_batch_entities(batches)
+
+
+def test_the_model_ignores_length_so_a_rows_padding_is_part_of_its_result() -> None:
+    # Why the tagger keeps its batches as they are: the backward GRU reads the pads first.
+    model = ner._model()
+    short, long = "患者李明", "我叫张伟，住在朝阳区"
+    lengths = np.array([len(short), len(long)], dtype=np.int64)
+    ids = ner._token_ids([short, long], lengths, model)
+    padded = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
+    alone = model.session.run(None, {"token_ids": ids[:1, : len(short)], "length": lengths[:1]})[0]
+    assert not np.allclose(padded[0, : len(short)], alone[0])
+    assert np.array_equal(  # a row's result does not depend on the other rows
+        padded[1], model.session.run(None, {"token_ids": ids[1:], "length": lengths[1:]})[0][0]
+    )
