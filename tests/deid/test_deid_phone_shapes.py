@@ -129,3 +129,19 @@ def test_a_bracketed_trunk_zero_without_country_code_is_part_of_the_phone(phone:
     text = f"座机{phone}，工作日可打"
     (span,) = [s for s in find_spans(text) if s.type == EntityType.PHONE]
     assert span.text == phone
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("手机号码138****8000", "138****8000", EntityType.PHONE),
+        ("身份证110101********123X", "110101********123X", EntityType.ID),
+        ("尾号 320***********0012", "320***********0012", EntityType.ID),
+    ],
+)
+def test_numbers_starred_in_part_are_masked_whole(text: str, value: str, kind: EntityType) -> None:
+    assert _masked(text).get(value) is kind
+
+
+def test_stars_between_values_are_no_number() -> None:
+    assert not _masked("评分 3*** 5 ****")

@@ -447,6 +447,23 @@ LONG_NUMBER = RegexRecognizer(
     patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
 )
 
+def _starred_type(match: re.Match[str]) -> EntityType:
+    return EntityType.PHONE if len(match.group()) == 11 else EntityType.ID
+
+
+# Numbers a platform already starred in part (138****8000, 110101********123X): the digits
+# left still narrow down whose number it is, so the whole is masked.
+STARRED_NUMBER = RegexRecognizer(
+    name="starred_number",
+    gate=re.compile(r"[*＊]{3}"),
+    type=EntityType.PHONE,
+    patterns=[
+        re.compile(r"(?<![0-9A-Za-z*＊])1[3-9]\d[*＊]{4}\d{4}(?![0-9A-Za-z*＊])"),
+        re.compile(r"(?<![0-9A-Za-z*＊])\d{3,6}[*＊]{6,12}\d{3}[\dXx](?![0-9A-Za-z*＊])"),
+    ],
+    validate=_starred_type,
+)
+
 # -- full dates ----------------------------------------------------------------------
 _CN_DIGIT = "〇零一二三四五六七八九"
 

@@ -60,6 +60,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.NUMBER_BY_KEYWORD,
         patterns.PREFIXED_NUMBER,
         patterns.LONG_NUMBER,
+        patterns.STARRED_NUMBER,
         patterns.ACCOUNT_BY_APP,
         patterns.LICENSE_PLATE,
         patterns.FULL_DATE,
