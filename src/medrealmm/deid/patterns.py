@@ -447,6 +447,7 @@ LONG_NUMBER = RegexRecognizer(
     patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
 )
 
+
 def _starred_type(match: re.Match[str]) -> EntityType:
     return EntityType.PHONE if len(match.group()) == 11 else EntityType.ID
 
