@@ -10,6 +10,8 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from medrealmm.llm.client import LLMClient
@@ -64,14 +66,32 @@ def cache_key(client_name: str, request: ChatRequest) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+#: Runs one write statement with its arguments.
+Write = Callable[[str, Sequence[object]], object]
+
+
 class LLMCache:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        connection: sqlite3.Connection | None = None,
+        lock: AbstractContextManager[object] | None = None,
+        write: Write | None = None,
+    ) -> None:
+        """A cache of its own in ``path``, or, given ``connection`` (and the ``lock`` that
+        guards it), the cache of the run store that owns that connection: ``write`` is then
+        the store's ``write_soon``, so an entry commits with the row of the unit that asked."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._owned = connection is None
+        self._lock = lock or threading.Lock()
+        if connection is None:
+            connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+        self._db = connection
+        self._write: Write = write or connection.execute
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS llm_cache ("
             " key TEXT PRIMARY KEY, task TEXT NOT NULL, client TEXT NOT NULL,"
@@ -96,10 +116,11 @@ class LLMCache:
         return Completion.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, task: str, client: str, completion: Completion) -> None:
+        blob = completion.model_dump_json()
         with self._lock:
-            self._db.execute(
+            self._write(
                 "INSERT OR REPLACE INTO llm_cache(key, task, client, completion) VALUES (?,?,?,?)",
-                (key, task, client, completion.model_dump_json()),
+                (key, task, client, blob),
             )
 
     def delete(self, key: str) -> None:
@@ -135,8 +156,10 @@ class LLMCache:
             return int(self._db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Closes the connection it opened; a shared one is its store's to close."""
+        if self._owned:
+            with self._lock:
+                self._db.close()
 
 
 class CachedClient:

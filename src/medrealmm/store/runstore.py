@@ -4,15 +4,22 @@ Each unit of work (a consultation filtered, a criterion graded) is a row keyed b
 (stage, key), committed the moment it finishes. A killed run restarts, asks which keys are
 done, and does only the rest. The LLM cache lives in the same file, so even a unit that was
 half done repeats none of its finished calls.
+
+The cache and the usage counters share the store's connection, and inside an event loop their
+writes commit with the unit's row (``write_soon``): one commit per graded criterion, not
+three, the largest part of the harness's CPU per call. None waits past the current loop step.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -76,6 +83,17 @@ DONE = "done"
 FAILED = "failed"
 
 
+@functools.cache
+def _usage_upsert(names: tuple[str, ...]) -> str:
+    """The statement adding ``names`` to a usage row; a handful of shapes, each built once."""
+    updates = ", ".join(f"{n}={n}+excluded.{n}" for n in names)
+    return (
+        f"INSERT INTO usage(stage, model, {', '.join(names)})"
+        f" VALUES (?,?,{','.join('?' * len(names))})"
+        f" ON CONFLICT(stage, model) DO UPDATE SET {updates}"
+    )
+
+
 def _store_file(path: Path | str) -> Path:
     path = Path(path)
     return path / STORE_FILENAME if path.is_dir() or path.suffix == "" else path
@@ -108,7 +126,8 @@ class RunStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._migrate()
-        self.cache = LLMCache(path)
+        self._closed = False
+        self.cache = LLMCache(path, connection=self._db, lock=self._lock, write=self.write_soon)
 
     def _migrate(self) -> None:
         """Stores written before a column existed gain it (zeros), so old runs still open."""
@@ -118,6 +137,58 @@ class RunStore:
                 self._db.execute(
                     f"ALTER TABLE usage ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
                 )
+
+    # -- transactions ----------------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write's transaction. Writes left open by ``write_soon`` (the cache entry and
+        usage of the call this row records) commit with it; a failed write undoes only its own
+        statements, so theirs still commit."""
+        with self._lock:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+                return
+            self._db.execute("SAVEPOINT write")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK TO write")
+                self._db.execute("RELEASE write")
+                raise
+            self._db.execute("RELEASE write")
+            self._db.execute("COMMIT")
+
+    def write_soon(self, sql: str, args: Sequence[object]) -> None:
+        """Run one write whose commit may wait for the end of the current event-loop step: the
+        next row written in the step (the unit's own) commits it, else a callback queued for
+        the next step does, before the loop waits on the network again. A kill therefore
+        loses no more than a write made now would; outside a loop it commits at once."""
+        with self._lock:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is None:
+                self._db.execute(sql, args)
+                if self._db.in_transaction:
+                    self._db.execute("COMMIT")  # with what a loop in another thread left open
+                return
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+                loop.call_soon(self._commit_pending)
+            self._db.execute(sql, args)
+
+    def _commit_pending(self) -> None:
+        """Commit what ``write_soon`` left open (nothing, when a row's write already did)."""
+        with self._lock:
+            if not self._closed and self._db.in_transaction:
+                self._db.execute("COMMIT")
 
     # -- generic records -------------------------------------------------------------
     def put(
@@ -138,20 +209,14 @@ class RunStore:
             blob = None
         else:
             blob = json.dumps(payload, ensure_ascii=False, sort_keys=True)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO records(stage, key, status, payload, error, updated_at)"
-                    " VALUES (?,?,?,?,?,CURRENT_TIMESTAMP)",
-                    (stage, key, status, blob, error),
-                )
-                self._link(stage, key, sources)
-                self._drop_stale_children(stage, key)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO records(stage, key, status, payload, error, updated_at)"
+                " VALUES (?,?,?,?,?,CURRENT_TIMESTAMP)",
+                (stage, key, status, blob, error),
+            )
+            self._link(stage, key, sources)
+            self._drop_stale_children(stage, key)
 
     def _link(self, stage: str, key: str, sources: Iterable[tuple[str, str]]) -> None:
         self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
@@ -192,25 +257,19 @@ class RunStore:
     def prune_stale(self, stage: str) -> list[tuple[str, str]]:
         """Drop the rows of ``stage`` whose source rows changed or vanished, and everything
         derived from those rows in any stage, in one transaction; returns what was dropped."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                links = self._db.execute(
-                    "SELECT l.key, l.source_sha, r.payload FROM lineage l LEFT JOIN records r"
-                    " ON r.stage = l.source_stage AND r.key = l.source_key AND r.status = ?"
-                    " WHERE l.stage = ?",
-                    (DONE, stage),
-                ).fetchall()
-                stale = {
-                    (stage, key)
-                    for key, sha, payload in links
-                    if payload is None or content_sha(payload) != sha
-                }
-                dropped = self._drop_with_descendants(stale)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            links = self._db.execute(
+                "SELECT l.key, l.source_sha, r.payload FROM lineage l LEFT JOIN records r"
+                " ON r.stage = l.source_stage AND r.key = l.source_key AND r.status = ?"
+                " WHERE l.stage = ?",
+                (DONE, stage),
+            ).fetchall()
+            stale = {
+                (stage, key)
+                for key, sha, payload in links
+                if payload is None or content_sha(payload) != sha
+            }
+            dropped = self._drop_with_descendants(stale)
         return dropped
 
     def _drop_with_descendants(self, rows: set[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -239,58 +298,39 @@ class RunStore:
         sources: Mapping[str, Iterable[tuple[str, str]]] | None = None,
     ) -> None:
         """Write many finished rows in one transaction; ``sources`` as in ``put``, by key."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                for key, payload in items:
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO records(stage, key, status, payload)"
-                        " VALUES (?,?,?,?)",
-                        (stage, key, DONE, payload.model_dump_json()),
-                    )
-                    if sources is not None:
-                        self._link(stage, key, sources.get(key, ()))
-                    self._drop_stale_children(stage, key)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            for key, payload in items:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
+                    (stage, key, DONE, payload.model_dump_json()),
+                )
+                if sources is not None:
+                    self._link(stage, key, sources.get(key, ()))
+                self._drop_stale_children(stage, key)
 
     def replace(self, rows: Mapping[str, Iterable[tuple[str, BaseModel]]]) -> None:
         """Swap each named stage's rows for the given ones in one transaction, and mark them
         built: a reader (or a killed rebuild) sees all old rows or all new, never a mix."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for stage, items in rows.items():
-                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
-                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
-                    self._db.executemany(
-                        "INSERT INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
-                        ((stage, key, DONE, payload.model_dump_json()) for key, payload in items),
-                    )
-                    self._set_meta(built_key(stage), True)
-                    self._drop_stale_children(stage)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            for stage, items in rows.items():
+                self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
+                self._db.executemany(
+                    "INSERT INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
+                    ((stage, key, DONE, payload.model_dump_json()) for key, payload in items),
+                )
+                self._set_meta(built_key(stage), True)
+                self._drop_stale_children(stage)
 
     def clear(self, stages: Iterable[str]) -> None:
         """Drop the rows and the built mark of ``stages``, and every row made from them, in one
         transaction (a redo)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for stage in stages:
-                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
-                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
-                    self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
-                    self._drop_stale_children(stage)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            for stage in stages:
+                self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
+                self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
+                self._drop_stale_children(stage)
 
     def mark_built(self, stage: str) -> None:
         self.set_meta(built_key(stage), True)
@@ -375,20 +415,14 @@ class RunStore:
 
     def delete(self, stage: str, key: str | None = None) -> None:
         """Delete a row (or a whole stage) and every row made from it, in one transaction."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if key is None:
-                    self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
-                    self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
-                else:
-                    self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
-                    self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
-                self._drop_stale_children(stage, key)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            if key is None:
+                self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
+                self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
+            else:
+                self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
+                self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
+            self._drop_stale_children(stage, key)
 
     # -- accounting ------------------------------------------------------------------
     def record_calls(
@@ -416,15 +450,7 @@ class RunStore:
             self._add_usage(stage, model, calls=1, failed_calls=1, attempts=failed_attempts)
 
     def _add_usage(self, stage: str, model: str, **counts: int) -> None:
-        names = list(counts)
-        updates = ", ".join(f"{n}={n}+excluded.{n}" for n in names)
-        with self._lock:
-            self._db.execute(
-                f"INSERT INTO usage(stage, model, {', '.join(names)})"
-                f" VALUES (?,?,{','.join('?' * len(names))})"
-                f" ON CONFLICT(stage, model) DO UPDATE SET {updates}",
-                (stage, model, *counts.values()),
-            )
+        self.write_soon(_usage_upsert(tuple(counts)), (stage, model, *counts.values()))
 
     def usage(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -455,6 +481,8 @@ class RunStore:
     def close(self) -> None:
         self.cache.close()
         with self._lock:
+            self._commit_pending()
+            self._closed = True
             self._db.close()
         if self._writer_lock is not None:
             lock.release(self._writer_lock)
