@@ -136,21 +136,16 @@ class _Plan:
     requests: _Requests
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
-    #: (rubric version, criterion version) by (id of the case, criterion id), and the rubric
-    #: version by id of the case: the digests hash the criteria (the rubric's hashes all of
-    #: them), so a case's grading computes each once, not once per verdict.
-    versions: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
-    rubric_versions: dict[int, str] = field(default_factory=dict)
+    #: (rubric version, criterion versions by id) by id of the case: the digests hash the
+    #: criteria, so a case's grading computes them once, from one dump, not once per verdict.
+    versions: dict[int, tuple[str, dict[str, str]]] = field(default_factory=dict)
 
     def versions_of(self, case: EvalCase, criterion: Criterion) -> tuple[str, str]:
-        key = (id(case), criterion.id)
-        found = self.versions.get(key)
+        """(rubric version, criterion version) of a criterion of ``case.rubric``."""
+        found = self.versions.get(id(case))
         if found is None:
-            rubric = self.rubric_versions.get(id(case))
-            if rubric is None:
-                rubric = self.rubric_versions[id(case)] = case.rubric.version
-            found = self.versions[key] = (rubric, criterion.version)
-        return found
+            found = self.versions[id(case)] = case.rubric.versions()
+        return found[0], found[1][criterion.id]
 
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
         self.store.record_calls(usage_label(stage), client.name, [completion])

@@ -19,10 +19,11 @@ from medrealmm.llm.types import ChatRequest, Completion, ImagePart, Message
 
 
 def _message_body(message: Message) -> dict[str, object]:
+    # A text part's fields written out, as ``model_dump(mode="json")`` gives them, unvalidated.
     content = [
         {"type": "image", "sha256": part.digest}
         if isinstance(part, ImagePart)
-        else part.model_dump(mode="json")
+        else {"type": part.type, "text": part.text}
         for part in message.content
     ]
     return {"role": message.role, "content": content}
@@ -47,22 +48,17 @@ def _schema_json(schema: dict[str, object] | None) -> str:
 
 
 def cache_key(client_name: str, request: ChatRequest) -> str:
-    """sha256 of the canonical JSON of {client, messages, params, schema}. Built from its
-    pieces (the top-level keys in sorted order), so the schema, the same on every call of a
-    task, is serialised once: the bytes, and so the keys of existing stores, are unchanged."""
-    blob = "".join(
-        (
-            '{"client":',
-            _canonical(client_name),
-            ',"messages":',
-            _canonical([_message_body(m) for m in request.messages]),
-            ',"params":',
-            _canonical(request.params.model_dump(mode="json")),
-            ',"schema":',
-            _schema_json(request.json_schema),
-            "}",
-        )
+    """sha256 of the canonical JSON of {client, messages, params, schema}. The schema, the
+    same on every call of a task, is serialised once and spliced in as the last key (keys
+    are sorted): the bytes, and so the keys of existing stores, are unchanged."""
+    head = _canonical(
+        {
+            "client": client_name,
+            "messages": [_message_body(m) for m in request.messages],
+            "params": request.params.model_dump(mode="json"),
+        }
     )
+    blob = "".join((head[:-1], ',"schema":', _schema_json(request.json_schema), "}"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from medrealmm.io.images import image_data_url, resolve_image
-from medrealmm.llm.prompts import render_messages
+from medrealmm.llm.prompts import render, system_messages
 from medrealmm.llm.types import ImagePart, Message, Part, TextPart
 from medrealmm.schema import Event, ImageKind, ImageOrigin, ImageRef, Sender
 
@@ -95,16 +95,27 @@ def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) ->
     return parts
 
 
-def _merge_text(parts: list[Part]) -> list[Part]:
+def _merge_text(head: str, dialogue: list[Part], tail: str) -> list[Part]:
+    """``head``, the dialogue and ``tail`` with each run of adjacent text joined into one part
+    and empty text dropped; a part is made per run (the message goes out with every call)."""
     merged: list[Part] = []
-    for part in parts:
-        if isinstance(part, TextPart) and not part.text:
+    run = [head]
+    for part in dialogue:
+        if isinstance(part, TextPart):
+            run.append(part.text)
             continue
-        if isinstance(part, TextPart) and merged and isinstance(merged[-1], TextPart):
-            merged[-1] = TextPart(text=merged[-1].text + part.text)
-        else:
-            merged.append(part)
+        _flush(run, merged)
+        merged.append(part)
+    run.append(tail)
+    _flush(run, merged)
     return merged
+
+
+def _flush(run: list[str], merged: list[Part]) -> None:
+    text = "".join(run)
+    run.clear()
+    if text:
+        merged.append(TextPart(text=text))
 
 
 def dialogue_messages(
@@ -112,11 +123,10 @@ def dialogue_messages(
 ) -> list[Message]:
     """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
     in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
-    messages = render_messages(package, agent, **{DIALOGUE_SLOT: _MARK}, **variables)
-    user = messages[-1]
-    text = user.plain_text
+    variables[DIALOGUE_SLOT] = _MARK
+    text = render(package, agent, "user", **variables)
     if text.count(_MARK) != 1:
         raise ValueError(f"template {package}/{agent}.user.j2 must use {{{{ dialogue }}}} once")
     head, tail = text.split(_MARK)
-    content = _merge_text([TextPart(text=head), *dialogue, TextPart(text=tail)])
-    return [*messages[:-1], Message(role="user", content=content)]
+    content = _merge_text(head, dialogue, tail)
+    return [*system_messages(package, agent, **variables), Message(role="user", content=content)]

@@ -131,8 +131,11 @@ class _Malformed(Exception):
     """The server answered 200 with a body that is not a chat completion."""
 
 
-def parse_completion(data: object, model: str) -> Completion:
-    """The SDK's decoded body (a dict, or a string for a non-JSON body) as a ``Completion``."""
+def parse_completion(
+    data: object, model: str, *, latency_s: float = 0.0, attempts: int = 1
+) -> Completion:
+    """The SDK's decoded body (a dict, or a string for a non-JSON body) as a ``Completion``,
+    with the call's latency and attempts (made whole at once: no copy per call)."""
     try:
         assert isinstance(data, dict)
         choice = data["choices"][0]
@@ -149,6 +152,8 @@ def parse_completion(data: object, model: str) -> Completion:
             completion_tokens=int(usage.get("completion_tokens") or 0),
         ),
         finish_reason=choice.get("finish_reason"),
+        latency_s=latency_s,
+        attempts=attempts,
     )
 
 
@@ -280,8 +285,7 @@ class OpenAICompatibleClient:
                     except ValueError as exc:  # a body cut short or not JSON at all
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
-                completion = parse_completion(data, self.model)
-                return completion.model_copy(update={"latency_s": latency, "attempts": attempt})
+                return parse_completion(data, self.model, latency_s=latency, attempts=attempt)
             except (openai.OpenAIError, HTTPFailure, _Malformed) as exc:
                 reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
                 wait = retry_after_s(exc)

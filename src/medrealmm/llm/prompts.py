@@ -52,10 +52,14 @@ def render(package: str, name: str, role: str, **variables: Any) -> str:
     return template.render(**variables).strip()
 
 
+def system_messages(package: str, name: str, **variables: Any) -> list[Message]:
+    """The system message, when its template exists (none or one)."""
+    if _template(package, f"{name}.system.j2") is None:
+        return []
+    return [Message.text("system", render(package, name, "system", **variables))]
+
+
 def render_messages(package: str, name: str, **variables: Any) -> list[Message]:
     """A system message (when its template exists) followed by the user message."""
-    messages: list[Message] = []
-    if _template(package, f"{name}.system.j2") is not None:
-        messages.append(Message.text("system", render(package, name, "system", **variables)))
-    messages.append(Message.text("user", render(package, name, "user", **variables)))
-    return messages
+    user = Message.text("user", render(package, name, "user", **variables))
+    return [*system_messages(package, name, **variables), user]

@@ -109,8 +109,21 @@ class Rubric(BaseModel):
     def version(self) -> str:
         """``r{round}[a]-{digest}``: the round, ``a`` when approved, and a digest of the
         criteria. A score whose rubric version differs from the applicable rubric's is stale."""
-        body = [c.model_dump(mode="json", exclude={"tags"}) for c in self.criteria]
-        return f"r{self.round}{'a' if self.approved else ''}-{_digest(body)}"
+        return self._version(self._bodies())
+
+    def versions(self) -> tuple[str, dict[str, str]]:
+        """``version`` and every criterion's ``version`` by id, from one dump of the criteria:
+        grading stamps both on each verdict."""
+        bodies = self._bodies()
+        by_id = {c.id: _digest(body) for c, body in zip(self.criteria, bodies, strict=True)}
+        return self._version(bodies), by_id
+
+    def _bodies(self) -> list[dict[str, object]]:
+        """What a version hashes of each criterion (``Criterion.version``'s input)."""
+        return [c.model_dump(mode="json", exclude={"tags"}) for c in self.criteria]
+
+    def _version(self, bodies: list[dict[str, object]]) -> str:
+        return f"r{self.round}{'a' if self.approved else ''}-{_digest(bodies)}"
 
 
 def _digest(value: object) -> str:
