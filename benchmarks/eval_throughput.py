@@ -79,7 +79,10 @@ def _serve(latency: float, concurrency: int, queue: Any) -> None:
 
     async def completions(request: web.Request) -> web.Response:
         nonlocal active
-        await request.read()
+        try:
+            await request.read()
+        except ConnectionResetError:  # the client was cancelled (the kill below): no reply
+            return web.Response(status=499)
         if active >= concurrency:  # as a server with N slots answers the N+1st
             return web.json_response({"error": {"message": "busy"}}, status=429)
         active += 1
