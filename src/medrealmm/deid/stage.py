@@ -110,7 +110,7 @@ async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(fn, *args)
 
 
-# Consultations whose turns the NER model tags together (bigger batches, less padding).
+# Consultations whose turns the NER model tags together (more clauses of each length per run).
 PREPARE_WINDOW = 16
 
 
