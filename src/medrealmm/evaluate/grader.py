@@ -18,7 +18,8 @@ from medrealmm.llm import (
     complete_structured,
     dialogue_messages,
 )
-from medrealmm.llm.types import Part
+from medrealmm.llm.dialogue import PresetMessages, slot_marker
+from medrealmm.llm.types import Message, Part
 from medrealmm.schema import Criterion, Event, Verdict, VerdictStatus
 
 GRADER_TASK = "evaluate.grader"
@@ -29,6 +30,42 @@ class GraderOutput(BaseModel):
     met: bool = Field(description="回复是否符合该准则的描述")
 
 
+class _Weight(int):
+    """A weight as the template's ``weight > 0`` sees it that prints as its slot's marker."""
+
+    def __str__(self) -> str:
+        return slot_marker("weight")
+
+
+class GraderPrompt:
+    """The grader requests of one reply: its user template is rendered once per sign of the
+    weight (the one thing the template branches on), not once per criterion, and each
+    criterion's text and weight are filled in; the messages are those of a full render."""
+
+    def __init__(self, department: str, reply: str) -> None:
+        self.department = department
+        self.reply = reply
+        self._presets: dict[bool, PresetMessages] = {}
+
+    def _preset(self, positive: bool) -> PresetMessages:
+        found = self._presets.get(positive)
+        if found is None:
+            found = self._presets[positive] = PresetMessages(
+                PACKAGE,
+                "grader",
+                {"department": self.department, "response": self.reply},
+                {"criterion": slot_marker("criterion"), "weight": _Weight(1 if positive else -1)},
+            )
+        return found
+
+    def request(self, parts: list[Part], criterion: Criterion) -> ChatRequest:
+        """``parts`` is ``dialogue_parts(context, ...)`` with or without pixels."""
+        messages = self._preset(criterion.weight > 0).messages(
+            parts, criterion=criterion.text, weight=criterion.weight
+        )
+        return _request(messages, criterion, self.reply)
+
+
 def grader_request(
     *,
     department: str,
@@ -37,18 +74,25 @@ def grader_request(
     criterion: Criterion,
     reply: str,
 ) -> ChatRequest:
-    """``parts`` is ``dialogue_parts(context, ...)`` with or without pixels."""
+    """One grader request, its template rendered in full; ``parts`` is
+    ``dialogue_parts(context, ...)`` with or without pixels. The criteria of one reply share a
+    ``GraderPrompt`` instead, which gives the same messages."""
+    messages = dialogue_messages(
+        PACKAGE,
+        "grader",
+        parts,
+        department=department,
+        response=reply,
+        criterion=criterion.text,
+        weight=criterion.weight,
+    )
+    return _request(messages, criterion, reply)
+
+
+def _request(messages: list[Message], criterion: Criterion, reply: str) -> ChatRequest:
     return ChatRequest(
         task=GRADER_TASK,
-        messages=dialogue_messages(
-            PACKAGE,
-            "grader",
-            parts,
-            department=department,
-            response=reply,
-            criterion=criterion.text,
-            weight=criterion.weight,
-        ),
+        messages=messages,
         inputs={"criterion": criterion.text, "weight": criterion.weight, "reply": reply},
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medrealmm.evaluate.grader import grader_request
+from medrealmm.evaluate.grader import GraderPrompt
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.llm import ChatRequest, dialogue_parts
 from medrealmm.llm.types import Part
@@ -23,6 +23,7 @@ class CaseRequests:
         self.instance = instance
         self.image_root = image_root
         self._parts: dict[bool, list[Part]] = {}
+        self._graders: dict[str, GraderPrompt] = {}
 
     def parts(self, with_images: bool) -> list[Part]:
         """The dialogue with pixels (``with_images``) or markers only, built on first use."""
@@ -47,11 +48,9 @@ class CaseRequests:
         )
 
     def grader(self, criterion: Criterion, reply: str, *, with_images: bool) -> ChatRequest:
-        """The grader request for one LLM criterion of ``reply``."""
-        return grader_request(
-            department=self.instance.department,
-            context=self.instance.context,
-            parts=self.parts(with_images),
-            criterion=criterion,
-            reply=reply,
-        )
+        """The grader request for one LLM criterion of ``reply``; the criteria of a reply share
+        its rendered prompt (``GraderPrompt``)."""
+        prompt = self._graders.get(reply)
+        if prompt is None:
+            prompt = self._graders[reply] = GraderPrompt(self.instance.department, reply)
+        return prompt.request(self.parts(with_images), criterion)

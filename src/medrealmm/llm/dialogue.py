@@ -9,7 +9,8 @@ exactly one thing: whether pixels are sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -118,15 +119,82 @@ def _flush(run: list[str], merged: list[Part]) -> None:
         merged.append(TextPart(text=text))
 
 
-def dialogue_messages(
-    package: str, agent: str, dialogue: list[Part], **variables: Any
-) -> list[Message]:
-    """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
-    in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
+def _around_dialogue(package: str, agent: str, variables: dict[str, Any]) -> tuple[str, str]:
+    """The rendered user template's text before and after its ``{{ dialogue }}`` slot."""
     variables[DIALOGUE_SLOT] = _MARK
     text = render(package, agent, "user", **variables)
     if text.count(_MARK) != 1:
         raise ValueError(f"template {package}/{agent}.user.j2 must use {{{{ dialogue }}}} once")
     head, tail = text.split(_MARK)
+    return head, tail
+
+
+def dialogue_messages(
+    package: str, agent: str, dialogue: list[Part], **variables: Any
+) -> list[Message]:
+    """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
+    in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
+    head, tail = _around_dialogue(package, agent, variables)
     content = _merge_text(head, dialogue, tail)
     return [*system_messages(package, agent, **variables), Message(role="user", content=content)]
+
+
+def slot_marker(name: str) -> str:
+    """What a ``PresetMessages`` slot's stand-in must render as."""
+    return f"\u0000slot:{name}\u0000"
+
+
+_SLOT = re.compile("\u0000slot:([^\u0000]*)\u0000")
+
+
+class PresetMessages:
+    """``dialogue_messages`` for many calls that differ only in a few variables (a grader's
+    criterion): the template is rendered once, each slot holding a stand-in that renders as
+    ``slot_marker(name)``, and each call joins the pieces with its values (``str(value)``,
+    as the template prints them), byte for byte what a full render gives. The stand-ins must
+    lead the template down the branches every value would take; the caller vouches for that.
+    """
+
+    def __init__(
+        self,
+        package: str,
+        agent: str,
+        constants: Mapping[str, Any],
+        stand_ins: Mapping[str, Any],
+    ) -> None:
+        self._package, self._agent = package, agent
+        self._constants = dict(constants)
+        # A NUL in a constant could fake a marker: such rare calls take the full render.
+        self._exact = not any("\u0000" in str(v) for v in self._constants.values())
+        head, tail = _around_dialogue(package, agent, {**self._constants, **stand_ins})
+        system = system_messages(package, agent, **self._constants, **stand_ins)
+        if any(_SLOT.search(m.plain_text) for m in system):
+            raise ValueError(f"{package}/{agent}: a slot may only be in the user template")
+        self._system_parts = [m.content for m in system]
+        self._system_roles = [m.role for m in system]
+        # Text around the markers and, at odd places, slot names (``re.split`` keeps groups).
+        self._head = _SLOT.split(head)
+        self._tail = _SLOT.split(tail)
+
+    def messages(self, dialogue: list[Part], **values: Any) -> list[Message]:
+        shown = {name: str(value) for name, value in values.items()}
+        if not self._exact or any(_MARK in text for text in shown.values()):
+            # What the full render does, error included (a value holding the dialogue mark).
+            return dialogue_messages(
+                self._package, self._agent, dialogue, **self._constants, **values
+            )
+        # The full render strips its whole text; the dialogue mark between head and tail is
+        # not blank, so that is stripping the head's start and the tail's end, after filling.
+        head = _fill(self._head, shown).lstrip()
+        tail = _fill(self._tail, shown).rstrip()
+        system = [
+            Message(role=role, content=list(content))
+            for role, content in zip(self._system_roles, self._system_parts, strict=True)
+        ]
+        return [*system, Message(role="user", content=_merge_text(head, dialogue, tail))]
+
+
+def _fill(pieces: list[str], shown: Mapping[str, str]) -> str:
+    if len(pieces) == 1:
+        return pieces[0]
+    return "".join(shown[p] if i % 2 else p for i, p in enumerate(pieces))
