@@ -13,12 +13,14 @@ from medrealmm.llm import (
     CachedClient,
     ChatRequest,
     GenerationParams,
+    ImagePart,
     LLMCache,
     LLMClient,
     LLMError,
     Message,
     OfflineClient,
     OpenAICompatibleClient,
+    TextPart,
     UnknownModelError,
     build_client,
     cache_key,
@@ -122,6 +124,67 @@ def test_cache_keys_of_existing_stores_still_match() -> None:
     assert cache_key("judge|m", request) == expected  # the schema's memo gives the same bytes
     changed = {**schema, "required": []}
     assert cache_key("judge|m", request.model_copy(update={"json_schema": changed})) != expected
+
+
+def _whole_dump_key(client_name: str, request: ChatRequest) -> str:
+    """The key as it was first made: the whole body dumped at once, images by their digest."""
+    import hashlib
+
+    def part(p: TextPart | ImagePart) -> dict[str, object]:
+        if isinstance(p, ImagePart):
+            return {"type": "image", "sha256": hashlib.sha256(p.url.encode()).hexdigest()}
+        return p.model_dump(mode="json")
+
+    body = {
+        "client": client_name,
+        "messages": [
+            {"role": m.role, "content": [part(p) for p in m.content]} for m in request.messages
+        ],
+        "params": request.params.model_dump(mode="json"),
+        "schema": request.json_schema,
+    }
+    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        GenerationParams(),
+        GenerationParams(temperature=0.0),
+        GenerationParams.model_construct(temperature=0, top_p=None, max_tokens=None, seed=None),
+        GenerationParams(temperature=-0.0, top_p=1.0, max_tokens=64, seed=0),
+        GenerationParams(extra_body={"b": [1, "二"], "a": {"z": None, "y": 0.5}}),
+    ],
+)
+@pytest.mark.parametrize("schema", [None, {"type": "object", "required": ["n"], "b": "二"}])
+def test_piecewise_key_is_the_whole_dump(params: GenerationParams, schema: object) -> None:
+    """Messages, settings and schema are written piece by piece (and memoised); the bytes must
+    be those of one dump for text, images, escapes, several messages and any settings."""
+    image = ImagePart(url="data:image/png;base64,iVBORw0KGgo=")
+    awkward = 'tab\t "quote" \\ \u0000 \u2028 \ud7ff 😀 换行\n'
+    request = ChatRequest(
+        task="evaluate.grader",
+        messages=[
+            Message.text("system", "系统 " + awkward),
+            Message(
+                role="user",
+                content=[
+                    TextPart(text="看图"),
+                    image,
+                    TextPart(text=""),
+                    image,
+                    TextPart(text="尾"),
+                ],
+            ),
+            Message.text("assistant", "{}"),
+        ],
+        params=params,
+        json_schema=schema,  # type: ignore[arg-type]
+    )
+    for client in ("judge|m|json_schema|img|{}", 'odd "name" 二'):
+        assert cache_key(client, request) == _whole_dump_key(client, request)
+        assert cache_key(client, request) == _whole_dump_key(client, request)  # memo hits
 
 
 async def test_offline_baseline_is_deterministic_and_labelled() -> None:

@@ -15,18 +15,29 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from medrealmm.llm.client import LLMClient
-from medrealmm.llm.types import ChatRequest, Completion, ImagePart, Message
+from medrealmm.llm.types import (
+    ChatRequest,
+    Completion,
+    GenerationParams,
+    ImagePart,
+    Message,
+    TextPart,
+)
+
+#: How ``json.dumps(..., ensure_ascii=False)`` writes a string (the C encoder it uses).
+_string = json.encoder.encode_basestring
 
 
-def _message_body(message: Message) -> dict[str, object]:
-    # A text part's fields written out, as ``model_dump(mode="json")`` gives them, unvalidated.
-    content = [
-        {"type": "image", "sha256": part.digest}
-        if isinstance(part, ImagePart)
-        else {"type": part.type, "text": part.text}
-        for part in message.content
-    ]
-    return {"role": message.role, "content": content}
+def _part_json(part: TextPart | ImagePart) -> str:
+    # A text part's fields as ``model_dump(mode="json")`` gives them; an image by its digest.
+    if isinstance(part, ImagePart):
+        return f'{{"sha256":{_string(part.digest)},"type":"image"}}'
+    return f'{{"text":{_string(part.text)},"type":{_string(part.type)}}}'
+
+
+def _message_json(message: Message) -> str:
+    content = ",".join([_part_json(part) for part in message.content])
+    return f'{{"content":[{content}],"role":{_string(message.role)}}}'
 
 
 def _canonical(value: object) -> str:
@@ -36,6 +47,11 @@ def _canonical(value: object) -> str:
 #: Canonical JSON of the schemas seen, by id; each entry holds its schema so the id stays
 #: its own. A structured task sends the same (cached) schema object on every call.
 _SCHEMA_JSON: dict[int, tuple[object, str]] = {}
+
+#: Canonical JSON of the decoding settings seen, by the ``repr`` of each value (0, 0.0 and
+#: -0.0 are equal but differ in JSON, and in ``repr``); with an ``extra_body`` (values of any
+#: type) they are dumped each time.
+_PARAMS_JSON: dict[tuple[str, ...], str] = {}
 
 
 def _schema_json(schema: dict[str, object] | None) -> str:
@@ -47,18 +63,28 @@ def _schema_json(schema: dict[str, object] | None) -> str:
     return found[1]
 
 
+def _params_json(params: GenerationParams) -> str:
+    if params.extra_body:
+        return _canonical(params.model_dump(mode="json"))
+    values = tuple([repr(value) for value in vars(params).values()])
+    found = _PARAMS_JSON.get(values)
+    if found is None:
+        if len(_PARAMS_JSON) > 256:
+            _PARAMS_JSON.clear()
+        found = _PARAMS_JSON[values] = _canonical(params.model_dump(mode="json"))
+    return found
+
+
 def cache_key(client_name: str, request: ChatRequest) -> str:
-    """sha256 of the canonical JSON of {client, messages, params, schema}. The schema, the
-    same on every call of a task, is serialised once and spliced in as the last key (keys
-    are sorted): the bytes, and so the keys of existing stores, are unchanged."""
-    head = _canonical(
-        {
-            "client": client_name,
-            "messages": [_message_body(m) for m in request.messages],
-            "params": request.params.model_dump(mode="json"),
-        }
+    """sha256 of the canonical JSON (sorted keys, no spaces) of {client, messages, params,
+    schema}. It is written piece by piece, not dumped whole: the schema and the settings,
+    the same on every call of a task, once, and each message straight from its parts. The
+    bytes, and so the keys of existing stores, are those of the whole dump."""
+    messages = ",".join([_message_json(m) for m in request.messages])
+    blob = (
+        f'{{"client":{_string(client_name)},"messages":[{messages}],'
+        f'"params":{_params_json(request.params)},"schema":{_schema_json(request.json_schema)}}}'
     )
-    blob = "".join((head[:-1], ',"schema":', _schema_json(request.json_schema), "}"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
