@@ -189,12 +189,22 @@ def measure(run: Callable[[], int]) -> tuple[int, float, float]:
     return calls, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def harness(folder: Path, base_url: str, n: int, criteria: int, transport: str) -> int:
-    config = write_config(folder, base_url, n, transport)
-    with RunStore(folder / f"harness-{n}-{transport}") as store:
+def harness(
+    folder: Path, base_url: str, n: int, criteria: int, transport: str
+) -> Callable[[], int]:
+    """The harness's side: the store already holds the instances and rubrics (earlier stages'
+    output, which the bare clients do not write either); opening it, grading and scoring are
+    timed."""
+    path = folder / f"harness-{n}-{transport}"
+    with RunStore(path) as store:
         fill(store, criteria)
-        outcome = run_evaluation(store, settings(config))
-    return outcome.verdicts.done
+
+    def run() -> int:
+        config = write_config(folder, base_url, n, transport)  # one file for every side
+        with RunStore(path) as store:
+            return run_evaluation(store, settings(config)).verdicts.done
+
+    return run
 
 
 def bare_sdk(base_url: str, n: int, criteria: int) -> int:
@@ -265,8 +275,8 @@ def side_by_side(folder: Path, args: argparse.Namespace) -> None:
         with server_process(args.latency, n) as base_url:
             sides = {
                 **{
-                    f"harness ({transport} transport)": partial(
-                        harness, folder, base_url, n, args.criteria, transport
+                    f"harness ({transport} transport)": harness(
+                        folder, base_url, n, args.criteria, transport
                     )
                     for transport in TRANSPORTS
                 },
