@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import tempfile
 import time
@@ -117,4 +118,6 @@ def start_ray(workers: int) -> float:
 
 
 if __name__ == "__main__":
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     main()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")

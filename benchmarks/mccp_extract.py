@@ -110,4 +110,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     main()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -10,6 +10,7 @@ whether two builds gave identical checksums.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -91,4 +92,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     main()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")

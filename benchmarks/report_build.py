@@ -10,6 +10,7 @@ Run: PYTHONPATH=src python benchmarks/report_build.py [--cases 200] [--resamples
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import tempfile
 import time
@@ -70,4 +71,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     main()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")

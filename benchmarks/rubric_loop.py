@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -103,4 +104,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     main()
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
