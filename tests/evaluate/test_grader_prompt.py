@@ -49,15 +49,10 @@ def _dialogues(root: Path) -> list[list[Part]]:
 
 
 def _full(department: str, reply: str, parts: list[Part], criterion: Criterion) -> list:
-    return dialogue_messages(
-        PACKAGE,
-        "grader",
-        parts,
-        department=department,
-        response=reply,
-        criterion=criterion.text,
-        weight=criterion.weight,
-    )
+    """The messages of the full render, as one-off callers get them."""
+    return grader_request(
+        department=department, context=[], parts=parts, criterion=criterion, reply=reply
+    ).messages
 
 
 @pytest.mark.parametrize("department", ["皮肤科", "", "儿科 {{ }}\n"])
