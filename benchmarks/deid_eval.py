@@ -11,7 +11,8 @@ For each half it prints, per identifier type:
 
 for rules alone, rules + the LAC NER recognizer (the default), and + the LLM pass (offline
 baseline unless --model names a served model); then the share of clinical terms (drugs,
-diseases, doses, lab values) left intact, and the text path's speed in KB per CPU-second.
+diseases, doses, lab values) left intact, and the text path's speed in KB per CPU-second (best
+of three passes, each printed).
 ``--regression`` adds the older same-code set (an upper bound, kept to catch regressions) and
 its generated images.
 
@@ -118,19 +119,26 @@ def fresh(registry: Registry) -> Registry:
     return registry
 
 
-def kb_per_cpu_second(rows: list[Row], registry: Registry, window: int = 160) -> float:
-    """Texts masked in windows of ``window`` (the deid stage prepares 16 consultations of
-    about 10 turns together), with a fresh NER cache per window so repeats across the set do
-    not flatter the figure."""
+def kb_per_cpu_second(
+    rows: list[Row], registry: Registry, window: int = 160, passes: int = 3
+) -> list[float]:
+    """The rate of each of ``passes`` passes over the texts, masked in windows of ``window``
+    (the deid stage prepares 16 consultations of about 10 turns together), with a fresh NER
+    cache per window so repeats across the set do not flatter the figure. Other work on a
+    shared machine only adds CPU time (cache and core contention), so the best pass is the
+    code's own cost, as ``timeit`` takes the minimum; every pass is printed."""
     texts = [r.text for r in rows]
     find_spans(texts[0], registry)  # load models outside the timing
     size = sum(len(t.encode("utf-8")) for t in texts)
-    started = time.process_time()
-    for i in range(0, len(texts), window):
-        chunk = texts[i : i + window]
-        for text, spans in zip(chunk, find_spans_in(chunk, fresh(registry)), strict=True):
-            apply_placeholders(text, spans)
-    return size / 1024 / (time.process_time() - started)
+    rates = []
+    for _ in range(passes):
+        started = time.process_time()
+        for i in range(0, len(texts), window):
+            chunk = texts[i : i + window]
+            for text, spans in zip(chunk, find_spans_in(chunk, fresh(registry)), strict=True):
+                apply_placeholders(text, spans)
+        rates.append(size / 1024 / (time.process_time() - started))
+    return rates
 
 
 def evaluate_split(split: str, model: str) -> None:
@@ -175,8 +183,10 @@ def evaluate_split(split: str, model: str) -> None:
     rate_rules = kb_per_cpu_second(rows, rules)
     rate_full = kb_per_cpu_second(rows, full)
     print(
-        f"  speed: rules {rate_rules:.0f} KB/CPU-s, rules+NER {rate_full:.0f} KB/CPU-s "
-        f"(target >= 100), load average {os.getloadavg()[0]:.2f}"
+        f"  speed, best of {len(rate_full)} passes: rules {max(rate_rules):.0f} KB/CPU-s, "
+        f"rules+NER {max(rate_full):.0f} KB/CPU-s (target >= 100; passes "
+        + ", ".join(f"{r:.0f}" for r in rate_full)
+        + f"), load average {os.getloadavg()[0]:.2f}"
     )
 
 
