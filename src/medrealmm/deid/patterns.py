@@ -76,8 +76,9 @@ _SEP = r"(?:[^\w。！？；;:：]|_|\[[^\]\d]{1,6}\])"
 # Every match starts with a bracket, a plus or a digit: checking that first lets the scan
 # pass other characters cheaply, and changes no match.
 _PHONE_START = r"(?=[(（+\d])"
-# What people write before an extension: 转 66, 转分机 3172, 分机号 8, ext. 8, x9150.
-_EXTENSION_WORD = r"(?:转分机号?|转内线|转|分机号?|内线|ext\.?|x|-)"
+# What people write before an extension: 转 66, 转分机 3172, 分机号 8, ext. 8, x9150, or a dash.
+_EXTENSION_WORDS = r"转分机号?|转内线|转|分机号?|内线|ext\.?|x"
+_EXTENSION_WORD = rf"(?:{_EXTENSION_WORDS}|-)"
 _PHONE_SHAPE_RE = re.compile(
     _PHONE_START + r"(?<!\d)(?<!\d\.)"  # not the decimals of a value (1.13…); Tel.138… is a phone
     rf"(?P<main>(?:[(（]?(?:\+|00)?86[)）]?{_SEP}{{0,3}})?"
@@ -276,8 +277,12 @@ _ANY_LAYOUT = (
 )
 
 
+# Where a number's extension begins (not at a dash: a dash also joins its digit groups).
+_EXTENSION_START = re.compile(rf"\s?(?:{_EXTENSION_WORDS})", re.IGNORECASE)
+
+
 def _seven_to_fifteen_digits(match: re.Match[str]) -> EntityType | None:
-    number = re.split(r"\s?(?:转|分机|内线|ext|x)", match.group("v"), flags=re.IGNORECASE)[0]
+    number = _EXTENSION_START.split(match.group("v"), maxsplit=1)[0]
     return EntityType.PHONE if 7 <= sum(c.isdigit() for c in number) <= 15 else None
 
 
