@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from medrealmm.llm import Completion, Usage
+from medrealmm.llm import CachedClient, ChatRequest, Completion, LLMCache, Message, Usage
 from medrealmm.runner import run_async, run_units
 from medrealmm.schema import Consultation, Event, Sender
 from medrealmm.store import FAILED, RunStore
@@ -107,6 +107,46 @@ async def test_runner_bounds_concurrency_and_isolates_failures() -> None:
     assert peak <= 3
     assert stats.done == 9 and stats.failed == 1 and "boom" in stats.errors["k3"]
     assert sorted(seen) == sorted(f"k{i}" for i in range(10) if i != 3)
+
+
+async def test_units_ahead_wait_at_the_clients_slots_and_refill_a_freed_one_first(
+    tmp_path: Path,
+) -> None:
+    """With one slot and one unit ahead, the second request is sent while the first reply
+    is still unprocessed: the slot does not idle through that processing."""
+    events: list[str] = []
+    slot = asyncio.Semaphore(1)  # the client's own bound, as OpenAICompatibleClient holds
+
+    class OneSlot:
+        name, is_baseline, vision = "one-slot", False, False
+
+        def cache_identity(self, request: ChatRequest) -> str:
+            return self.name
+
+        async def complete(self, request: ChatRequest) -> Completion:
+            async with slot:
+                events.append(f"sent {request.inputs['n']}")
+                await asyncio.sleep(0.01)
+            return Completion(text="{}", model="m")
+
+        def forget(self, request: ChatRequest) -> None: ...
+
+        async def aclose(self) -> None: ...
+
+    cache = LLMCache(tmp_path / "cache.sqlite")
+    client = CachedClient(OneSlot(), cache)
+
+    async def work(key: str) -> None:
+        await client.complete(
+            ChatRequest(task="t", messages=[Message.text("user", key)], inputs={"n": key})
+        )
+        events.append(f"processed {key}")
+
+    stats = await run_units(["0", "1", "2"], work, description="t", concurrency=1, ahead=1)
+    cache.close()
+    assert stats.done == 3
+    assert events.index("sent 1") < events.index("processed 0")
+    assert events.index("sent 2") < events.index("processed 1")
 
 
 async def test_runner_takes_keys_in_order_and_handles_none() -> None:

@@ -46,7 +46,7 @@ from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
 from medrealmm.mccp import unmasked_instances
 from medrealmm.rubric.rules import grade_rule
-from medrealmm.runner import RunStats, run_async, run_units
+from medrealmm.runner import RunStats, run_async, run_units, units_ahead
 from medrealmm.schema import (
     CaseScore,
     Criterion,
@@ -340,6 +340,7 @@ async def _respond(plan: _Plan) -> RunStats:
             respond,
             description=f"respond {plan.model} ({'img' if plan.images else 'txt'})",
             concurrency=spec.concurrency,
+            ahead=units_ahead(spec.concurrency),
             already_done=len(plan.targets) - len(pending),
         )
     finally:
@@ -434,6 +435,7 @@ async def _grade(plan: _Plan) -> RunStats:
             assess,
             description=f"grade {plan.model} with {grader}",
             concurrency=plan.judge.concurrency,
+            ahead=units_ahead(plan.judge.concurrency),
             already_done=len(units) - len(pending),
         )
     finally:

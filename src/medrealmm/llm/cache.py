@@ -6,6 +6,7 @@ determines the answer, and entries are committed as each call finishes.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -211,6 +212,10 @@ class CachedClient:
         completion = await self.inner.complete(request)
         self.misses += 1
         self.cache.put(key, request.task, self.inner.name, completion)
+        # One loop turn before the caller processes the reply: a unit waiting for the slot
+        # this call freed (``run_units``' ``ahead``) sends its request first. The answer is
+        # already cached, so a cancel here repeats no call.
+        await asyncio.sleep(0)
         return completion
 
     def forget(self, request: ChatRequest) -> None:
