@@ -11,8 +11,9 @@ In one run, for each N, the same C grader calls are made by:
 - raw aiohttp: one session, N in flight, the same JSON body posted and the reply parsed, the
   transport's own cost, so the table shows how far the harness is from it.
 
-It prints achieved / ideal and the client process's CPU per call for each, with the machine
-load (``os.getloadavg``) before and after, then kills a run half way, reruns it and prints
+It prints achieved / ideal and the client process's CPU per call for each, the median of three
+rounds with the sides interleaved (each round printed), with the machine load
+(``os.getloadavg``) before and after, then kills a run half way, reruns it and prints
 how many finished calls the rerun asked again (goal 0).
 
     python benchmarks/eval_throughput.py --criteria 2000 --latency 0.1 --concurrency 16 64
@@ -26,6 +27,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -195,7 +197,7 @@ def harness(
     """The harness's side: the store already holds the instances and rubrics (earlier stages'
     output, which the bare clients do not write either); opening it, grading and scoring are
     timed."""
-    path = folder / f"harness-{n}-{transport}"
+    path = folder / f"harness-{n}-{transport}"  # a fresh store: nothing answered from cache
     with RunStore(path) as store:
         fill(store, criteria)
 
@@ -268,28 +270,43 @@ def load() -> str:
 
 
 def side_by_side(folder: Path, args: argparse.Namespace) -> None:
-    print(f"{args.criteria} grader calls per side, L = {1000 * args.latency:.0f} ms; {load()}")
-    print(f"{'N':>4} {'client':<32} {'calls/s':>9} {'of ideal':>9} {'CPU ms/call':>12}")
+    """Each side runs ``--rounds`` times, the sides interleaved round by round, so a burst of
+    other work on the shared cores falls on every side alike; each side's median is printed
+    with every round's figure."""
+    print(
+        f"{args.criteria} grader calls per side, L = {1000 * args.latency:.0f} ms, "
+        f"median of {args.rounds} interleaved rounds; {load()}"
+    )
+    print(f"{'N':>4} {'client':<32} {'of ideal':>9} {'CPU ms/call':>12}  rounds (of ideal)")
     for n in args.concurrency:
         ideal = n / args.latency
         with server_process(args.latency, n) as base_url:
-            sides = {
-                **{
-                    f"harness ({transport} transport)": harness(
-                        folder, base_url, n, args.criteria, transport
+            results: dict[str, list[tuple[float, float]]] = {}
+            for round_ in range(args.rounds):
+                sides = {
+                    **{
+                        f"harness ({transport} transport)": harness(
+                            folder / f"round-{round_}", base_url, n, args.criteria, transport
+                        )
+                        for transport in TRANSPORTS
+                    },
+                    "bare async SDK": partial(bare_sdk, base_url, n, args.criteria),
+                    "thread pool (simple-evals)": partial(thread_pool, base_url, n, args.criteria),
+                    "raw aiohttp (transport control)": partial(
+                        raw_aiohttp, base_url, n, args.criteria
+                    ),
+                }
+                for name, side in sides.items():
+                    calls, wall, cpu = measure(side)
+                    results.setdefault(name, []).append(
+                        (calls / wall / ideal, 1000 * cpu / max(calls, 1))
                     )
-                    for transport in TRANSPORTS
-                },
-                "bare async SDK": partial(bare_sdk, base_url, n, args.criteria),
-                "thread pool (simple-evals)": partial(thread_pool, base_url, n, args.criteria),
-                "raw aiohttp (transport control)": partial(raw_aiohttp, base_url, n, args.criteria),
-            }
-            for name, side in sides.items():
-                calls, wall, cpu = measure(side)
-                rate = calls / wall
+            for name, runs in results.items():
+                ratios = [ratio for ratio, _ in runs]
+                each = ", ".join(f"{ratio:.3f}" for ratio in ratios)
                 print(
-                    f"{n:>4} {name:<32} {rate:>9.1f} {rate / ideal:>9.3f} "
-                    f"{1000 * cpu / max(calls, 1):>12.2f}"
+                    f"{n:>4} {name:<32} {statistics.median(ratios):>9.3f} "
+                    f"{statistics.median(cpu for _, cpu in runs):>12.2f}  {each}"
                 )
     print("goal: harness >= 0.9 of ideal at N=16, >= 0.85 at N=64, <= 1.5 ms CPU per call")
     print(f"after: {load()}")
@@ -327,6 +344,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="server latency L (s)")
     parser.add_argument(
         "--concurrency", type=int, nargs="+", default=[16, 64], help="N, server and client"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="runs of each side; the median is printed"
     )
     args = parser.parse_args()
     os.environ.setdefault("MEDREALMM_PROGRESS", "0")

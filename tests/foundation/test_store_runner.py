@@ -172,3 +172,32 @@ def test_run_async_returns_the_result_and_raises_what_the_work_raised() -> None:
     assert run_async(answer()) == {"cases": 3}
     with pytest.raises(ValueError, match="bad input"):
         run_async(broken())
+
+
+async def test_a_call_cancelled_while_its_reply_waits_is_still_cached(tmp_path: Path) -> None:
+    """The turn a finished call yields (for units ahead) is no window for a rerun to repeat it."""
+
+    class Answers:
+        name, is_baseline, vision = "answers", False, False
+
+        def cache_identity(self, request: ChatRequest) -> str:
+            return self.name
+
+        async def complete(self, request: ChatRequest) -> Completion:
+            return Completion(text="{}", model="m")
+
+        def forget(self, request: ChatRequest) -> None: ...
+
+        async def aclose(self) -> None: ...
+
+    cache = LLMCache(tmp_path / "cache.sqlite")
+    client = CachedClient(Answers(), cache)
+    task = asyncio.create_task(
+        client.complete(ChatRequest(task="t", messages=[Message.text("user", "x")]))
+    )
+    await asyncio.sleep(0)  # the call returned; the client now yields its one turn
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert len(cache) == 1
+    cache.close()

@@ -211,11 +211,14 @@ class CachedClient:
             return hit.model_copy(update={"cached": True})
         completion = await self.inner.complete(request)
         self.misses += 1
-        self.cache.put(key, request.task, self.inner.name, completion)
-        # One loop turn before the caller processes the reply: a unit waiting for the slot
-        # this call freed (``run_units``' ``ahead``) sends its request first. The answer is
-        # already cached, so a cancel here repeats no call.
-        await asyncio.sleep(0)
+        try:
+            # One loop turn before the reply is processed: a unit waiting for the slot this
+            # call freed (``run_units``' ``ahead``) sends its request first.
+            await asyncio.sleep(0)
+        finally:
+            # Cached even when cancelled during that turn (no call repeated by a rerun), and
+            # after it, so the entry commits with the unit's row (``RunStore.write_soon``).
+            self.cache.put(key, request.task, self.inner.name, completion)
         return completion
 
     def forget(self, request: ChatRequest) -> None:
