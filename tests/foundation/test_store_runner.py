@@ -109,24 +109,28 @@ async def test_runner_bounds_concurrency_and_isolates_failures() -> None:
     assert sorted(seen) == sorted(f"k{i}" for i in range(10) if i != 3)
 
 
-async def test_units_ahead_wait_at_the_clients_slots_and_refill_a_freed_one_first(
+async def test_units_ahead_refill_the_slots_a_burst_of_replies_freed_before_processing_it(
     tmp_path: Path,
 ) -> None:
-    """With one slot and one unit ahead, the second request is sent while the first reply
-    is still unprocessed: the slot does not idle through that processing."""
+    """Two slots, two units ahead, two replies arriving in one loop step: both waiting units
+    send before either reply is processed, so no slot idles through that processing."""
     events: list[str] = []
-    slot = asyncio.Semaphore(1)  # the client's own bound, as OpenAICompatibleClient holds
+    slots = asyncio.Semaphore(2)  # the client's own bound, as OpenAICompatibleClient holds
+    waves = [asyncio.Event(), asyncio.Event()]
 
-    class OneSlot:
-        name, is_baseline, vision = "one-slot", False, False
+    class TwoSlots:
+        name, is_baseline, vision = "two-slots", False, False
 
         def cache_identity(self, request: ChatRequest) -> str:
             return self.name
 
         async def complete(self, request: ChatRequest) -> Completion:
-            async with slot:
-                events.append(f"sent {request.inputs['n']}")
-                await asyncio.sleep(0.01)
+            n = int(request.inputs["n"])
+            async with slots:
+                events.append(f"sent {n}")
+                if n % 2:  # the wave's second request: both its replies then come together
+                    asyncio.get_running_loop().call_soon(waves[n // 2].set)
+                await waves[n // 2].wait()
             return Completion(text="{}", model="m")
 
         def forget(self, request: ChatRequest) -> None: ...
@@ -134,7 +138,7 @@ async def test_units_ahead_wait_at_the_clients_slots_and_refill_a_freed_one_firs
         async def aclose(self) -> None: ...
 
     cache = LLMCache(tmp_path / "cache.sqlite")
-    client = CachedClient(OneSlot(), cache)
+    client = CachedClient(TwoSlots(), cache)
 
     async def work(key: str) -> None:
         await client.complete(
@@ -142,11 +146,12 @@ async def test_units_ahead_wait_at_the_clients_slots_and_refill_a_freed_one_firs
         )
         events.append(f"processed {key}")
 
-    stats = await run_units(["0", "1", "2"], work, description="t", concurrency=1, ahead=1)
+    keys = ["0", "1", "2", "3"]
+    stats = await run_units(keys, work, description="t", concurrency=2, ahead=2)
     cache.close()
-    assert stats.done == 3
-    assert events.index("sent 1") < events.index("processed 0")
-    assert events.index("sent 2") < events.index("processed 1")
+    assert stats.done == 4
+    assert events[:4] == ["sent 0", "sent 1", "sent 2", "sent 3"]
+    assert events[4:6] == ["processed 0", "processed 1"]
 
 
 async def test_runner_takes_keys_in_order_and_handles_none() -> None:
