@@ -116,7 +116,9 @@ def test_another_reviewer_cannot_overwrite_a_primary_decision(store: RunStore) -
         )
     kept = store.get(stages.CORPUS_REVIEW_DECISION, task.key, ReviewDecision)
     assert kept is not None and kept.reviewer == "reviewer-a"
-    queue.record(store, first.model_copy(update={"verdict": "reject", "note": "revised"}))
+    queue.record(
+        store, first.model_copy(update={"verdict": ReviewVerdict.REJECT, "note": "revised"})
+    )
 
 
 def test_nothing_is_final_before_the_audit_is_planned(store: RunStore) -> None:
