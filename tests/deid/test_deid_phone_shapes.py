@@ -91,6 +91,10 @@ def test_numbers_in_any_national_layout_after_a_phone_word(text: str, phone: str
         "打了 12 12 10 单位",
         "号码 12 位",
         "病历号00123456789",  # 00 starts record numbers too: no number abroad unless valid
+        # groups of any size follow only words that name a phone outright
+        "号码是 5 10 15 20 25 mg",
+        "请于3日前回电 2023-05-12",
+        "Hotel 2 3 4 5 6 7 8",
     ],
 )
 def test_values_after_a_phone_word_are_not_phones(text: str) -> None:

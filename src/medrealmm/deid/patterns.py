@@ -304,6 +304,9 @@ PHONE_IN_ANY_LAYOUT = RegexRecognizer(
     group="v",
 )
 
+# A looser layout (groups of any size: 1 3 8 0 0 1 3 8 0 0 0) after a shorter cue list than
+# ``_PHONE_CUE``: only words that name a phone outright may lead it. With 号码, 回电 or tel it
+# would take 号码是 5 10 15 20 25 mg, 回电 2023-05-12 and Hotel 2 3 4 5 6 7 8 for numbers.
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
     gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call", re.IGNORECASE),
