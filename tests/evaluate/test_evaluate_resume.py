@@ -86,3 +86,21 @@ def test_kill_9_then_rerun_repeats_no_finished_call(tmp_path: Path, transport: s
     assert outcome.incomplete == 0 and len(outcome.scores) == 6
     assert outcome.verdicts.skipped == done_before
     assert _count(db, stages.EVAL_VERDICT) == total_verdicts
+
+
+def test_units_waiting_ahead_never_exceed_the_configured_calls_in_flight(tmp_path: Path) -> None:
+    """``run_units`` starts more units than a model's ``concurrency`` (they wait with their
+    requests built); the server still never sees more than ``concurrency`` at once."""
+    with RunStore(tmp_path / "run") as store:
+        fill_store(store, demo_instances(6))
+        with FakeOpenAIServer(responder, latency_s=0.05) as server:
+            config = models_yaml(tmp_path, server)
+            data = yaml.safe_load(config.read_text(encoding="utf-8"))
+            for entry in data["models"]:
+                entry["concurrency"] = 4  # units_ahead(4) == 1: five units at once
+            config.write_text(yaml.safe_dump(data), encoding="utf-8")
+            outcome = run_evaluation(
+                store, EvalSettings(model="fake-vlm", grader="fake-judge", models_config=config)
+            )
+        assert outcome.incomplete == 0 and len(outcome.scores) == 6
+        assert server.peak_concurrency <= 4
