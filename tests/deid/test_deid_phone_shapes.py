@@ -83,6 +83,46 @@ def test_numbers_in_any_national_layout_after_a_phone_word(text: str, phone: str
 
 
 @pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("我在美国，412-215-4728 晚上能接", "412-215-4728"),
+        ("回国前留个 (904)300-0883x873 吧", "(904)300-0883x873"),
+        ("号在这 962.952.7601 ext 55", "962.952.7601 ext 55"),
+        ("从国内打 001-433-777-6174x0931", "001-433-777-6174x0931"),
+        ("台北家里 (02) 5768 4268，白天没人", "(02) 5768 4268"),
+        ("我妈的 03-8194875", "03-8194875"),
+        ("她是台湾的，0921-993518", "0921-993518"),
+        ("或者 0912 345 678 也行", "0912 345 678"),
+    ],
+)
+def test_numbers_in_a_layout_of_north_america_or_taiwan_need_no_cue(text: str, phone: str) -> None:
+    assert _masked(text).get(phone) is EntityType.PHONE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "输液 200 250 1000 ml 分三次",  # 3-3-4 in spaces: a list of volumes
+        "剂量 250-500-1000 mg 递增",  # a dose escalation
+        "剂量 250.500.1000 IU",
+        "血压 120-80-60",
+        "2023-05-12 复查 0.05 1234567",
+        "化验单号 123-456-7890 见附件",  # no area code starts with 1
+        "批号 A05-1234567",
+    ],
+)
+def test_values_in_foreign_phone_layouts_without_their_rules_stay(text: str) -> None:
+    assert EntityType.PHONE not in _masked(text).values()
+
+
+@pytest.mark.parametrize("prefix", [f"0{i:02d}" for i in range(100)] + ["008", "0081", "00852"])
+def test_no_area_code_candidate_breaks_the_phone_rules(prefix: str) -> None:
+    """008 98842368 once raised from libphonenumber (00 opens a call abroad to no country)."""
+    for local in ("98842368", "2345678"):
+        _masked(f"昨天看了报告，{prefix} {local}，麻烦医生看看")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "电话随访 2023.05.12 复查",  # a date after a phone word

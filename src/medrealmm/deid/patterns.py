@@ -151,7 +151,11 @@ def _is_area_code(area: str) -> bool:
     import phonenumbers
 
     for local in ("2345678", "23456789"):
-        if phonenumbers.is_valid_number(phonenumbers.parse(area + local, "CN")):
+        try:  # 00 starts an international prefix: 008… names no country, and parse raises
+            number = phonenumbers.parse(area + local, "CN")
+        except phonenumbers.NumberParseException:
+            return False
+        if phonenumbers.is_valid_number(number):
             return True
     return False
 
@@ -259,6 +263,42 @@ INTERNATIONAL_PHONE = RegexRecognizer(
         )
     ],
     validate=_valid_international,
+)
+
+
+# Numbers in a layout of North America or Taiwan, with no cue and no country code: a patient
+# abroad gives hers as she writes it at home. Only layouts no dose, value, date or record
+# number takes: NANP's 3-3-4 joined by dashes or dots, with its own rules (area code and
+# exchange start 2-9: (412)623-3079, 962.952.7601x89555; not 200 250 1000, a list of
+# volumes); Taiwan's 0X area code set off by a dash, a bracket or a space before 7-8 digits
+# (03-8194875, (02) 5768 4268); its 09XX mobiles with a separator (0921-993518).
+_NOT_AFTER = r"(?<![\w.\-+/:])"
+# ... nor before a unit: 250-500-1000 mg is a dose escalation.
+_NOT_BEFORE = (
+    r"(?![\w\-/]|\.\d|\s?(?:mg|ml|mcg|μg|ug|g|kg|iu|u|mmol|单位|毫克|毫升|克|片|粒|支|袋|次|滴)"
+    r"(?![a-z]))"
+)
+_FOREIGN_EXTENSION = r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?"
+FOREIGN_LAYOUT_PHONE = RegexRecognizer(
+    name="foreign_layout_phone",
+    gate=re.compile(r"\d[\-.\s)）]\s?\d{3}"),
+    type=EntityType.PHONE,
+    patterns=[
+        re.compile(
+            _NOT_AFTER + r"(?:(?:00)?1[\-.\s])?"  # 001-, 1-: the country code dialled from home
+            r"(?:\([2-9]\d{2}\)\s?|[2-9]\d{2}(?P<s>[\-.]))[2-9]\d{2}"
+            r"(?(s)(?P=s)|[\-.])\d{4}" + _FOREIGN_EXTENSION + _NOT_BEFORE,
+            re.IGNORECASE,
+        ),
+        re.compile(
+            _NOT_AFTER
+            + r"(?:[(（]0\d[)）]\s?|0\d[\-\s])\d{3,4}[\-\s]?\d{4}"
+            + _FOREIGN_EXTENSION
+            + _NOT_BEFORE,
+            re.IGNORECASE,
+        ),
+        re.compile(_NOT_AFTER + r"09\d{2}[\-\s]\d{3}[\-\s]?\d{3}" + _NOT_BEFORE),
+    ],
 )
 
 

@@ -55,6 +55,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.PHONE_BY_CONTEXT,
         patterns.PHONE_IN_ANY_LAYOUT,
         patterns.INTERNATIONAL_PHONE,
+        patterns.FOREIGN_LAYOUT_PHONE,
         patterns.EMAIL,
         patterns.URL,
         patterns.NUMBER_BY_KEYWORD,
