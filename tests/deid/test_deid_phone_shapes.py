@@ -93,6 +93,9 @@ def test_numbers_in_any_national_layout_after_a_phone_word(text: str, phone: str
         ("我妈的 03-8194875", "03-8194875"),
         ("她是台湾的，0921-993518", "0921-993518"),
         ("或者 0912 345 678 也行", "0912 345 678"),
+        ("我的号码是412-215-4728谢谢", "412-215-4728"),  # Han text touches it
+        ("在美国的家里4674924708", "4674924708"),  # ten digits in one run
+        ("台湾手机0960313721", "0960313721"),
     ],
 )
 def test_numbers_in_a_layout_of_north_america_or_taiwan_need_no_cue(text: str, phone: str) -> None:
@@ -109,10 +112,25 @@ def test_numbers_in_a_layout_of_north_america_or_taiwan_need_no_cue(text: str, p
         "2023-05-12 复查 0.05 1234567",
         "化验单号 123-456-7890 见附件",  # no area code starts with 1
         "批号 A05-1234567",
+        "时间戳 1700000000",  # a Unix time: no area code starts with 1
+        "10:30 到 11:45 复查",
     ],
 )
 def test_values_in_foreign_phone_layouts_without_their_rules_stay(text: str) -> None:
     assert EntityType.PHONE not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "kind"),
+    [
+        ("门诊号5945623644。", "5945623644", EntityType.MRN),
+        ("订单号: 2934342422", "2934342422", EntityType.ORDER_ID),
+    ],
+)
+def test_ten_digits_after_a_label_keep_the_labels_type(
+    text: str, number: str, kind: EntityType
+) -> None:
+    assert _masked(text).get(number) is kind
 
 
 @pytest.mark.parametrize("prefix", [f"0{i:02d}" for i in range(100)] + ["008", "0081", "00852"])

@@ -272,16 +272,18 @@ INTERNATIONAL_PHONE = RegexRecognizer(
 # exchange start 2-9: (412)623-3079, 962.952.7601x89555; not 200 250 1000, a list of
 # volumes); Taiwan's 0X area code set off by a dash, a bracket or a space before 7-8 digits
 # (03-8194875, (02) 5768 4268); its 09XX mobiles with a separator (0921-993518).
-_NOT_AFTER = r"(?<![\w.\-+/:])"
+# Not inside a longer run of Latin letters, digits or joiners; Han text may touch it
+# (号码是412-215-4728).
+_NOT_AFTER = r"(?<![A-Za-z0-9_.\-+/])"
 # ... nor before a unit: 250-500-1000 mg is a dose escalation.
 _NOT_BEFORE = (
-    r"(?![\w\-/]|\.\d|\s?(?:mg|ml|mcg|μg|ug|g|kg|iu|u|mmol|单位|毫克|毫升|克|片|粒|支|袋|次|滴)"
+    r"(?![A-Za-z0-9_\-/]|\.\d|\s?(?:mg|ml|mcg|μg|ug|g|kg|iu|u|mmol|单位|毫克|毫升|克|片|粒|支|袋|次|滴)"
     r"(?![a-z]))"
 )
 _FOREIGN_EXTENSION = r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?"
 FOREIGN_LAYOUT_PHONE = RegexRecognizer(
     name="foreign_layout_phone",
-    gate=re.compile(r"\d[\-.\s)）]\s?\d{3}"),
+    gate=re.compile(r"\d[\-.\s)）]\s?\d{3}|\d{10}"),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
@@ -298,6 +300,14 @@ FOREIGN_LAYOUT_PHONE = RegexRecognizer(
             re.IGNORECASE,
         ),
         re.compile(_NOT_AFTER + r"09\d{2}[\-\s]\d{3}[\-\s]?\d{3}" + _NOT_BEFORE),
+        # ten digits in one run, as a phone's keypad gives them: no clinical value is that
+        # long, and NANP's rules and Taiwan's 09 leave out Unix times (1700000000). Not after
+        # a label (门诊号5945623644, 卡号: …): the label's own recognizer types that number.
+        re.compile(
+            _NOT_AFTER
+            + r"(?<![号码卡#:])(?<![号码卡#:]\s)(?:[2-9]\d{2}[2-9]\d{6}|09\d{8})"
+            + _NOT_BEFORE
+        ),
     ],
 )
 
