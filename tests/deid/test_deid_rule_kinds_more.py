@@ -410,3 +410,21 @@ def test_guardians_siblings_and_surnames_from_other_generators(text: str, value:
 )
 def test_words_after_a_cue_that_start_with_a_surname_stay(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("在瑞金做的胃镜", "瑞金"),
+        ("去协和看", "协和"),
+        ("到301复查", "301"),
+        ("在华山的报告", "华山"),
+    ],
+)
+def test_hospitals_known_by_a_short_name_are_masked_by_the_rules(text: str, name: str) -> None:
+    assert _masked(text).get(name) is EntityType.HOSPITAL
+
+
+@pytest.mark.parametrize("text", ["瑞金市的天气", "他是同济大学的", "华山很高", "301个"])
+def test_those_short_names_as_a_place_or_school_stay(text: str) -> None:
+    assert EntityType.HOSPITAL not in _masked(text).values()

@@ -1,7 +1,7 @@
 """Offline baseline for the de-identification LLM pass: a second, independent rule set.
 
 It looks for identifiers in unconventional contexts (names after kinship words, nicknames,
-hospital short names, chat-app accounts), so the offline pipeline exercises the same merge
+chat-app accounts), so the offline pipeline exercises the same merge
 path a model's proposals take. Rules, not a model.
 """
 
@@ -23,13 +23,6 @@ _KIN = "|".join(
 )
 _KIN_NAME_RE = re.compile(rf"(?:{_KIN})(?:叫|是)?(?P<name>{SURNAME_RE}[\u4e00-\u9fff]{{1,2}})")
 _NICKNAME_RE = re.compile(r"(?:叫|喊|小名)(?P<name>[小阿老][\u4e00-\u9fff])(?=[，。,.!！？?\s]|$)")
-_HOSPITAL_SHORT = words(
-    "协和 华西 湘雅 瑞金 华山 齐鲁 同济 中山一院 北医三院 北大人民 301 浙一 浙二 湘雅二院 华西二院"
-)
-_HOSPITAL_SHORT_RE = re.compile(
-    rf"(?:在|去|到|于)(?P<name>{'|'.join(sorted(_HOSPITAL_SHORT, key=len, reverse=True))})"
-    r"(?=看|就诊|住院|检查|复查|做|开|挂|的)"
-)
 _ACCOUNT_RE = re.compile(
     r"(?:微信号?|vx|VX|wx|WX|QQ|qq)\s*(?:号)?\s*[:：是为]?\s*(?P<name>[A-Za-z0-9][-_A-Za-z0-9]{4,19})"
 )
@@ -52,8 +45,6 @@ def text_llm_baseline(request: ChatRequest) -> str:
                 spans.append({"turn": turn, "text": name, "type": "NAME"})
         for match in _NICKNAME_RE.finditer(text):
             spans.append({"turn": turn, "text": match.group("name"), "type": "NAME"})
-        for match in _HOSPITAL_SHORT_RE.finditer(text):
-            spans.append({"turn": turn, "text": match.group("name"), "type": "HOSPITAL"})
         for match in _ACCOUNT_RE.finditer(text):
             spans.append({"turn": turn, "text": match.group("name"), "type": "ID"})
     return json.dumps({"spans": spans}, ensure_ascii=False)

@@ -760,6 +760,24 @@ HOSPITAL_SHORT = RegexRecognizer(
     ],
 )
 
+# Hospitals known across the country by a short name (在瑞金做的胃镜, 去协和看, 到301复查): after
+# a going-to cue and before what people do there, since 瑞金 alone is a city and 同济 a
+# university.
+FAMOUS_HOSPITAL_NAMES = words(
+    "协和 华西 湘雅 瑞金 华山 齐鲁 同济 中山一院 北医三院 北大人民 301 浙一 浙二 湘雅二院 华西二院"
+)
+FAMOUS_HOSPITAL = RegexRecognizer(
+    name="famous_hospital",
+    gate=re.compile("|".join(FAMOUS_HOSPITAL_NAMES)),
+    type=EntityType.HOSPITAL,
+    patterns=[
+        re.compile(
+            rf"(?<=[在去到于])(?:{'|'.join(sorted(FAMOUS_HOSPITAL_NAMES, key=len, reverse=True))})"
+            r"(?=看|就诊|住院|检查|复查|做|开|挂|的)"
+        )
+    ],
+)
+
 
 # -- sub-city geography ----------------------------------------------------------------
 def _common_word(word: str) -> bool:

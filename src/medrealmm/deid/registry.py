@@ -70,6 +70,7 @@ def rule_recognizers() -> list[Recognizer]:
         patterns.BIRTH_DATE_IN_PART,
         patterns.HOSPITAL,
         patterns.HOSPITAL_SHORT,
+        patterns.FAMOUS_HOSPITAL,
         patterns.ADDRESS,
         patterns.ADDRESS_BY_CUE,
         patterns.ADDRESS_HOUSE_NUMBER,
