@@ -248,6 +248,9 @@ def _valid_international(match: re.Match[str]) -> EntityType | None:
     return EntityType.PHONE if held(number) else None
 
 
+# An extension as numbers abroad write it (x12, ext. 8150), after a number's last digit.
+_LATIN_EXTENSION = r"\s?(?:x|ext\.?)\s?\d{1,5}"
+
 # Numbers abroad (+852 9123 4567, +1 (415) 555-2671, 0044 20 7946 0958): a country code other
 # than China's, then digit groups that libphonenumber holds valid for that country.
 INTERNATIONAL_PHONE = RegexRecognizer(
@@ -258,7 +261,7 @@ INTERNATIONAL_PHONE = RegexRecognizer(
         re.compile(
             r"(?P<main>(?<![\d+])[(（]?(?:\+\s?|00)(?!86)[1-9]\d{0,2}[)）]?[\s.\-]*"
             r"(?:[(（]\d{1,4}[)）][\s.\-]*)?\d(?:[\s.\-]?\d){5,13})(?![\d.])"
-            r"(?:\s?(?:x|ext\.?)\s?\d{1,5}(?![\d.]))?",
+            rf"(?:{_LATIN_EXTENSION}(?![\d.]))?",
             re.IGNORECASE,
         )
     ],
@@ -280,7 +283,7 @@ _NOT_BEFORE = (
     r"(?![A-Za-z0-9_\-/]|\.\d|\s?(?:mg|ml|mcg|μg|ug|g|kg|iu|u|mmol|单位|毫克|毫升|克|片|粒|支|袋|次|滴)"
     r"(?![a-z]))"
 )
-_FOREIGN_EXTENSION = r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?"
+_FOREIGN_EXTENSION = rf"(?:{_LATIN_EXTENSION})?"
 FOREIGN_LAYOUT_PHONE = RegexRecognizer(
     name="foreign_layout_phone",
     gate=re.compile(r"\d[\-.\s)）]\s?\d{3}|\d{10}"),

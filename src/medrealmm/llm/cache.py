@@ -217,13 +217,13 @@ class CachedClient:
             # first turn queues this task behind the waiter it woke; but each reply of a burst
             # that arrived in one step wakes its waiter and queues itself the same way, so a
             # second turn is what puts every waiter's send ahead of every reply's processing
-            # (64 in flight: 0.88 of ideal with one turn, 0.91 with two; see
-            # ``benchmarks/eval_throughput.py``).
+            # (``benchmarks/eval_throughput.py``'s harness rows show the rate; the order is
+            # pinned in tests/foundation/test_store_runner.py).
             await asyncio.sleep(0)
             await asyncio.sleep(0)
         finally:
-            # Cached even when cancelled during that turn (no call repeated by a rerun), and
-            # after it, so the entry commits with the unit's row (``RunStore.write_soon``).
+            # Cached even when cancelled during those turns (no call repeated by a rerun),
+            # and after them, so the entry commits with the unit's row (``RunStore.write_soon``).
             self.cache.put(key, request.task, self.inner.name, completion)
         return completion
 
