@@ -13,6 +13,8 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+from medrealmm.assets import verified
+
 FONT_ENV = "MEDREALMM_CJK_FONT"
 FONT_PACKAGE = "noto-cjk-sans-otc"
 
@@ -46,7 +48,7 @@ def packaged_font() -> Path | None:
     except ImportError:
         return None
     path = Path(str(FONT_PATH))
-    return path if path.is_file() else None
+    return verified(FONT_PACKAGE, path) if path.is_file() else None
 
 
 def system_font() -> Path | None:

