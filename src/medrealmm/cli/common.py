@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,9 +11,24 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
-console = Console(stderr=True)
+#: Width of output that goes to a pipe or a file: wide enough that no line or table is cut.
+UNWRAPPED_WIDTH = 10_000
+
+
+def make_console(terminal: bool) -> Console:
+    """The CLI's console on stderr. On a terminal rich fits its width; in a pipe or a file
+    (CI logs, ``| tee``) it would wrap every line at 80 columns, mid-sentence, and cut table
+    headers, so there nothing wraps and tables keep their natural width. ``COLUMNS`` wins in
+    both cases."""
+    if terminal or os.environ.get("COLUMNS"):
+        return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True, width=UNWRAPPED_WIDTH)
+
+
+console = make_console(sys.stderr.isatty())
 
 ModelOption = Annotated[
     str,
@@ -59,6 +76,19 @@ def user_errors() -> Iterator[None]:
     except (FileNotFoundError, ValueError) as exc:  # DataError is a ValueError
         print_error(str(exc))
         raise typer.Exit(2) from None
+
+
+def print_table(table: Table, out: Console | None = None) -> None:
+    """A table, and on a terminal too narrow for it (rich then cuts cells with '…') how wide
+    it needs to be and how to see it whole."""
+    out = out or console
+    out.print(table)
+    needed = out.measure(table, options=out.options.update_width(UNWRAPPED_WIDTH)).maximum
+    if out.is_terminal and needed > out.width:
+        out.print(
+            f"[dim](cut to fit {out.width} columns: this table needs {needed}; widen the "
+            "terminal, or pipe the output, e.g. `2>&1 | less -S`)[/dim]"
+        )
 
 
 def print_error(message: str) -> None:

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import console, print_table, user_errors
 from medrealmm.io.dataset import DEFAULT_MAX_PIXELS, check_dataset
 
 
@@ -37,7 +37,7 @@ def validate(
     table.add_column("count", justify="right")
     for name, count in summary.departments.most_common():
         table.add_row(Text(name), str(count))
-    console.print(table)
+    print_table(table)
 
 
 @app.command()

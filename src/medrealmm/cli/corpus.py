@@ -15,6 +15,7 @@ from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
     print_dry_run,
+    print_table,
     user_errors,
 )
 from medrealmm.corpus import CorpusConfig, Engine, Manifest, build_corpus, load_config
@@ -161,7 +162,7 @@ def print_manifest(manifest: Manifest) -> None:
         if stage.added_copies:
             reasons += f" (+{stage.added_copies} copies)"
         stages_table.add_row(stage.operator.value, str(stage.input), str(stage.output), reasons)
-    console.print(stages_table)
+    print_table(stages_table)
     snapshots = ("C0", "C1", "C2", "C3", "C3'")
     departments = Table(title="departments before / after")
     departments.add_column("department")
@@ -169,7 +170,7 @@ def print_manifest(manifest: Manifest) -> None:
         departments.add_column(snap, justify="right")
     for name, counts in sorted(manifest.departments.items(), key=lambda kv: -kv[1]["C0"]):
         departments.add_row(name, *(str(counts.get(snap, 0)) for snap in snapshots))
-    console.print(departments)
+    print_table(departments)
     if manifest.privacy_backend_is_baseline:
         console.print(f"4a screening agent: {manifest.privacy_backend} (rule-based baseline)")
 
@@ -238,7 +239,7 @@ def print_status(status: queue.ReviewStatus) -> None:
     table.add_column("total", justify="right")
     for label, total in status.tasks.items():
         table.add_row(label, str(status.decided.get(label, 0)), str(total))
-    console.print(table)
+    print_table(table)
     console.print(
         f"approved {status.approved}, rejected {status.rejected}, pending {status.pending_cases};"
         f" audited cases {status.audit_planned}, audit disagreements"

@@ -18,6 +18,7 @@ from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
     print_dry_run,
+    print_table,
     show_rejected,
     user_errors,
 )
@@ -133,7 +134,7 @@ def text(
     table = Table("type", "start", "end", "recognizer")
     for span in spans:
         table.add_row(span.type.value, str(span.start), str(span.end), span.source)
-    console.print(table)
+    print_table(table)
 
 
 @deid_app.command("image")
@@ -151,7 +152,7 @@ def image(
     table = Table("kind", "label", "box")
     for box in record.boxes:
         table.add_row(box.kind, box.label or "", str(box.box))
-    console.print(table)
+    print_table(table)
     console.print(
         f"{len(record.boxes)} boxes in {record.seconds:.2f}s; face detector: {record.face_detector}"
     )

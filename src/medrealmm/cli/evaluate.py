@@ -20,6 +20,7 @@ from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
     print_dry_run,
+    print_table,
     report_failures,
     user_errors,
 )
@@ -285,7 +286,7 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
     priced = [e["cost"] for e in usage if e["cost"] is not None]
     if priced:
         spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
-    console.print(spend)
+    print_table(spend)
 
 
 def show_evaluations(results: Results) -> None:
@@ -309,7 +310,7 @@ def show_evaluations(results: Results) -> None:
                 f"{bench.name} {bench.version}" if bench.kind == "release" else "run",
                 f"{spec.finished_at:%Y-%m-%d %H:%M}" if spec.finished_at else "unfinished",
             )
-    console.print(table)
+    print_table(table)
 
 
 def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
@@ -343,7 +344,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
             str(row.complete),
             str(row.incomplete),
         )
-    console.print(table)
+    print_table(table)
     for (model, images), count in stale.items():
         console.print(
             f"[yellow]{count} scores of {model} ({'img' if images else 'txt'}) were graded "

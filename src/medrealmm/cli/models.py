@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import ModelsConfigOption, console, print_table, user_errors
 
 models_app = typer.Typer(
     help="Inspect configured models: probe structured output, vision and context window.",
@@ -69,6 +69,6 @@ def probe_command(
             str(getattr(used, field)),
             sources[field],
         )
-    console.print(table)
+    print_table(table)
     for note in caps.notes:
         console.print(f"  note: {note}")

@@ -18,6 +18,7 @@ from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
     print_dry_run,
+    print_table,
     report_failures,
     user_errors,
 )
@@ -230,7 +231,7 @@ def status(
             table.add_column("instances", justify="right")
             for state, n in sorted(counts.items()):
                 table.add_row(state.value, str(n))
-            console.print(table)
+            print_table(table)
             return
         rounds = round_history(store, instance)
         if not rounds:
