@@ -70,3 +70,36 @@ def test_a_configured_font_that_is_not_a_file_is_named(
     monkeypatch.setenv(fonts.FONT_ENV, str(tmp_path / "nope.ttf"))
     with pytest.raises(fonts.MissingFontError, match=r"nope\.ttf is not a font file"):
         fonts.find_cjk_font()
+
+
+def _embedded_font(html: str) -> bytes:
+    import base64
+    import re
+
+    found = re.search(r"url\(data:font/woff;base64,([A-Za-z0-9+/=]+)\)", html)
+    assert found, "the page carries no embedded font"
+    return base64.b64decode(found.group(1))
+
+
+def test_the_page_embeds_a_subset_with_every_character_it_shows(built_report) -> None:
+    import io
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    from medrealmm.report.webfont import FAMILY
+
+    html = built_report.html.read_text(encoding="utf-8")
+    assert f'font-family: "{FAMILY}"' in html and f'"{FAMILY}", "Noto Sans CJK SC"' in html
+    data = _embedded_font(html)
+    assert len(data) < 2_000_000  # a subset, not the 19 MB collection
+    cmap = TTFont(io.BytesIO(data)).getBestCmap()
+    text = re.sub(r"data:[^)\"']+", "", html)
+    assert [c for c in sorted(set(text)) if ord(c) > 0x2E80 and ord(c) not in cmap] == []
+
+
+def test_the_definitions_paragraph_is_in_chinese(built_report) -> None:
+    from medrealmm.evaluate import K_DEFINITIONS, K_DEFINITIONS_ZH
+
+    html = built_report.html.read_text(encoding="utf-8")
+    assert K_DEFINITIONS_ZH in html and K_DEFINITIONS not in html

@@ -17,6 +17,7 @@ from medrealmm.evaluate.results import (
 from medrealmm.evaluate.run import ONLINE, EvalOutcome, EvalSettings, run_eval, run_evaluation
 from medrealmm.evaluate.scoring import (
     K_DEFINITIONS,
+    K_DEFINITIONS_ZH,
     ModelSummary,
     rubric_score,
     score_case,
@@ -26,6 +27,7 @@ from medrealmm.evaluate.scoring import (
 __all__ = [
     "GRADER_TASK",
     "K_DEFINITIONS",
+    "K_DEFINITIONS_ZH",
     "ONLINE",
     "RESPOND_TASK",
     "BenchmarkRef",

@@ -67,7 +67,7 @@ def write_report(
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
     (judge agreement still comes from ``store`` alone)."""
-    from medrealmm.evaluate import K_DEFINITIONS
+    from medrealmm.evaluate import K_DEFINITIONS_ZH
     from medrealmm.evaluate.results import load_leaderboard
 
     out = Path(out)
@@ -112,7 +112,7 @@ def write_report(
             {"label": condition_label(model, images), "scores": count}
             for (model, images), count in stale.items()
         ],
-        k_definitions=K_DEFINITIONS,
+        k_definitions=K_DEFINITIONS_ZH,
     )
     html_path = out / REPORT_FILE
     html_path.write_text(html, encoding="utf-8")

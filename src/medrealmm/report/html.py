@@ -1,4 +1,5 @@
-"""Render the self-contained HTML page: figures inlined as base64 PNG, no scripts, no network."""
+"""Render the self-contained HTML page: figures inlined as base64 PNG, a subset of the CJK font
+inlined as WOFF, no scripts, no network."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from medrealmm.report.figures import RenderedFigure
 from medrealmm.report.tables import Table
+from medrealmm.report.webfont import font_face_css
 
 COLUMN_NAMES = {
     "label": "模型 / 条件",
@@ -188,4 +190,6 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
         keep_trailing_newline=True,
     )
     template = environment.get_template("report.html.j2")
-    return template.render(sections=sections, figures=figures, **context)
+    marker = "/* font-face */"
+    page = template.render(sections=sections, figures=figures, font_face=marker, **context)
+    return page.replace(marker, font_face_css("".join(sorted(set(page)))), 1)
