@@ -18,6 +18,7 @@ COLUMN_NAMES = {
     "baseline": "离线基线",
     "online": "Online",
     "cases": "病例数",
+    "consultations": "问诊数（重抽样单位）",
     "incomplete": "未完成",
     "mean": "平均得分",
     "ci_low": "95% CI 下限",
@@ -85,7 +86,7 @@ SECTIONS = (
     (
         "科室、意图与阶段（论文 4.4）",
         ("fig6a_department", "fig6b_intent_stage"),
-        ("by_specialty_group", "by_department", "by_intent", "by_stage"),
+        ("by_specialty_group", "by_department", "by_intent", "by_stage", "by_position"),
     ),
     ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
     (
