@@ -7,6 +7,7 @@ The tests assert behaviour (rows, recorded failures, resume), never the model's 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ import pytest
 import yaml
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
 from medrealmm.testing.llama_server import MODEL_ALIAS, LlamaServer, missing_reason
 
@@ -107,8 +109,9 @@ def test_mccp_extract_on_the_real_server_records_every_consultation(
     tmp_path: Path, corpus: Path, models: Path
 ) -> None:
     run = tmp_path / "run"
-    args = ["mccp", "extract", corpus, run, "--from", "raw", "--limit", "1"]
-    first = cli(*args, "--model", MODEL_ALIAS, "--models-config", models)
+    # k = 2 challenge points per consultation (the paper's rule is k = 1, covered offline)
+    args = ["mccp", "extract", corpus, run, "--from", "raw", "--limit", "1", "--points", "2"]
+    first = cli(*args, "--min-gap", "2", "--model", MODEL_ALIAS, "--models-config", models)
     assert_clean(first, 1)
     output = first.stdout + first.stderr
     assert "vision no" in first.stderr and "probed" in first.stderr, output[-2000:]
@@ -120,7 +123,9 @@ def test_mccp_extract_on_the_real_server_records_every_consultation(
             key.split("#")[0] for key in store.keys(stages.MCCP_INSTANCE)
         }
         failures = store.failures(stages.MCCP_DISCARDED)
+        turns = sorted(i.t_star for i in store.iter(stages.MCCP_INSTANCE, Instance))
     assert ended, output[-2000:]
+    assert len(turns) <= 2 and all(b - a >= 2 for a, b in itertools.pairwise(turns))
     for error in failures.values():
         assert error.strip(), "a failure without its reason"
 

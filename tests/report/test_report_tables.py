@@ -99,3 +99,33 @@ def test_a_condition_with_only_incomplete_cases_is_shown_not_zeroed(tmp_path: Pa
     assert [r["label"] for r in built["overall"].rows][-1].startswith("broken-model")
     assert built["agreement"].rows == [] and built["images"].rows == []
     assert overall_figure(built["overall"]).axes  # the missing mean is left out, not drawn as 0
+
+
+def test_overall_says_how_many_consultations_stand_behind_each_figure(tables: dict) -> None:
+    """The synthetic store cuts one instance per consultation: as many consultations as cases."""
+    for row in tables["overall"].rows:
+        assert row["consultations"] == row["cases"]
+
+
+def test_several_points_of_one_consultation_are_resampled_together() -> None:
+    from dataclasses import replace
+
+    from medrealmm.report.tables import overall_table
+    from medrealmm.stats.cases import CaseRecord
+
+    base = CaseRecord(
+        grader="g", model="m", images=True, instance_id="", sample=0, score=0.0,
+        positive_met=0, negative_triggered=0, department="d", subspecialty="s", intent="i",
+        stage="s", image_count=1, turn_count=3, baseline=False,
+    )  # fmt: skip
+    scores = [0.1, 0.9, 0.2, 0.8, 0.5, 0.6]
+    records = [
+        replace(base, instance_id=f"c{i // 2}-t{i}", consultation_id=f"c{i // 2}", score=s)
+        for i, s in enumerate(scores)
+    ]
+    (row,) = overall_table(records, seed=0, resamples=200).rows
+    assert (row["cases"], row["consultations"]) == (6, 3)
+
+
+def test_scores_by_position_in_the_consultation(tables: dict) -> None:
+    assert tables["by_position"].rows  # the synthetic store records no T: one "未标注" stratum

@@ -20,6 +20,7 @@ from medrealmm.cli.common import (
     user_errors,
 )
 from medrealmm.demo import CORPUS_FILE
+from medrealmm.mccp.selection import DEFAULT_MIN_GAP
 from medrealmm.store import RunStore, stages
 
 mccp_app = typer.Typer(
@@ -65,12 +66,31 @@ def extract(
             "approved it, or raw / corpus.sampled for un-masked experiments (never released).",
         ),
     ] = stages.CORPUS_DEID,
+    points: Annotated[
+        int,
+        typer.Option(
+            "--points",
+            min=1,
+            help="Challenge points per consultation: 1 is the paper's single t*; k > 1 also "
+            "takes the next-ranked admitted turns (same s_A + s_M ranking), each its own "
+            "instance. Reports then resample consultations, not instances.",
+        ),
+    ] = 1,
+    min_gap: Annotated[
+        int,
+        typer.Option(
+            "--min-gap",
+            min=1,
+            help="Fewest turns between two challenge points of one consultation.",
+        ),
+    ] = DEFAULT_MIN_GAP,
     limit: LimitOption = None,
     dry_run: DryRunOption = False,
     debug_calls: DebugCallsOption = False,
 ) -> None:
-    """Extract one MCCP per consultation: Cropper over the whole dialogue, Verifier over the
-    history up to each candidate, t* = argmax of the summed scores.
+    """Extract MCCPs per consultation: Cropper over the whole dialogue, Verifier over the
+    history up to each candidate, t* = argmax of the summed scores (with --points k, up to k
+    turns by that ranking, --min-gap turns apart).
 
     Reads the corpus stage named by --from and refuses to run when OUT/ does not hold it
     (CORPUS/ is ingested as raw first). Writes instances and discard reasons to the run store and
@@ -110,6 +130,8 @@ def extract(
                 verifier_images=verifier_images,
                 concurrency=concurrency,
                 limit=limit,
+                points=points,
+                min_gap=min_gap,
             ),
         )
         if dry_run:

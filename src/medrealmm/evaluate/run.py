@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from medrealmm.evaluate.cases import EvalCase, load_eval_cases, pixel_root
 from medrealmm.evaluate.grader import grade
@@ -52,6 +53,7 @@ from medrealmm.schema import (
     Criterion,
     CriterionKind,
     Instance,
+    ReplyLatency,
     Response,
     Verdict,
     VerdictStatus,
@@ -328,6 +330,12 @@ async def _respond(plan: _Plan) -> RunStats:
                 "text": completion.text.strip(),
                 "is_baseline": client.is_baseline,
                 "truncated": completion.truncated,
+                "latency": ReplyLatency(
+                    total_s=completion.latency_s,
+                    output_tokens=completion.usage.completion_tokens,
+                    endpoint=urlsplit(spec.base_url).netloc if spec.base_url else "",
+                    concurrency=spec.concurrency,
+                ),
             }
         )
         store.put(

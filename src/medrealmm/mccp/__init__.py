@@ -21,7 +21,13 @@ from medrealmm.mccp.extract import (
     run_mccp,
     unmasked_instances,
 )
-from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
+from medrealmm.mccp.selection import (
+    DEFAULT_MIN_GAP,
+    CandidateJudgement,
+    discard_reason,
+    select_challenge_points,
+    select_t_star,
+)
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy, load_taxonomy
 from medrealmm.mccp.validation import (
     ValidationDecision,
@@ -37,6 +43,7 @@ from medrealmm.mccp.validation import (
 
 __all__ = [
     "CROPPER_TASK",
+    "DEFAULT_MIN_GAP",
     "INTENT_TASK",
     "STAGE_TASK",
     "VERIFIER_TASK",
@@ -64,6 +71,7 @@ __all__ = [
     "load_taxonomy",
     "record_decision",
     "run_mccp",
+    "select_challenge_points",
     "select_t_star",
     "summarize_validation",
     "target_reply",

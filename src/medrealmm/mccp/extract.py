@@ -18,7 +18,12 @@ from medrealmm.mccp.candidates import (
     patient_images_before,
     target_reply,
 )
-from medrealmm.mccp.selection import CandidateJudgement, discard_reason, select_t_star
+from medrealmm.mccp.selection import (
+    DEFAULT_MIN_GAP,
+    CandidateJudgement,
+    discard_reason,
+    select_challenge_points,
+)
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
 from medrealmm.runner import run_units
 from medrealmm.schema import Consultation, Instance
@@ -44,9 +49,14 @@ def instance_id(consultation_id: str, t_star: int) -> str:
 
 
 async def extract_consultation(
-    agents: MccpAgents, consultation: Consultation
-) -> Instance | DiscardRecord:
-    """Cropper on every t in T, Verifier on the engaged ones with an image, then t* and labels."""
+    agents: MccpAgents,
+    consultation: Consultation,
+    *,
+    points: int = 1,
+    min_gap: int = DEFAULT_MIN_GAP,
+) -> list[Instance] | DiscardRecord:
+    """Cropper on every t in T, Verifier on the engaged ones with an image, then t* (and with
+    ``points`` > 1 further challenge points, ``select_challenge_points``), each labelled."""
     events = consultation.events
     turns = candidate_turns(events)
     croppings = await asyncio.gather(*(agents.crop(consultation, t) for t in turns))
@@ -59,31 +69,39 @@ async def extract_consultation(
     verdicts = await asyncio.gather(*(agents.verify(consultation, j.t) for j in engaged))
     for judgement, verdict in zip(engaged, verdicts, strict=True):
         judgement.verifier = verdict
-    best = select_t_star(judgements)
-    if best is None:
+    chosen = select_challenge_points(judgements, points, min_gap)
+    if not chosen:
         return DiscardRecord(
             consultation_id=consultation.id,
             department=consultation.department,
             reason=discard_reason(judgements),
             candidates=judgements,
         )
-    context = history_up_to(events, best.t)
+    return list(await asyncio.gather(*(_instance(agents, consultation, j) for j in chosen)))
+
+
+async def _instance(
+    agents: MccpAgents, consultation: Consultation, point: CandidateJudgement
+) -> Instance:
+    events = consultation.events
+    context = history_up_to(events, point.t)
     intent, stage = await asyncio.gather(
         agents.label(INTENT_TASK, consultation.department, context),
         agents.label(STAGE_TASK, consultation.department, context),
     )
     return Instance(
-        id=instance_id(consultation.id, best.t),
+        id=instance_id(consultation.id, point.t),
         consultation_id=consultation.id,
         department=consultation.department,
         subspecialty=consultation.subspecialty,
-        t_star=best.t,
+        t_star=point.t,
         context=context,
-        target_reply=target_reply(events, best.t),
+        target_reply=target_reply(events, point.t),
         intent=intent,
         stage=stage,
-        cropper=best.cropper,
-        verifier=best.verifier,
+        cropper=point.cropper,
+        verifier=point.verifier,
+        consultation_turns=len(events),
     )
 
 
@@ -134,9 +152,12 @@ async def run_mccp(
     verifier_images: bool = True,
     concurrency: int = 16,
     limit: int | None = None,
+    points: int = 1,
+    min_gap: int = DEFAULT_MIN_GAP,
 ) -> MccpSummary:
     """Extract MCCPs for every consultation of ``source_stage`` not yet done (only the first
-    ``limit`` consultations by id when given: a trial run against a new endpoint).
+    ``limit`` consultations by id when given: a trial run against a new endpoint); up to
+    ``points`` per consultation, ``min_gap`` turns apart (1: the paper's single t*).
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
@@ -153,6 +174,7 @@ async def run_mccp(
     if image_root is not None:
         store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
     store.set_meta(stages.MCCP_SOURCE_META, source_stage)
+    _check_points_setting(store, points, min_gap)
 
     agents = MccpAgents(
         client=client,
@@ -175,13 +197,20 @@ async def run_mccp(
         if consultation is None:
             raise KeyError(f"consultation {key} vanished from stage {source_stage}")
         try:
-            outcome = await extract_consultation(agents, consultation)
+            outcome = await extract_consultation(
+                agents, consultation, points=points, min_gap=min_gap
+            )
         except Exception as exc:
             store.put(stages.MCCP_DISCARDED, key, None, status=FAILED, error=f"{exc}")
             raise
         made_from = [(source_stage, key)]  # a changed or removed consultation drops it
-        if isinstance(outcome, Instance):
-            store.put(stages.MCCP_INSTANCE, outcome.id, outcome, sources=made_from)
+        if isinstance(outcome, list):
+            # every point of a consultation in one transaction: a kill keeps all or none
+            store.put_many(
+                stages.MCCP_INSTANCE,
+                ((i.id, i) for i in outcome),
+                sources={i.id: made_from for i in outcome},
+            )
             store.delete(stages.MCCP_DISCARDED, key)  # an earlier failed attempt
         else:
             store.put(stages.MCCP_DISCARDED, key, outcome, sources=made_from)
@@ -205,6 +234,20 @@ async def run_mccp(
         summary.discarded += 1
         summary.reasons[record.reason] += 1
     return summary
+
+
+def _check_points_setting(store: RunStore, points: int, min_gap: int) -> None:
+    """A run keeps one points setting: finished consultations are not redone, so a changed
+    setting would mix one and several points per consultation silently."""
+    wanted = {"points": points, "min_gap": min_gap}
+    kept = store.get_meta(stages.MCCP_POINTS_META)
+    if kept is not None and kept != wanted and store.count(stages.MCCP_INSTANCE):
+        raise ValueError(
+            f"this run's MCCPs were extracted with points={kept['points']}, "
+            f"min_gap={kept['min_gap']}; rerun with --redo mccp to extract with "
+            f"points={points}, min_gap={min_gap}"
+        )
+    store.set_meta(stages.MCCP_POINTS_META, wanted)
 
 
 def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:

@@ -63,6 +63,37 @@ def select_t_star(judgements: Sequence[CandidateJudgement]) -> CandidateJudgemen
     return best
 
 
+#: Fewest turns between two challenge points of one consultation: a later point's context
+#: holds the earlier point's target, so points closer than this would share most of a reply.
+DEFAULT_MIN_GAP = 4
+
+
+def select_challenge_points(
+    judgements: Sequence[CandidateJudgement], points: int = 1, min_gap: int = DEFAULT_MIN_GAP
+) -> list[CandidateJudgement]:
+    """Up to ``points`` admitted candidates by the same ranking as t* (s_A + s_M, ties to the
+    earliest t), each at least ``min_gap`` turns from every one taken before it; in turn order.
+
+    The first is always t* (``select_t_star``), so ``points=1`` is the paper's rule. Greedy by
+    rank: the strongest challenge points are kept and weaker ones too close to them dropped.
+    """
+    if points < 1:
+        raise ValueError(f"points must be at least 1; got {points}")
+    if min_gap < 1:
+        raise ValueError(f"min_gap must be at least 1 turn; got {min_gap}")
+    best = select_t_star(judgements)
+    if best is None:
+        return []
+    chosen = [best]
+    ranked = sorted((j for j in judgements if j.admitted), key=lambda j: (-j.total, j.t))
+    for judgement in ranked:
+        if len(chosen) == points:
+            break
+        if all(abs(judgement.t - c.t) >= min_gap for c in chosen):
+            chosen.append(judgement)
+    return sorted(chosen, key=lambda j: j.t)
+
+
 def discard_reason(judgements: Sequence[CandidateJudgement]) -> str:
     """Why a consultation yielded no MCCP, naming the first criterion nothing passed."""
     if not judgements:

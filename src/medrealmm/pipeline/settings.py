@@ -17,6 +17,7 @@ from medrealmm.engines import Engine
 from medrealmm.evaluate import ONLINE
 from medrealmm.io.errors import DataError
 from medrealmm.llm import OFFLINE_NAME
+from medrealmm.mccp.selection import DEFAULT_MIN_GAP
 from medrealmm.store import stages
 
 
@@ -68,6 +69,16 @@ class PipelineSettings(BaseModel):
     mccp_input: Literal["corpus.deid", "corpus.final"] = Field(
         default=stages.CORPUS_DEID,
         description="corpus.final once physicians approved the corpus; corpus.deid before.",
+    )
+    mccp_points: int = Field(
+        default=1,
+        ge=1,
+        description="Challenge points per consultation (1: the paper's single t*).",
+    )
+    mccp_min_gap: int = Field(
+        default=DEFAULT_MIN_GAP,
+        ge=1,
+        description="Fewest turns between two challenge points of one consultation.",
     )
 
 

@@ -12,6 +12,7 @@ from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
+from medrealmm.report.latency import latency_table
 from medrealmm.report.tables import Table, build_tables, condition_label
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
@@ -85,6 +86,9 @@ def write_report(
         imported=results.imported(),
     )
     extra = [*dataset_tables(store), acceptance_table(store)]
+    latency = latency_table(store, tables["overall"])
+    if latency.rows:  # only replies generated here carry a measurement
+        extra.append(latency)
     usage = usage_table(store)
     if usage.rows:  # a run whose calls were all made elsewhere has nothing to show
         extra.append(usage)

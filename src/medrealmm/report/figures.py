@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter
 
 from medrealmm.fonts import MissingFontError, require_cjk_font
 from medrealmm.report.tables import SCALE, Table
+from medrealmm.schema import PHYSICIAN_REPLY_S
 
 matplotlib.use("Agg")
 
@@ -146,6 +147,31 @@ def images_figure(table: Table) -> Figure:
     ax.set_xlabel("得分（0–100）")
     ax.set_title("图 5  有图与无图输入对比")
     ax.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+def latency_figure(table: Table, line_s: float) -> Figure:
+    """Quality against median reply time per model, the physician's ~20 s as a line; each
+    point's bar spans the median to the 90th percentile."""
+    rows = [r for r in table.rows if r["mean"] is not None]
+    figure = Figure(figsize=(7, 4.2))
+    ax = figure.subplots()
+    for row in rows:
+        x, y = max(row["median_s"], 1e-3), row["mean"]
+        ax.errorbar(
+            x, y, xerr=[[0], [max(row["p90_s"] - row["median_s"], 0)]], fmt="o",
+            color=MODEL_COLOR, capsize=2,
+        )  # fmt: skip
+        share = f"{row['within_20s'] * 100:.0f}%"
+        ax.annotate(f"{row['label']}（{share} ≤ {line_s:.0f}s）", (x, y), fontsize=7,
+                    xytext=(4, 4), textcoords="offset points")  # fmt: skip
+    ax.axvline(line_s, color=ONLINE_COLOR, linestyle="--", linewidth=1)
+    ax.text(line_s, SCALE * 0.02, f" {line_s:.0f} 秒", color=ONLINE_COLOR, fontsize=8)
+    ax.set_xscale("log")
+    ax.set_ylim(0, SCALE)
+    ax.set_xlabel("回复时延中位数（秒，对数轴；横线至 90 百分位）")
+    ax.set_ylabel("得分（0–100）")
+    ax.set_title("时延与质量")
     return figure
 
 
@@ -291,6 +317,12 @@ def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
             lambda: trend_figure(
                 [tables["by_image_count"], tables["by_turn_count"]], ["图片数量", "对话轮数"]
             ),
+        ),
+        (
+            "fig_latency",
+            "时延与质量（虚线：医生约 20 秒内回复）",
+            ["latency"],
+            lambda: latency_figure(tables["latency"], PHYSICIAN_REPLY_S),
         ),
         (
             "fig12_subspecialty",

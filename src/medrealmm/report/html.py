@@ -20,6 +20,7 @@ COLUMN_NAMES = {
     "baseline": "离线基线",
     "online": "Online",
     "cases": "病例数",
+    "consultations": "问诊数（重抽样单位）",
     "incomplete": "未完成",
     "mean": "平均得分",
     "ci_low": "95% CI 下限",
@@ -68,6 +69,14 @@ COLUMN_NAMES = {
     "disagreements": "医生意见不一致",
     "undecided": "未判定",
     "outside_sample": "抽样外判定",
+    "replies": "有测量的回复数",
+    "median_s": "时延中位数（秒）",
+    "p90_s": "时延 90 百分位（秒）",
+    "within_20s": "20 秒内占比",
+    "first_token_s": "首 token 时延中位数（秒）",
+    "tokens_per_s": "输出 token/秒（中位数）",
+    "endpoint": "服务端",
+    "concurrency": "并发",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
 THREE_DECIMALS = {"ac1", "kappa", "agreement"}
@@ -87,7 +96,7 @@ SECTIONS = (
     (
         "科室、意图与阶段（论文 4.4）",
         ("fig6a_department", "fig6b_intent_stage"),
-        ("by_specialty_group", "by_department", "by_intent", "by_stage"),
+        ("by_specialty_group", "by_department", "by_intent", "by_stage", "by_position"),
     ),
     ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
     (
@@ -101,6 +110,7 @@ SECTIONS = (
         (),
         ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
     ),
+    ("时延与质量（论文 4.1：医生约 20 秒内回复）", ("fig_latency",), ("latency",)),
     ("调用、token 与费用", (), ("usage",)),
 )
 

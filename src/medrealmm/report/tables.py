@@ -13,7 +13,7 @@ from typing import Any
 
 from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
-from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means
+from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means, consultation_of
 from medrealmm.stats.raters import (
     AgreementSubset,
     RaterData,
@@ -33,6 +33,7 @@ STRATIFIED_AXES = (
     "stage",
     "image_count",
     "turn_count",
+    "position",
 )
 
 Condition = tuple[str, bool]  # (model, images)
@@ -81,10 +82,17 @@ def overall_table(
     """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
     layer's rows, over every sample) where given."""
     at_k = {(s.model, s.images): s for s in summaries}
+    consultations = consultation_of(records)
     rows = []
     for (model, images), group in _by_condition(records).items():
-        means = list(case_means(group).values())
-        interval = bootstrap_mean_ci(means, seed=seed, resamples=resamples) if means else None
+        by_case = case_means(group)
+        means = list(by_case.values())
+        clusters = [consultations[case] for case in by_case]
+        interval = (
+            bootstrap_mean_ci(means, seed=seed, resamples=resamples, clusters=clusters)
+            if means
+            else None
+        )
         summary = at_k.get((model, images))
         rows.append(
             {
@@ -94,6 +102,7 @@ def overall_table(
                 "baseline": group[0].baseline,
                 "online": model == ONLINE_MODEL,
                 "cases": len(means),
+                "consultations": interval.clusters if interval else 0,
                 "incomplete": sum(r.score is None for r in group),
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
@@ -107,10 +116,11 @@ def overall_table(
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0), r["label"]))
     return Table(
         "overall",
-        "总体得分与 95% 自助法置信区间（图 4a）；未完成评分的病例单列，不按 0 分计入均值",
+        "总体得分与 95% 自助法置信区间（图 4a；按问诊整体重抽样，同一问诊的多个挑战点一起抽取）；"
+        "未完成评分的病例单列，不按 0 分计入均值",
         (
             *("label", "model", "images", "baseline", "online"),
-            *("cases", "incomplete", "mean", "ci_low", "ci_high"),
+            *("cases", "consultations", "incomplete", "mean", "ci_low", "ci_high"),
             *("k", "mean_at_k", "worst_at_k", "cases_at_k"),
         ),
         rows,

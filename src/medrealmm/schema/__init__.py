@@ -9,7 +9,14 @@ from medrealmm.schema.consultation import (
     Modality,
     Sender,
 )
-from medrealmm.schema.grading import CaseScore, Response, Verdict, VerdictStatus
+from medrealmm.schema.grading import (
+    PHYSICIAN_REPLY_S,
+    CaseScore,
+    ReplyLatency,
+    Response,
+    Verdict,
+    VerdictStatus,
+)
 from medrealmm.schema.instance import AgentJudgement, Instance
 from medrealmm.schema.rubric import (
     MAX_WEIGHT,
@@ -25,6 +32,7 @@ from medrealmm.schema.rubric import (
 __all__ = [
     "MAX_WEIGHT",
     "MIN_WEIGHT",
+    "PHYSICIAN_REPLY_S",
     "AgentJudgement",
     "CaseScore",
     "Consultation",
@@ -38,6 +46,7 @@ __all__ = [
     "MaxCharsRule",
     "MinCharsRule",
     "Modality",
+    "ReplyLatency",
     "Response",
     "Rubric",
     "RuleSpec",

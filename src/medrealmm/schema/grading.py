@@ -37,6 +37,33 @@ class Verdict(BaseModel):
         return self
 
 
+#: The paper's expectation of an online physician (4.1): a reply within roughly 20 seconds.
+PHYSICIAN_REPLY_S = 20.0
+
+
+class ReplyLatency(BaseModel):
+    """How fast a reply came, as measured when it was generated (a reply answered from the
+    cache keeps its first measurement). It never changes a score."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    total_s: float = Field(ge=0.0, description="Request sent to reply received, retries included.")
+    first_token_s: float | None = Field(
+        default=None, ge=0.0, description="Time to first token; None: the reply was not streamed."
+    )
+    output_tokens: int = Field(default=0, ge=0)
+    endpoint: str = Field(default="", description="Host the reply came from ('' offline).")
+    concurrency: int = Field(default=1, ge=1, description="Calls in flight allowed meanwhile.")
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return self.output_tokens / self.total_s if self.total_s > 0 else None
+
+    @property
+    def within_physician_time(self) -> bool:
+        return self.total_s <= PHYSICIAN_REPLY_S
+
+
 class Response(BaseModel):
     """One model answer y to an instance; ``text`` is None when generation failed."""
 
@@ -53,6 +80,9 @@ class Response(BaseModel):
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
     truncated: bool = Field(
         default=False, description="Cut at max_tokens; graded as written (it is the reply)."
+    )
+    latency: ReplyLatency | None = Field(
+        default=None, description="Generated replies only; never part of the score."
     )
 
 

@@ -33,6 +33,12 @@ class Instance(BaseModel):
     stage: str | None = None
     cropper: AgentJudgement | None = None
     verifier: AgentJudgement | None = None
+    consultation_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="T: events in the whole consultation, so t* can be placed early, middle "
+        "or late (several challenge points per consultation). None in older runs.",
+    )
 
     @model_validator(mode="after")
     def _ends_on_patient_turn(self) -> Instance:
@@ -49,3 +55,12 @@ class Instance(BaseModel):
     @property
     def turn_count(self) -> int:
         return len(self.context)
+
+    @property
+    def position(self) -> str | None:
+        """Where t* falls in the consultation, by thirds of its T events: 'early', 'middle'
+        or 'late'; None when T was not recorded."""
+        if self.consultation_turns is None:
+            return None
+        third = 3 * (self.t_star + 1) / self.consultation_turns
+        return "early" if third <= 1 else "middle" if third <= 2 else "late"

@@ -40,6 +40,10 @@ class CaseRecord:
     eval_id: str | None = None
     rubric_version: str | None = None
     stale: bool = False  # graded against a rubric version that no longer applies
+    # The consultation the instance was cut from: the unit CIs resample (several challenge
+    # points of one consultation are correlated); '' when the instance is unknown.
+    consultation_id: str = ""
+    position: str = UNLABELED  # early / middle / late in its consultation (Instance.position)
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -88,6 +92,8 @@ def to_record(
         eval_id=score.eval_id,
         rubric_version=score.rubric_version,
         stale=stale,
+        consultation_id=instance.consultation_id if instance else "",
+        position=(instance.position if instance else None) or UNLABELED,
     )
 
 
@@ -119,6 +125,11 @@ def headline_records(records: Iterable[CaseRecord], grader: str | None) -> list[
     """The grader's sample-0 records: the paper invokes each model once per instance (7.1),
     and evaluation's own summary scores sample 0 the same way."""
     return [r for r in records if r.grader == grader and r.sample == 0]
+
+
+def consultation_of(records: Iterable[CaseRecord]) -> dict[str, str]:
+    """Instance id -> the consultation it was cut from (the instance itself when unknown)."""
+    return {r.instance_id: r.consultation_id or r.instance_id for r in records}
 
 
 def case_means(records: Iterable[CaseRecord]) -> dict[str, float]:

@@ -1,6 +1,7 @@
 """Stratification axes of paper 4.4 and 7.4: specialty group, department, sub-specialty, intent,
-stage, image count and dialogue turns. Intents and stages are shown by their Chinese names from
-the taxonomies, in taxonomy order; departments fold into groups by an editable YAML mapping."""
+stage, image count, dialogue turns, and where the challenge point falls in its consultation.
+Intents and stages are shown by their Chinese names from the taxonomies, in taxonomy order;
+departments fold into groups by an editable YAML mapping."""
 
 from __future__ import annotations
 
@@ -47,6 +48,17 @@ def _taxonomy_label(name: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
     return key
 
 
+#: Where t* falls in its consultation (``Instance.position``), in reading order.
+POSITIONS = {"early": "前段", "middle": "中段", "late": "后段"}
+
+
+def _position(record: CaseRecord) -> tuple[int | str, str]:
+    names = list(POSITIONS)
+    if record.position in POSITIONS:
+        return (names.index(record.position), POSITIONS[record.position])
+    return (len(names), record.position)
+
+
 def _specialty_group(record: CaseRecord) -> tuple[int | str, str]:
     groups = builtin_specialty_groups()
     name = groups.group_of(record.department)
@@ -70,6 +82,7 @@ STRATA: dict[str, Stratum] = {
         Stratum("stage", "问诊阶段", _taxonomy_label("stage")),
         Stratum("image_count", "图片数量", lambda r: image_bin(r.image_count)),
         Stratum("turn_count", "对话轮数", lambda r: turn_bin(r.turn_count)),
+        Stratum("position", "挑战点在问诊中的位置", _position),
     )
 }
 

@@ -23,7 +23,13 @@ class ExtractMccp(Stage):
         source = self.source(ctx.settings)
         summary = ctx.run_async(
             ctx.settings.models.mccp,
-            lambda client: run_mccp(ctx.store, client, source_stage=source),
+            lambda client: run_mccp(
+                ctx.store,
+                client,
+                source_stage=source,
+                points=ctx.settings.mccp_points,
+                min_gap=ctx.settings.mccp_min_gap,
+            ),
         )
         export_outputs(ctx.store, ctx.run_dir / "mccp")
         return StageReport(self.name, summary.lines(), failed=summary.failed)

@@ -1,0 +1,47 @@
+"""The report's latency view: a table per model and the quality-vs-latency figure with the
+paper's 20 s line (an online physician's expected reply time)."""
+
+from __future__ import annotations
+
+from medrealmm.report.tables import Table, condition_label
+from medrealmm.schema import PHYSICIAN_REPLY_S, Response
+from medrealmm.stats.latency import summarize_latency
+from medrealmm.store import RunStore, stages
+
+
+def latency_table(store: RunStore, overall: Table) -> Table:
+    """Latency per condition beside its Score from ``overall``; rows only for conditions
+    whose replies were generated here (measured)."""
+    scores = {(r["model"], r["images"]): r["mean"] for r in overall.rows}
+    labels = {(r["model"], r["images"]): r["label"] for r in overall.rows}
+    rows = [
+        {
+            "label": labels.get((s.model, s.images), condition_label(s.model, s.images)),
+            "model": s.model,
+            "images": s.images,
+            "mean": scores.get((s.model, s.images)),
+            "replies": s.replies,
+            "median_s": round(s.median_s, 3),
+            "p90_s": round(s.p90_s, 3),
+            "within_20s": round(s.within_physician_time, 3),
+            "first_token_s": None
+            if s.median_first_token_s is None
+            else round(s.median_first_token_s, 3),
+            "tokens_per_s": None
+            if s.median_tokens_per_s is None
+            else round(s.median_tokens_per_s, 1),
+            "endpoint": ", ".join(s.endpoints),
+            "concurrency": ", ".join(map(str, s.concurrency)),
+        }
+        for s in summarize_latency(store.iter(stages.EVAL_RESPONSE, Response))
+    ]
+    return Table(
+        "latency",
+        f"回复时延与质量（时延不影响得分；{PHYSICIAN_REPLY_S:.0f} 秒为论文所述医生在线回复的"
+        "预期时间）",
+        (
+            *("label", "model", "images", "mean", "replies", "median_s", "p90_s"),
+            *("within_20s", "first_token_s", "tokens_per_s", "endpoint", "concurrency"),
+        ),
+        rows,
+    )

@@ -1,0 +1,59 @@
+"""Latency beside quality (the paper leaves it out, 4.1): how fast each model replied and how
+many of its replies came within the ~20 s an online physician is expected to answer in.
+
+Only generated replies carry a measurement (``Response.latency``); imported replies, the
+Online anchor and failed calls do not. Latency never changes a score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from medrealmm.schema import PHYSICIAN_REPLY_S, Response
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    model: str
+    images: bool
+    replies: int  # replies with a measurement
+    median_s: float
+    p90_s: float
+    within_physician_time: float  # share of replies in <= PHYSICIAN_REPLY_S
+    median_first_token_s: float | None  # None: no reply was streamed
+    median_tokens_per_s: float | None
+    endpoints: tuple[str, ...]
+    concurrency: tuple[int, ...]
+
+
+def summarize_latency(responses: Iterable[Response]) -> list[LatencySummary]:
+    """One row per (model, images) over its measured replies, every sample counted."""
+    groups: dict[tuple[str, bool], list[Response]] = defaultdict(list)
+    for response in responses:
+        if response.latency is not None and response.text is not None:
+            groups[(response.model, response.images)].append(response)
+    rows = []
+    for (model, images), replies in sorted(groups.items()):
+        measured = [r.latency for r in replies if r.latency is not None]
+        totals = np.array([m.total_s for m in measured])
+        first = [m.first_token_s for m in measured if m.first_token_s is not None]
+        rates = [m.tokens_per_s for m in measured if m.tokens_per_s is not None]
+        rows.append(
+            LatencySummary(
+                model=model,
+                images=images,
+                replies=len(measured),
+                median_s=float(np.median(totals)),
+                p90_s=float(np.quantile(totals, 0.9)),
+                within_physician_time=float(np.mean(totals <= PHYSICIAN_REPLY_S)),
+                median_first_token_s=float(np.median(first)) if first else None,
+                median_tokens_per_s=float(np.median(rates)) if rates else None,
+                endpoints=tuple(sorted({m.endpoint or "offline" for m in measured})),
+                concurrency=tuple(sorted({m.concurrency for m in measured})),
+            )
+        )
+    return rows

@@ -1,0 +1,86 @@
+"""Latency beside quality: each generated reply records how fast it came, measured against a
+loopback server with a known delay, and latency never changes a score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from medrealmm.evaluate import EvalSettings, load_scores, run_evaluation
+from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency, Response
+from medrealmm.stats.latency import summarize_latency
+from medrealmm.store import RunStore, stages
+from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+from .conftest import REPLY, demo_instances, fill_store
+
+DELAY_S = 0.4
+
+
+def _models(tmp_path: Path, server: FakeOpenAIServer) -> Path:
+    entry = {"name": "fake-vlm", "model": "fake-vlm", "base_url": server.base_url}
+    entry["concurrency"] = 3
+    path = tmp_path / "models.yaml"
+    path.write_text(yaml.safe_dump({"models": [entry]}), encoding="utf-8")
+    return path
+
+
+def _evaluate(tmp_path: Path, delay: float) -> tuple[list[Response], dict[str, float | None], str]:
+    with (
+        FakeOpenAIServer(lambda body: FakeReply(content=REPLY), latency_s=delay) as server,
+        RunStore(tmp_path / "run") as store,
+    ):
+        fill_store(store, demo_instances(2))
+        settings = EvalSettings(model="fake-vlm", models_config=_models(tmp_path, server))
+        run_evaluation(store, settings)
+        replies = list(store.iter(stages.EVAL_RESPONSE, Response))
+        scores = {s.instance_id: s.score for s in load_scores(store, "offline-baseline")}
+        host = server.base_url.split("//")[1].split("/")[0]
+    return replies, scores, host
+
+
+def test_replies_record_latency_tokens_endpoint_and_concurrency(tmp_path: Path) -> None:
+    slow, slow_scores, host = _evaluate(tmp_path / "slow", DELAY_S)
+    fast, fast_scores, _ = _evaluate(tmp_path / "fast", 0.0)
+    for reply in slow:
+        latency = reply.latency
+        assert latency is not None
+        assert DELAY_S <= latency.total_s < DELAY_S + 2.0
+        assert latency.first_token_s is None  # not streamed: no time to first token claimed
+        assert latency.output_tokens > 0 and latency.tokens_per_s is not None
+        assert latency.endpoint == host and latency.concurrency == 3
+    assert all(r.latency and r.latency.total_s < DELAY_S for r in fast)
+    assert slow_scores == fast_scores  # latency never changes a score
+
+
+def _reply(model: str, seconds: float, tokens: int = 100) -> Response:
+    return Response(
+        instance_id="i", model=model, text="x",
+        latency=ReplyLatency(total_s=seconds, output_tokens=tokens, endpoint="h:1"),
+    )  # fmt: skip
+
+
+def test_summary_counts_replies_within_the_physicians_time() -> None:
+    replies = [_reply("a", s) for s in (1.0, 5.0, 19.0, 20.0, 30.0)] + [
+        _reply("b", 2.0),
+        Response(instance_id="i", model="b", text="imported, not measured"),
+    ]
+    rows = {r.model: r for r in summarize_latency(replies)}
+    assert rows["a"].replies == 5 and rows["b"].replies == 1
+    assert rows["a"].within_physician_time == pytest.approx(4 / 5)  # 20.0 s counts as within
+    assert rows["a"].median_s == 19.0 and rows["a"].median_tokens_per_s == pytest.approx(100 / 19)
+    assert rows["a"].median_first_token_s is None and PHYSICIAN_REPLY_S == 20.0
+
+
+def test_the_report_shows_latency_beside_quality(tmp_path: Path) -> None:
+    from medrealmm.report import write_report
+
+    _evaluate(tmp_path, 0.05)
+    with RunStore(tmp_path / "run") as store:
+        result = write_report(store, tmp_path / "report", resamples=50)
+    table = (tmp_path / "report" / "tables" / "latency.csv").read_text(encoding="utf-8")
+    assert "fake-vlm" in table
+    assert (tmp_path / "report" / "figures" / "fig_latency.png").is_file()
+    assert "时延与质量" in result.html.read_text(encoding="utf-8")
