@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from medrealmm.evaluate import lexical
+from medrealmm.evaluate.canary import CANARY_TASK
 from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput
 from medrealmm.evaluate.respond import RESPOND_TASK
 from medrealmm.llm import ChatRequest
@@ -58,4 +59,13 @@ def grader_baseline(request: ChatRequest) -> str:
     return GraderOutput(met=found.met, rationale=found.rationale).model_dump_json()
 
 
-RULES = {RESPOND_TASK: respond_baseline, GRADER_TASK: grader_baseline}
+def canary_baseline(request: ChatRequest) -> str:
+    """The rules have read nothing: they cannot complete a canary."""
+    return "不知道"
+
+
+RULES = {
+    RESPOND_TASK: respond_baseline,
+    GRADER_TASK: grader_baseline,
+    CANARY_TASK: canary_baseline,
+}

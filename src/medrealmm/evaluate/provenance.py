@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm._version import __version__
+from medrealmm.evaluate.canary import CanaryCheck
 from medrealmm.llm import Completion, ModelSpec
 from medrealmm.store import RunStore, stages
 
@@ -108,6 +109,10 @@ class EvalSpec(BaseModel):
     started_at: datetime
     finished_at: datetime | None = None
     usage: dict[str, UsageTotals] = Field(default_factory=dict, description="By stage.")
+    contamination: CanaryCheck | None = Field(
+        default=None,
+        description="The evaluated model asked to complete the release's canary (releases only).",
+    )
 
     def record(self, stage: str, completion: Completion, *, respondent: bool) -> None:
         """Count a call and remember which model id the server said answered it."""

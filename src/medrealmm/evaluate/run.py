@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from medrealmm.evaluate.canary import check_canary
 from medrealmm.evaluate.cases import EvalCase, load_eval_cases, pixel_root
 from medrealmm.evaluate.grader import grade
 from medrealmm.evaluate.provenance import (
@@ -46,6 +47,7 @@ from medrealmm.llm.egress import guard_unmasked
 from medrealmm.llm.probe import with_capabilities
 from medrealmm.llm.reach import check_endpoint
 from medrealmm.mccp import unmasked_instances
+from medrealmm.release.layout import canary
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.runner import RunStats, run_async, run_units, units_ahead
 from medrealmm.schema import (
@@ -486,6 +488,7 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     plan = _plan(store, settings, cases)
     save_spec(store, plan.spec)
     try:
+        await _check_contamination(plan)
         responses = await _respond(plan)
         verdicts = await _grade(plan)
     finally:
@@ -504,6 +507,18 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
         scores=scores,
         eval_id=plan.spec.eval_id,
     )
+
+
+async def _check_contamination(plan: _Plan) -> None:
+    """Once per evaluation of a release by a model: can it complete the release's canary?"""
+    spec = plan.respondent
+    if spec is None or plan.spec.benchmark.kind != "release" or plan.spec.contamination:
+        return
+    client = build_client(spec, cache=plan.store.cache)
+    try:
+        plan.spec.contamination = await check_canary(client, canary(plan.spec.benchmark.name))
+    finally:
+        await client.aclose()
 
 
 def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:

@@ -1,0 +1,83 @@
+"""A living benchmark: evaluating release N+1 into the results folder of release N reuses every
+result whose instance and rubric are unchanged and asks the model only about what is new."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from medrealmm.cli import app
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.io import iter_jsonl
+from medrealmm.release.build import release_store
+from medrealmm.release.layout import ReleaseInfo
+from medrealmm.schema import Consultation, Instance, Response
+from medrealmm.store import RunStore, stages
+from medrealmm.testing import FakeOpenAIServer, FakeReply
+
+from .conftest import REPLY, accept, demo_instances, fill_store
+
+CANARY_LABEL = "MEDREALMM CANARY GUID"
+
+
+def _release(tmp_path: Path, instances: list[Instance], version: str) -> Path:
+    wanted = {i.consultation_id for i in instances}
+    corpus = bundled_corpus_dir()
+    cases = [c for c in iter_jsonl(corpus / CORPUS_FILE, Consultation) if c.id in wanted]
+    folder = tmp_path / f"builder-{version}"
+    with RunStore(folder) as store:
+        fill_store(store, instances)
+        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in cases))
+        store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(corpus))
+        info = ReleaseInfo(name="medrealmm-test", version=version, title="t", authors=("t",))
+        out = release_store(store, tmp_path / f"release-{version}", info, register=tmp_path / "w")
+    accept(out.out)
+    return out.out
+
+
+def _replies_asked(requests: list[dict[str, Any]]) -> list[str]:
+    """The reply requests (the contamination check aside), as comparable text."""
+    texts = [json.dumps(r, sort_keys=True, ensure_ascii=False) for r in requests]
+    return [t for t in texts if CANARY_LABEL not in t]
+
+
+def _replies(body: dict[str, Any]) -> FakeReply:
+    return FakeReply(content=REPLY)
+
+
+def test_version_n_plus_1_reuses_unchanged_results_and_asks_only_about_new_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
+    cases = demo_instances(5)
+    first = _release(tmp_path, cases[:4], "1.0")  # cases 0-3
+    second = _release(tmp_path, cases[1:], "1.1")  # 0 withdrawn, 4 added, 1-3 unchanged
+    results = tmp_path / "results"
+    with FakeOpenAIServer(_replies) as server:
+        entry = {"name": "fake-vlm", "model": "fake-vlm", "base_url": server.base_url}
+        models = tmp_path / "models.yaml"
+        models.write_text(yaml.safe_dump({"models": [entry]}), encoding="utf-8")
+        args = ["--out", str(results), "--model", "fake-vlm", "--models-config", str(models)]
+        run = CliRunner().invoke(app, ["eval", "run", str(first), *args])
+        assert run.exit_code == 0, run.output
+        asked_first = _replies_asked(server.requests)
+        with RunStore(results) as store:
+            before = {k: r.eval_id for k, r in store.items(stages.EVAL_RESPONSE, Response)}
+        run = CliRunner().invoke(app, ["eval", "run", str(second), *args])
+        assert run.exit_code == 0, run.output
+        asked_second = _replies_asked(server.requests)[len(asked_first) :]
+        canaries = len(server.requests) - len(asked_first) - len(asked_second)
+    assert len(asked_first) == 4
+    assert canaries == 1  # asked once; the second version's check is answered by the cache
+    assert len(asked_second) == 1 and asked_second[0] not in asked_first  # only the new case
+    with RunStore(results) as store:
+        after = {k: r for k, r in store.items(stages.EVAL_RESPONSE, Response)}
+    kept = {k for k in after if k in before and after[k].eval_id == before[k]}
+    assert {after[k].instance_id for k in kept} == {i.id for i in cases[1:4]}
+    assert cases[0].id not in {r.instance_id for r in after.values()}  # withdrawn: gone
+    assert cases[4].id in {r.instance_id for r in after.values()}
