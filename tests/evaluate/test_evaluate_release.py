@@ -54,7 +54,8 @@ def test_release_is_evaluated_read_only_with_the_builders_score(
     assert spec.benchmark.kind == "release" and spec.benchmark.version == "1.0"
     assert spec.benchmark.manifest_sha256 == file_sha256(release / "manifest.json")
     assert spec.model is not None and spec.model.served == ["fake-vlm"]
-    assert server.completed_calls == 8  # 4 replies on each side; the offline grader grades
+    # 4 replies on each side, and once the release's canary; the offline grader grades
+    assert server.completed_calls == 9
 
 
 def test_release_refusals_are_clear_and_write_nothing(release: Path, tmp_path: Path) -> None:
