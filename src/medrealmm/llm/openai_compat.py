@@ -178,6 +178,7 @@ class OpenAICompatibleClient:
         structured_mode: StructuredMode = "auto",
         vision: bool = True,
         transport: TransportName = "http",
+        proxy: str | None = None,
     ) -> None:
         self.model = model
         self.name = name or model
@@ -191,7 +192,7 @@ class OpenAICompatibleClient:
             raise ValueError(f"model {self.name!r}: no base_url and OPENAI_BASE_URL is not set")
         self.transport: TransportName = transport
         # Retries are ours (the SDK's are off), so they are counted and configurable.
-        self._transport = make_transport(transport, base_url, key, timeout_s)
+        self._transport = make_transport(transport, base_url, key, timeout_s, proxy=proxy)
         self._semaphore = asyncio.Semaphore(concurrency)
         self._limiter = RateLimiter(rpm)
         self._max_attempts = max_attempts
