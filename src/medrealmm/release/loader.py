@@ -38,11 +38,29 @@ class Release:
         return resolve_image(self.root, ref)
 
 
+def _manifest_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def is_release(root: Path) -> bool:
+    """``root`` holds a release manifest (not a corpus build's ``manifest.json``)."""
+    path = root / layout.MANIFEST
+    return path.is_file() and layout.is_release_manifest(_manifest_json(path))
+
+
 def read_manifest(root: Path) -> dict[str, Any]:
     path = root / layout.MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{root} is not a release: it has no {layout.MANIFEST}")
-    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    manifest = _manifest_json(path)
+    if not isinstance(manifest, dict) or not layout.is_release_manifest(manifest):
+        raise ValueError(
+            f"{path}: not a release manifest (no format or file checksums; a corpus build's "
+            "manifest.json has the same name): give a release folder"
+        )
     if manifest.get("format") != layout.FORMAT:
         raise ValueError(f"{path}: release format {manifest.get('format')!r} is not supported")
     return manifest
