@@ -135,7 +135,8 @@ def test_every_readme_command_is_run_or_skipped_with_a_reason() -> None:
 
 @pytest.mark.slow
 def test_readme_offline_commands_run_literally_in_order(tmp_path: Path) -> None:
-    """The README's commands as a new user types them, in a fresh folder, one process each."""
+    """The README's commands as a new user types them, in a fresh folder, one process each,
+    answering yes where one asks (accepting the DUA)."""
     known = {shlex.join(shlex.split(c)) for c in SKIPPED}
     commands = [c for c in readme_commands(README.read_text(encoding="utf-8")) if c not in known]
     bin_dir = str(Path(sys.executable).parent)
@@ -146,6 +147,7 @@ def test_readme_offline_commands_run_literally_in_order(tmp_path: Path) -> None:
     for command in commands:
         result = subprocess.run(
             shlex.split(command),
+            input="y\n",
             cwd=tmp_path,
             env=env,
             capture_output=True,
