@@ -144,6 +144,7 @@ def parse_completion(
         snippet = str(data)[:80].replace("\n", " ")
         raise _Malformed(f"not a chat completion ({type(exc).__name__}): {snippet!r}") from None
     usage = data.get("usage") or {}
+    refusal = message.get("refusal")
     return Completion(
         text=message.get("content") or "",  # a refusal or an empty reply is still a reply
         model=data.get("model") or model,
@@ -154,6 +155,7 @@ def parse_completion(
         finish_reason=choice.get("finish_reason"),
         latency_s=latency_s,
         attempts=attempts,
+        refusal=str(refusal) if refusal else None,
     )
 
 

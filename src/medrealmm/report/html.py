@@ -19,6 +19,7 @@ COLUMN_NAMES = {
     "online": "Online",
     "cases": "病例数",
     "incomplete": "未完成",
+    "refused": "拒答",
     "mean": "平均得分",
     "ci_low": "95% CI 下限",
     "ci_high": "95% CI 上限",

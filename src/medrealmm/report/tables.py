@@ -95,6 +95,7 @@ def overall_table(
                 "online": model == ONLINE_MODEL,
                 "cases": len(means),
                 "incomplete": sum(r.score is None for r in group),
+                "refused": sum(r.refused for r in group),
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
@@ -107,10 +108,11 @@ def overall_table(
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0), r["label"]))
     return Table(
         "overall",
-        "总体得分与 95% 自助法置信区间（图 4a）；未完成评分的病例单列，不按 0 分计入均值",
+        "总体得分与 95% 自助法置信区间（图 4a）；未完成评分的病例单列，不按 0 分计入均值；"
+        "拒答（模型拒绝作答）按 0 分计入并单列次数",
         (
             *("label", "model", "images", "baseline", "online"),
-            *("cases", "incomplete", "mean", "ci_low", "ci_high"),
+            *("cases", "incomplete", "refused", "mean", "ci_low", "ci_high"),
             *("k", "mean_at_k", "worst_at_k", "cases_at_k"),
         ),
         rows,

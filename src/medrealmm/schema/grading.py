@@ -54,6 +54,11 @@ class Response(BaseModel):
     truncated: bool = Field(
         default=False, description="Cut at max_tokens; graded as written (it is the reply)."
     )
+    refused: bool = Field(
+        default=False,
+        description="The model declined (the server's refusal field or content filter): "
+        "scored 0 without grading, counted as a refusal.",
+    )
 
 
 class CaseScore(BaseModel):
@@ -76,6 +81,7 @@ class CaseScore(BaseModel):
     )
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
     rubric_version: str | None = Field(default=None, description="Rubric.version scored against.")
+    refused: bool = Field(default=False, description="The reply was a refusal: scored 0.")
 
     @model_validator(mode="after")
     def _score_iff_complete(self) -> CaseScore:

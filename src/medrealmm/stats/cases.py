@@ -40,6 +40,7 @@ class CaseRecord:
     eval_id: str | None = None
     rubric_version: str | None = None
     stale: bool = False  # graded against a rubric version that no longer applies
+    refused: bool = False  # the model declined: scored 0, counted apart
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -87,6 +88,7 @@ def to_record(
         rubric_approved=score.rubric_approved,
         eval_id=score.eval_id,
         rubric_version=score.rubric_version,
+        refused=score.refused,
         stale=stale,
     )
 
