@@ -385,6 +385,7 @@ _LOOPBACK_UP = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get(IN_NAMESPACE) == "1", reason="already in the namespace")
 def test_proxy_and_redirect_vectors_in_a_network_namespace(tmp_path: Path) -> None:
     """The same tests in a network namespace with only loopback: a byte meant for any other
