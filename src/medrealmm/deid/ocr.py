@@ -9,6 +9,7 @@ from functools import cache
 
 import numpy as np
 
+from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.record import Box
 
 Quad = tuple[tuple[int, int], ...]
@@ -35,6 +36,7 @@ def _engine() -> object:
 
 @cache
 def _build_engine() -> object:
+    offline_onnxruntime()
     from rapidocr_onnxruntime import RapidOCR
 
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)

@@ -12,6 +12,7 @@ against the applicable rubric. Each evaluation is one ``EvalSpec`` row (provenan
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from medrealmm.evaluate.provenance import (
 )
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import record_prices, score_key, verdict_key
-from medrealmm.evaluate.scoring import score_case
+from medrealmm.evaluate.scoring import refusal_score, score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import (
     Completion,
@@ -100,6 +101,11 @@ class EvalOutcome:
     @property
     def incomplete(self) -> int:
         return sum(not s.complete for s in self.scores)
+
+    @property
+    def refusals(self) -> int:
+        """Replies in which the model declined; each is scored 0."""
+        return sum(s.refused for s in self.scores)
 
 
 class _Requests:
@@ -325,11 +331,13 @@ async def _respond(plan: _Plan) -> RunStats:
                 )
             raise
         plan.record(stages.EVAL_RESPONSE, client, completion)
-        # A refusal or an empty reply is the model's reply: graded (it meets no positive
-        # criterion), never dropped from the mean. A cut reply is graded as written, flagged.
+        # An empty reply is the model's reply: graded (it meets no positive criterion), never
+        # dropped from the mean. A cut reply is graded as written, flagged. A refusal (the
+        # server says the model declined) is kept as such and scored 0 without grading.
+        text = completion.text.strip() or (completion.refusal or "").strip()
         response = base.model_copy(
             update={
-                "text": completion.text.strip(),
+                "text": text,
                 "is_baseline": client.is_baseline,
                 "truncated": completion.truncated,
                 "latency": ReplyLatency(
@@ -338,6 +346,7 @@ async def _respond(plan: _Plan) -> RunStats:
                     endpoint=urlsplit(spec.base_url).netloc if spec.base_url else "",
                     concurrency=spec.concurrency,
                 ),
+                "refused": completion.refused,
             }
         )
         store.put(
@@ -400,8 +409,8 @@ async def _grade(plan: _Plan) -> RunStats:
     units = {}
     for rkey, (case, _) in plan.targets.items():
         response = store.get(stages.EVAL_RESPONSE, rkey, Response)
-        if response is None or response.text is None:
-            continue
+        if response is None or response.text is None or response.refused:
+            continue  # nothing to grade; a refusal scores 0 in _score
         for criterion in case.rubric.criteria:
             units[verdict_key(grader, rkey, criterion.id)] = (case, response.text, criterion)
     done = _graded(plan, units)
@@ -452,13 +461,38 @@ async def _grade(plan: _Plan) -> RunStats:
         await client.aclose()
 
 
+def _refused(plan: _Plan) -> set[str]:
+    """Response keys whose reply is a refusal (one read of the condition's replies)."""
+    prefix = SEP.join((plan.model, "img" if plan.images else "txt")) + SEP
+    rows = plan.store.raw_rows(stages.EVAL_RESPONSE, prefix=prefix)
+    return {
+        key
+        for key in plan.targets
+        if '"refused":true' in rows.get(key, "") and json.loads(rows[key]).get("refused")
+    }
+
+
 def _score(plan: _Plan) -> list[CaseScore]:
     """Step 3: a case score per reply, from whatever verdicts exist (pure but for reads)."""
     grader = plan.judge.name
     scores: list[tuple[str, CaseScore]] = []
     # One read of this grader's verdicts, not one per verdict (keys start with the grader).
     stored = plan.store.raw_rows(stages.EVAL_VERDICT, prefix=grader + SEP)
+    refused = _refused(plan)
     for rkey, (case, sample) in plan.targets.items():
+        if rkey in refused:
+            score = refusal_score(
+                instance_id=case.instance.id,
+                model=plan.model,
+                images=plan.images,
+                sample=sample,
+                criteria=case.rubric.criteria,
+                rubric_approved=case.approved,
+                eval_id=plan.spec.eval_id,
+                rubric_version=case.rubric.version,
+            )
+            scores.append((score_key(grader, rkey), score))
+            continue
         verdicts: dict[str, Verdict] = {}
         for criterion in case.rubric.criteria:
             raw = stored.get(verdict_key(grader, rkey, criterion.id))

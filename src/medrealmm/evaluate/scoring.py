@@ -55,6 +55,32 @@ def score_case(
     )
 
 
+def refusal_score(
+    *,
+    instance_id: str,
+    model: str,
+    images: bool,
+    sample: int,
+    criteria: Sequence[Criterion],
+    rubric_approved: bool = True,
+    eval_id: str | None = None,
+    rubric_version: str | None = None,
+) -> CaseScore:
+    """A refused reply: complete, 0, no criterion graded, marked so the row counts it."""
+    return CaseScore(
+        instance_id=instance_id,
+        model=model,
+        sample=sample,
+        images=images,
+        score=0.0,
+        positive_points_total=sum(max(c.weight, 0) for c in criteria),
+        rubric_approved=rubric_approved,
+        eval_id=eval_id,
+        rubric_version=rubric_version,
+        refused=True,
+    )
+
+
 class Scored(Protocol):
     """What a summary reads from a score: ``CaseScore`` and the results layer's records."""
 
@@ -118,6 +144,8 @@ class ModelSummary:
     is_baseline: bool = False
     k_instances: int = 0
     incomplete_cases: list[str] = field(default_factory=list)
+    #: Replies (every sample) in which the model declined; each is scored 0.
+    refusals: int = 0
 
 
 def _mean(values: list[float]) -> float | None:
@@ -160,6 +188,7 @@ def _summary(
         incomplete_cases=sorted(
             f"{c.instance_id}#{c.sample}" for c in all_cases if c.score is None
         ),
+        refusals=sum(1 for c in all_cases if getattr(c, "refused", False)),
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from medrealmm.evaluate.provenance import BENCHMARK_META, BenchmarkRef
 from medrealmm.release import layout
-from medrealmm.release.loader import load_release
+from medrealmm.release.loader import is_release, load_release
 from medrealmm.rubric.rounds import evaluation_rubrics, round_key
 from medrealmm.schema import Instance, Rubric
 from medrealmm.store import STORE_FILENAME, RunStore, stages
@@ -28,10 +28,6 @@ class Benchmark:
     instances: list[Instance]
     rubrics: list[Rubric]
     image_root: Path | None
-
-
-def is_release(path: Path) -> bool:
-    return (path / layout.MANIFEST).is_file()
 
 
 def is_run(path: Path) -> bool:
@@ -102,6 +98,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
     Returns the benchmark copied in (None when evaluating a builder's run in place).
     """
     origin = None  # the stage a builder's instances were cut from: the PHI rule follows it
+    # By content: a builder's run folder holds the corpus build's manifest.json too.
     if is_release(source):
         if out is None:
             raise ValueError(
@@ -118,7 +115,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
             origin = builder.get_meta(stages.MCCP_SOURCE_META)
     else:
         raise FileNotFoundError(
-            f"{source} is neither a release (no {layout.MANIFEST}) nor a run "
+            f"{source} is neither a release (no release {layout.MANIFEST}) nor a run "
             f"(no {STORE_FILENAME}); give a release folder, a Hugging Face copy of one, or a run"
         )
     store = RunStore(out)

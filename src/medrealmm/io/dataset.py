@@ -38,6 +38,26 @@ def dataset_file(path: Path | str) -> Path:
     return path
 
 
+def clock_problem(case: Consultation) -> tuple[str, str] | None:
+    """(field, message) for the first timestamp out of order, or one that carries a UTC
+    offset where the first event's does not (or the reverse): local and zoned times cannot be
+    ordered without guessing the zone, so a consultation uses one kind throughout."""
+    zoned = case.events[0].timestamp.utcoffset() is not None
+    for index, (before, after) in enumerate(zip(case.events, case.events[1:], strict=False)):
+        field = f"events.{index + 1}.timestamp"
+        if (after.timestamp.utcoffset() is not None) != zoned:
+            first = "has a UTC offset" if zoned else "has none"
+            message = (
+                f"{after.timestamp.isoformat()} {'lacks' if zoned else 'has'} a UTC offset and "
+                f"events.0.timestamp {first}: give every timestamp of a consultation an offset "
+                "(such as +08:00), or none"
+            )
+            return field, message
+        if after.timestamp < before.timestamp:
+            return field, f"timestamp {after.timestamp} is before the previous event's"
+    return None
+
+
 def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> DatasetSummary:
     """Schema, unique ids, events in time order, every image present, inside the dataset
     folder, within the pixel cap and decodable. Raises the first problem as a DataError."""
@@ -49,10 +69,9 @@ def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> 
         if case.id in first_line:
             raise duplicate_id(source, number, case.id, first_line[case.id])
         first_line[case.id] = number
-        for index, (before, after) in enumerate(zip(case.events, case.events[1:], strict=False)):
-            if after.timestamp < before.timestamp:
-                message = f"timestamp {after.timestamp} is before the previous event's"
-                raise DataError(source, number, f"events.{index + 1}.timestamp", message)
+        problem = clock_problem(case)
+        if problem:
+            raise DataError(source, number, *problem)
         for e_index, event in enumerate(case.events):
             for i_index, ref in enumerate(event.images):
                 where = f"events.{e_index}.images.{i_index}.path"

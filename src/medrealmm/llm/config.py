@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import urllib.request
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlparse
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -49,6 +51,11 @@ class ModelSpec(BaseModel):
         default="refused",
         description="'allowed' lets stages that see un-masked data call a non-loopback host.",
     )
+    proxy: str | None = Field(
+        default=None,
+        description="Proxy URL for this model's calls, or 'env' for HTTP(S)_PROXY/ALL_PROXY/"
+        "NO_PROXY; unset: calls go direct and those variables are ignored.",
+    )
 
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -68,6 +75,21 @@ def load_model_specs(path: Path | str) -> dict[str, ModelSpec]:
             raise DataError.from_validation(path, index + 1, exc) from None
         specs[spec.name] = spec
     return specs
+
+
+def proxy_url(spec: ModelSpec) -> str | None:
+    """The proxy this model's calls go through: the one its config names, the environment's
+    for its base URL when it says ``proxy: env``, else None (direct). Proxy variables are
+    never read otherwise, so a proxy is a host someone configured for this model."""
+    if spec.proxy != "env":
+        return spec.proxy
+    if not spec.base_url or urllib.request.proxy_bypass_environment(
+        urlparse(spec.base_url).hostname or ""
+    ):
+        return None
+    found = urllib.request.getproxies_environment()
+    scheme = urlparse(spec.base_url).scheme
+    return found.get(scheme) or found.get("all") or None
 
 
 class UnknownModelError(ValueError):
@@ -144,5 +166,6 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
             structured_mode=spec.structured_mode,
             vision=spec.vision,
             transport=spec.transport,
+            proxy=proxy_url(spec),
         )
     return CachedClient(client, cache) if cache is not None else client

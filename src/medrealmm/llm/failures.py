@@ -33,6 +33,11 @@ REASONS: dict[str, tuple[bool, str]] = {
         "set vision: false or structured_mode in the models YAML",
     ),
     "bad_request": (True, "the server rejected the request (4xx); see the message"),
+    "redirect": (
+        True,
+        "the server answered with a redirect (3xx), which is never followed: it would send "
+        "the request body to another address; set base_url to the address that answers",
+    ),
     "malformed_output": (
         True,
         "the reply never matched the schema; rerun with "
@@ -88,6 +93,8 @@ def classify(exc: BaseException) -> str:
 
 
 def _classify_status(status: int, text: str) -> str:
+    if 300 <= status < 400:
+        return "redirect"
     if status == 429:
         return "rate_limit"
     if status in (401, 403):

@@ -144,6 +144,7 @@ def parse_completion(
         snippet = str(data)[:80].replace("\n", " ")
         raise _Malformed(f"not a chat completion ({type(exc).__name__}): {snippet!r}") from None
     usage = data.get("usage") or {}
+    refusal = message.get("refusal")
     return Completion(
         text=message.get("content") or "",  # a refusal or an empty reply is still a reply
         model=data.get("model") or model,
@@ -154,6 +155,7 @@ def parse_completion(
         finish_reason=choice.get("finish_reason"),
         latency_s=latency_s,
         attempts=attempts,
+        refusal=str(refusal) if refusal else None,
     )
 
 
@@ -178,6 +180,7 @@ class OpenAICompatibleClient:
         structured_mode: StructuredMode = "auto",
         vision: bool = True,
         transport: TransportName = "http",
+        proxy: str | None = None,
     ) -> None:
         self.model = model
         self.name = name or model
@@ -191,7 +194,7 @@ class OpenAICompatibleClient:
             raise ValueError(f"model {self.name!r}: no base_url and OPENAI_BASE_URL is not set")
         self.transport: TransportName = transport
         # Retries are ours (the SDK's are off), so they are counted and configurable.
-        self._transport = make_transport(transport, base_url, key, timeout_s)
+        self._transport = make_transport(transport, base_url, key, timeout_s, proxy=proxy)
         self._semaphore = asyncio.Semaphore(concurrency)
         self._limiter = RateLimiter(rpm)
         self._max_attempts = max_attempts

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 import httpx
 from pydantic import BaseModel
 
-from medrealmm.llm.config import ModelSpec, with_overrides
+from medrealmm.llm.config import ModelSpec, proxy_url, with_overrides
 from medrealmm.llm.openai_compat import OpenAICompatibleClient, StructuredMode
 from medrealmm.llm.types import (
     ChatRequest,
@@ -91,6 +91,8 @@ async def probe(spec: ModelSpec, timeout_s: float | None = None) -> Capabilities
         max_attempts=1,
         structured_mode="auto",
         vision=True,
+        transport=spec.transport,
+        proxy=proxy_url(spec),
     )
     try:
         with _quiet_client_log():
@@ -135,7 +137,13 @@ def _listing(spec: ModelSpec, model: str) -> dict[str, Any] | None:
     key = os.environ.get(spec.api_key_env)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        reply = httpx.get(f"{spec.base_url.rstrip('/')}/models", headers=headers, timeout=5.0)
+        reply = httpx.get(
+            f"{spec.base_url.rstrip('/')}/models",
+            headers=headers,
+            timeout=5.0,
+            trust_env=False,
+            proxy=proxy_url(spec),
+        )
         entries = reply.json().get("data", []) if reply.status_code == 200 else []
     except (httpx.HTTPError, ValueError, AttributeError):
         return None

@@ -9,7 +9,7 @@ import os
 
 import httpx
 
-from medrealmm.llm.config import ModelSpec
+from medrealmm.llm.config import ModelSpec, proxy_url
 
 log = logging.getLogger("medrealmm.reach")
 TIMEOUT_S = 5.0
@@ -37,7 +37,10 @@ def check_endpoint(spec: ModelSpec, timeout_s: float = TIMEOUT_S) -> None:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     where = f"model {spec.name!r} at {spec.base_url}"
     try:
-        response = httpx.get(url, headers=headers, timeout=timeout_s)
+        # As the calls go: through the configured proxy only, never following a redirect.
+        response = httpx.get(
+            url, headers=headers, timeout=timeout_s, trust_env=False, proxy=proxy_url(spec)
+        )
     except httpx.ConnectError as exc:
         raise EndpointUnreachable(
             f"{where}: cannot connect ({exc}); is the server running?"
@@ -46,6 +49,12 @@ def check_endpoint(spec: ModelSpec, timeout_s: float = TIMEOUT_S) -> None:
         raise EndpointUnreachable(f"{where}: no answer within {timeout_s:g} s") from None
     except httpx.HTTPError as exc:
         raise EndpointUnreachable(f"{where}: {type(exc).__name__}: {exc}") from None
+    if response.is_redirect:
+        raise EndpointUnreachable(
+            f"{where}: answers with a redirect (HTTP {response.status_code} to "
+            f"{response.headers.get('location', '?')}); redirects are never followed, as they "
+            "would re-send patient data elsewhere: set base_url to the address that answers"
+        )
     if response.status_code in (401, 403):
         raise EndpointUnreachable(
             f"{where}: the server refused the API key (HTTP {response.status_code}); "

@@ -7,6 +7,10 @@ call, which is what lets one process keep 64 calls in flight; see
 Both raise the same failures, so the retry loop and ``medrealmm.llm.failures`` treat them
 alike: the SDK's own exception types, or ``HTTPFailure`` carrying the same status, body
 text and headers.
+
+Neither reads proxy variables from the environment (a proxy is used only when the model's
+config names one, see ``medrealmm.llm.config.proxy_url``) and neither follows a redirect: a
+3xx answer is a failure (``redirect``), never a re-send of the body to another address.
 """
 
 from __future__ import annotations
@@ -55,9 +59,18 @@ class ChatTransport(Protocol):
 class SDKTransport:
     """The official SDK: its auth, pooling and error types; retries are the caller's."""
 
-    def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
+    def __init__(
+        self, base_url: str, api_key: str, timeout_s: float, proxy: str | None = None
+    ) -> None:
+        http_client = openai.DefaultAsyncHttpxClient(
+            timeout=timeout_s, follow_redirects=False, trust_env=False, proxy=proxy
+        )
         self._client = openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client,
         )
 
     async def post_chat(self, payload: dict[str, Any]) -> object:
@@ -70,8 +83,11 @@ class SDKTransport:
 class HTTPTransport:
     """One aiohttp session per event loop; the caller's semaphore bounds what is in flight."""
 
-    def __init__(self, base_url: str, api_key: str, timeout_s: float) -> None:
+    def __init__(
+        self, base_url: str, api_key: str, timeout_s: float, proxy: str | None = None
+    ) -> None:
         self._url = base_url.rstrip("/") + "/chat/completions"
+        self._proxy = proxy
         self._headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
@@ -87,6 +103,8 @@ class HTTPTransport:
                 timeout=aiohttp.ClientTimeout(total=self._timeout_s),
                 headers=self._headers,
                 json_serialize=json.dumps,
+                proxy=self._proxy,
+                trust_env=False,
             )
             self._loop = loop
         return self._session
@@ -95,9 +113,9 @@ class HTTPTransport:
         session = self._current_session()
         body = json.dumps(payload, ensure_ascii=False).encode()
         try:
-            async with session.post(self._url, data=body) as response:
+            async with session.post(self._url, data=body, allow_redirects=False) as response:
                 raw = await response.read()
-                if response.status >= 400:
+                if response.status >= 300:  # a redirect is refused, never followed
                     text = raw.decode("utf-8", "replace")
                     raise HTTPFailure(
                         "status",
@@ -137,8 +155,13 @@ class HTTPTransport:
 
 
 def make_transport(
-    name: TransportName, base_url: str, api_key: str, timeout_s: float
+    name: TransportName,
+    base_url: str,
+    api_key: str,
+    timeout_s: float,
+    *,
+    proxy: str | None = None,
 ) -> ChatTransport:
     if name == "http":
-        return HTTPTransport(base_url, api_key, timeout_s)
-    return SDKTransport(base_url, api_key, timeout_s)
+        return HTTPTransport(base_url, api_key, timeout_s, proxy)
+    return SDKTransport(base_url, api_key, timeout_s, proxy)

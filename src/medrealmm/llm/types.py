@@ -102,11 +102,18 @@ class Completion(BaseModel):
     finish_reason: str | None = None
     #: HTTP requests this reply took, retries included (usage shows retry pressure).
     attempts: int = 1
+    #: The server's ``refusal`` text, when it says the model declined.
+    refusal: str | None = None
 
     @property
     def truncated(self) -> bool:
         """A cut reply is still the model's reply: graded as written, flagged in results."""
         return self.finish_reason == "length"
+
+    @property
+    def refused(self) -> bool:
+        """The model declined: the server's refusal field, or its content filter stopped it."""
+        return self.refusal is not None or self.finish_reason == "content_filter"
 
 
 class LLMError(RuntimeError):

@@ -35,6 +35,23 @@ def run_stage(stage: Stage, ctx: StageContext) -> StageReport:
     return report
 
 
+def check_stage_names(
+    chain: Sequence[Stage], *, skip: Collection[str] = (), redo: Collection[str] = ()
+) -> None:
+    """Every name a stage of ``chain``, and none both skipped and redone: which of the two
+    was meant cannot be told, so neither wins."""
+    known = [stage.name for stage in chain]
+    unknown = sorted((set(skip) | set(redo)) - set(known))
+    if unknown:
+        raise ValueError(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    both = [name for name in known if name in set(skip) & set(redo)]
+    if both:
+        raise ValueError(
+            f"--skip and --redo both name {', '.join(both)}: a stage is either left as it is "
+            "or rebuilt; give one of them"
+        )
+
+
 def run_chain(
     ctx: StageContext,
     chain: Sequence[Stage],
@@ -44,10 +61,7 @@ def run_chain(
 ) -> list[StageReport]:
     """Run ``chain`` in order; ``skip`` names stages left as they are, ``redo`` names stages
     whose rows are cleared first (one transaction) so they are rebuilt from their input."""
-    known = {stage.name for stage in chain}
-    unknown = sorted((set(skip) | set(redo)) - known)
-    if unknown:
-        raise ValueError(f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    check_stage_names(chain, skip=skip, redo=redo)
     reports: list[StageReport] = []
     for stage in chain:
         if stage.name in skip:

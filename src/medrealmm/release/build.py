@@ -18,6 +18,7 @@ from typing import Any
 from medrealmm.io import file_sha256, resolve_image, write_parquet
 from medrealmm.release import layout, texts
 from medrealmm.release.layout import ReleaseInfo
+from medrealmm.release.loader import is_release
 from medrealmm.release.sources import ReleaseSources, collect
 from medrealmm.release.withdrawals import Withdrawal, all_withdrawals, default_register
 from medrealmm.schema import ImageOrigin, ImageRef
@@ -34,7 +35,7 @@ def _check_target(out: Path) -> None:
     """Only an empty folder or an earlier release may be replaced: never a user's other files."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} is a file; the release needs a folder")
-    if out.exists() and any(out.iterdir()) and not (out / layout.MANIFEST).is_file():
+    if out.exists() and any(out.iterdir()) and not is_release(out):
         raise ValueError(f"{out} exists, is not empty and holds no release; choose another folder")
 
 

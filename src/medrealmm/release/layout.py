@@ -38,6 +38,12 @@ _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
+def is_release_manifest(data: object) -> bool:
+    """A release's manifest by its content, not its name: a corpus build writes a
+    ``manifest.json`` too (into the builder's run folder), which has no format or checksums."""
+    return isinstance(data, dict) and "format" in data and isinstance(data.get("files"), dict)
+
+
 def check_version(version: str) -> str:
     if not _VERSION.fullmatch(version):
         raise ValueError(f"release version '{version}' is not of the form X.Y or X.Y.Z")

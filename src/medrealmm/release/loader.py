@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,11 +39,29 @@ class Release:
         return resolve_image(self.root, ref)
 
 
+def _manifest_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def is_release(root: Path) -> bool:
+    """``root`` holds a release manifest (not a corpus build's ``manifest.json``)."""
+    path = root / layout.MANIFEST
+    return path.is_file() and layout.is_release_manifest(_manifest_json(path))
+
+
 def read_manifest(root: Path) -> dict[str, Any]:
     path = root / layout.MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{root} is not a release: it has no {layout.MANIFEST}")
-    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    manifest = _manifest_json(path)
+    if not isinstance(manifest, dict) or not layout.is_release_manifest(manifest):
+        raise ValueError(
+            f"{path}: not a release manifest (no format or file checksums; a corpus build's "
+            "manifest.json has the same name): give a release folder"
+        )
     if manifest.get("format") != layout.FORMAT:
         raise ValueError(f"{path}: release format {manifest.get('format')!r} is not supported")
     return manifest
@@ -68,17 +87,36 @@ def _hub_housekeeping(name: str) -> bool:
     return name in HUB_FILES or name.startswith(HUB_FOLDERS)
 
 
+def _walk(root: Path) -> tuple[set[str], list[str]]:
+    """Regular files under ``root`` (relative names) and every symbolic link, never followed:
+    a link would let a checksum vouch for a file outside the release."""
+    files: set[str] = set()
+    links: list[str] = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        base = Path(folder)
+        links += [
+            (base / name).relative_to(root).as_posix()
+            for name in dirs
+            if (base / name).is_symlink()
+        ]
+        for name in names:
+            path = base / name
+            relative = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                links.append(relative)
+            elif path.is_file():
+                files.add(relative)
+    return files, sorted(link for link in links if not _hub_housekeeping(link))
+
+
 def integrity_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
-    """Every file missing, added or changed; a Hugging Face copy's hub files are allowed."""
+    """Every file missing, added or changed, and every symbolic link (refused, not
+    followed); a Hugging Face copy's hub files are allowed."""
     expected: dict[str, str] = manifest["files"]
-    present = {
-        name
-        for p in root.rglob("*")
-        if p.is_file()
-        and (name := p.relative_to(root).as_posix()) != layout.MANIFEST
-        and not _hub_housekeeping(name)
-    }
-    problems = [f"missing: {name}" for name in sorted(set(expected) - present)]
+    files, links = _walk(root)
+    present = {name for name in files if name != layout.MANIFEST and not _hub_housekeeping(name)}
+    problems = [f"symbolic link (not allowed in a release): {name}" for name in links]
+    problems += [f"missing: {name}" for name in sorted(set(expected) - present)]
     problems += [f"not part of the release: {name}" for name in sorted(present - set(expected))]
     problems += [
         f"changed: {name}"

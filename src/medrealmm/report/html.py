@@ -22,6 +22,7 @@ COLUMN_NAMES = {
     "cases": "病例数",
     "consultations": "问诊数（重抽样单位）",
     "incomplete": "未完成",
+    "refused": "拒答",
     "mean": "平均得分",
     "ci_low": "95% CI 下限",
     "ci_high": "95% CI 上限",

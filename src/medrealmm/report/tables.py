@@ -104,6 +104,7 @@ def overall_table(
                 "cases": len(means),
                 "consultations": interval.clusters if interval else 0,
                 "incomplete": sum(r.score is None for r in group),
+                "refused": sum(r.refused for r in group),
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
@@ -117,10 +118,10 @@ def overall_table(
     return Table(
         "overall",
         "总体得分与 95% 自助法置信区间（图 4a；按问诊整体重抽样，同一问诊的多个挑战点一起抽取）；"
-        "未完成评分的病例单列，不按 0 分计入均值",
+        "未完成评分的病例单列，不按 0 分计入均值；拒答（模型拒绝作答）按 0 分计入并单列次数",
         (
             *("label", "model", "images", "baseline", "online"),
-            *("cases", "consultations", "incomplete", "mean", "ci_low", "ci_high"),
+            *("cases", "consultations", "incomplete", "refused", "mean", "ci_low", "ci_high"),
             *("k", "mean_at_k", "worst_at_k", "cases_at_k"),
         ),
         rows,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 
@@ -57,6 +58,9 @@ class ImageRef(BaseModel):
         return self.origin is ImageOrigin.PATIENT and self.kind is ImageKind.MEDICAL
 
 
+_EPOCH = re.compile(r"\s*[-+]?\d+(\.\d*)?\s*")
+
+
 class Event(BaseModel):
     """One event e_t = (content, modalities, sender, timestamp)."""
 
@@ -66,6 +70,18 @@ class Event(BaseModel):
     timestamp: datetime
     content: str = ""
     images: list[ImageRef] = Field(default_factory=list)
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _iso_only(cls, value: object) -> object:
+        """An epoch number says neither its unit (s or ms) nor the clock the platform kept,
+        and would come out as UTC beside local times: only ISO 8601 text is read."""
+        if isinstance(value, int | float) or (isinstance(value, str) and _EPOCH.fullmatch(value)):
+            raise ValueError(
+                f"{value!r} is a number; give an ISO 8601 date-time such as "
+                "2025-06-01T09:01:00 (or with its UTC offset, 2025-06-01T09:01:00+08:00)"
+            )
+        return value
 
     @property
     def modalities(self) -> frozenset[Modality]:

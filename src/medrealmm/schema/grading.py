@@ -84,6 +84,11 @@ class Response(BaseModel):
     latency: ReplyLatency | None = Field(
         default=None, description="Generated replies only; never part of the score."
     )
+    refused: bool = Field(
+        default=False,
+        description="The model declined (the server's refusal field or content filter): "
+        "scored 0 without grading, counted as a refusal.",
+    )
 
 
 class CaseScore(BaseModel):
@@ -106,6 +111,7 @@ class CaseScore(BaseModel):
     )
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
     rubric_version: str | None = Field(default=None, description="Rubric.version scored against.")
+    refused: bool = Field(default=False, description="The reply was a refusal: scored 0.")
 
     @model_validator(mode="after")
     def _score_iff_complete(self) -> CaseScore:

@@ -44,6 +44,7 @@ class CaseRecord:
     # points of one consultation are correlated); '' when the instance is unknown.
     consultation_id: str = ""
     position: str = UNLABELED  # early / middle / late in its consultation (Instance.position)
+    refused: bool = False  # the model declined: scored 0, counted apart
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -91,6 +92,7 @@ def to_record(
         rubric_approved=score.rubric_approved,
         eval_id=score.eval_id,
         rubric_version=score.rubric_version,
+        refused=score.refused,
         stale=stale,
         consultation_id=instance.consultation_id if instance else "",
         position=(instance.position if instance else None) or UNLABELED,

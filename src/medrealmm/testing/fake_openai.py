@@ -25,6 +25,7 @@ class FakeReply:
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
     cut_after: int | None = None  # promise the whole body, send this many bytes, hang up
+    refusal: str | None = None  # the message's ``refusal`` field (the model declined)
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -132,7 +133,9 @@ class FakeOpenAIServer:
                     }
                     self._send(reply.status, {"error": error}, reply.headers)
                 else:
-                    payload = outer.completion_body(body, reply.content, reply.finish_reason)
+                    payload = outer.completion_body(
+                        body, reply.content, reply.finish_reason, refusal=reply.refusal
+                    )
                     self._send(200, payload, reply.headers)
 
             def _send(
@@ -203,7 +206,11 @@ class FakeOpenAIServer:
 
     @staticmethod
     def completion_body(
-        body: dict[str, Any], content: str | None, finish_reason: str = "stop"
+        body: dict[str, Any],
+        content: str | None,
+        finish_reason: str = "stop",
+        *,
+        refusal: str | None = None,
     ) -> dict[str, Any]:
         """The chat-completion JSON answering request ``body`` with ``content`` (usage counts
         roughly from the request's length), for other fake servers to reuse."""
@@ -216,7 +223,11 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "message": {
+                        "role": "assistant",
+                        "content": content,
+                        **({"refusal": refusal} if refusal is not None else {}),
+                    },
                     "finish_reason": finish_reason,
                 }
             ],
