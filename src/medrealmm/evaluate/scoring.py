@@ -112,10 +112,10 @@ K_DEFINITIONS = (
 )
 #: The same definitions for the Chinese report page.
 K_DEFINITIONS_ZH = (
-    "Score：各实例第 0 次采样得分的均值（论文 7.1：每个模型只调用一次）；+met / -hit 取同一批第 0 "
-    "次采样病例的均值。mean@k：各实例 k 次采样得分均值的平均；worst@k：各实例 k 次采样中最低得分的"
-    "平均（即 HealthBench 的 worst-at-k）。只有 k 次采样全部完成的实例计入 mean@k 与 worst@k；k 为该次"
-    "评测设定的 k。"
+    "Score：各实例第 0 次采样得分的均值（论文 7.1：每个模型只调用一次）；"
+    "+met / -hit 取同一批第 0 次采样病例的均值。mean@k：各实例 k 次采样得分均值的平均；"
+    "worst@k：各实例 k 次采样中最低得分的平均（即 HealthBench 的 worst-at-k）。"
+    "只有 k 次采样全部完成的实例计入 mean@k 与 worst@k；k 为该次评测设定的 k。"
 )
 
 
