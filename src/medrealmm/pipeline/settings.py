@@ -49,6 +49,19 @@ def default_respondents() -> list[Respondent]:
     ]
 
 
+class ReleaseSettings(BaseModel):
+    """The chain's release step (RUN/release/)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_unreviewed: bool = Field(
+        default=False,
+        description="Release cases not past both review passes, or rubrics no physician "
+        "approved; recorded in the manifest and the dataset card. Without it the release "
+        "waits for review.",
+    )
+
+
 class PipelineSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -69,6 +82,7 @@ class PipelineSettings(BaseModel):
         default=stages.CORPUS_DEID,
         description="corpus.final once physicians approved the corpus; corpus.deid before.",
     )
+    release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 
 
 def load_settings(path: Path | str) -> PipelineSettings:
