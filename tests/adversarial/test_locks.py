@@ -249,6 +249,7 @@ def _held_by(store: Path, pid: int, timeout: float = 60) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_two_evaluations_of_one_results_folder_send_no_call_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

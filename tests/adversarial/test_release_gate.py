@@ -78,7 +78,7 @@ def test_an_unreviewed_release_is_refused_without_the_flag(tmp_path: Path) -> No
     refused = _build(run, out)
     assert refused.exit_code == 2, refused.output
     line = " ".join(refused.output.split())
-    assert line.startswith("error: release refused: 3 consultations are not review-approved")
+    assert line.startswith("error: the release waits for review: 3 consultations are not")
     assert "3 of 3 rubrics are not approved" in line and "--allow-unreviewed" in line
     assert not out.exists()  # nothing written
 

@@ -83,6 +83,11 @@ class PipelineSettings(BaseModel):
         description="corpus.final once physicians approved the corpus; corpus.deid before.",
     )
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
+    allow_shrink: bool = Field(
+        default=False,
+        description="Let an input drop more than half of the consultations the run holds "
+        "(and every row made from them); without it such a rebuild is refused.",
+    )
 
 
 def load_settings(path: Path | str) -> PipelineSettings:

@@ -65,10 +65,10 @@ def check_reviewed(sources: ReleaseSources, allow_unreviewed: bool) -> list[str]
     gaps = sources.review_gaps()
     if gaps and not allow_unreviewed:
         raise UnreviewedReleaseError(
-            f"release refused: {'; '.join(gaps)}. Finish the review (`medrealmm corpus review`, "
-            "`medrealmm rubric import-feedback` or the review app), or release anyway with "
-            "--allow-unreviewed (release: {allow_unreviewed: true} in a pipeline YAML), which "
-            "the manifest and the dataset card record"
+            f"the release waits for review: {'; '.join(gaps)}. Finish the review (`medrealmm "
+            "corpus review`, `medrealmm rubric import-feedback` or the review app), or release "
+            "anyway with --allow-unreviewed (release: {allow_unreviewed: true} in a pipeline "
+            "YAML), which the manifest and the dataset card record"
         )
     return gaps
 
