@@ -289,3 +289,30 @@ def test_two_evaluations_of_one_results_folder_send_no_call_twice(
     finally:
         server.stop()
     assert server.completed_calls == 3  # one reply per instance, none sent twice
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_kill_9_of_corpus_build_at_a_random_moment_leaves_the_folder_usable(
+    tmp_path: Path,
+) -> None:
+    from cases import good_record, write_dataset
+
+    data, run = tmp_path / "data", tmp_path / "run"
+    lines = [json.dumps(good_record(f"c{i:05d}"), ensure_ascii=False).encode() for i in range(1500)]
+    write_dataset(data, lines)
+    command = [*CLI, "corpus", "build", str(data / "consultations.jsonl"), str(run)]
+    finished = subprocess.run([*command, "--workers", "1", "--limit", "50"], env=ENV, timeout=300)
+    assert finished.returncode == 0  # a run with finished work, then a rebuild killed at random
+    builder = subprocess.Popen(
+        [*command, "--workers", "2"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    time.sleep(random.uniform(0.5, 4.0))
+    children = _children(builder.pid)
+    builder.send_signal(signal.SIGKILL)
+    builder.wait()
+    assert _all_gone(children, within=5.0), f"workers outlived the build: {children}"
+    rerun = subprocess.run(
+        [*command, "--workers", "1"], env=ENV, capture_output=True, text=True, timeout=300
+    )
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
