@@ -18,8 +18,28 @@ from typer.testing import CliRunner
 
 from medrealmm.cli import app
 
+
+def _symlink_out(folder: Path) -> None:
+    """The image is a link to a file outside the dataset folder (here: not an image)."""
+    outside = folder.parent / "outside.txt"
+    outside.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (folder / "images/c1").mkdir(parents=True)
+    (folder / "images/c1/01.png").symlink_to(outside)
+
+
+def _symlink_case() -> BadInput:
+    def build(folder: Path) -> None:
+        write_dataset(folder, [_line(good_record("c1"))], image=False)
+        _symlink_out(folder)
+
+    return BadInput("image-symlink-out", build, "cannot be decoded")
+
+
 #: The checks only ``validate`` made before (images, time order): now every command makes them.
-ONCE_VALIDATE_ONLY = [c for c in CASES if c.name.startswith(("image-", "timestamp-out-of-order"))]
+ONCE_VALIDATE_ONLY = [
+    *(c for c in CASES if c.name.startswith(("image-", "timestamp-out-of-order"))),
+    _symlink_case(),
+]
 
 
 def _line(record: dict) -> bytes:
