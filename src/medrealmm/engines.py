@@ -8,7 +8,12 @@ stage stays one async loop that commits each unit as it finishes, whichever engi
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -25,6 +30,40 @@ class Engine(StrEnum):
 
 def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker when the process that started it ends.
+
+    A worker that outlived a ``kill -9`` of its run would go on burning CPU on work nobody
+    collects. On Linux the kernel sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``);
+    everywhere a daemon thread also watches the parent pid, which covers other systems.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread still watches
+            pass
+    if os.getppid() != parent:  # died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """The one way to start local worker processes: they die with this process."""
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
 
 
 class Offload(Protocol):
@@ -74,7 +113,7 @@ def offload(engine: Engine = Engine.LOCAL, workers: int | None = 1) -> Iterator[
     elif workers == 1:
         yield _Threads()
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with process_pool(workers) as pool:
             yield _Processes(pool, workers)
 
 

@@ -32,7 +32,9 @@ def test_run_goes_end_to_end_resumes_and_redoes_one_stage(demo_dir: Path, tmp_pa
     runner = CliRunner()
     first = runner.invoke(app, ["run", str(run), "--config", str(config)])
     assert first.exit_code == 0, first.output
-    assert (run / "report" / "index.html").is_file() and (run / "release").is_dir()
+    assert (run / "report" / "index.html").is_file()
+    assert not (run / "release").exists()  # nothing reviewed: the release waits for review
+    assert "release: refused: the release waits for review" in " ".join(first.output.split())
     with RunStore(run) as store:
         instances = store.keys(stages.MCCP_INSTANCE)
         assert instances and store.count(stages.EVAL_SCORE) == len(instances)

@@ -119,7 +119,7 @@ def test_unapproved_stages_are_released_but_flagged(
 ) -> None:
     run = make_run(corpus_stage=stages.CORPUS_DEID, rubric_stage=stages.RUBRIC_ROUND)
     out = tmp_path / "rel"
-    manifest = build_release(run, out, INFO).manifest
+    manifest = build_release(run, out, INFO, allow_unreviewed=True).manifest
     assert manifest["sources"] == {
         "corpus_stage": stages.CORPUS_DEID,
         "corpus_review_approved": False,

@@ -48,6 +48,15 @@ LimitOption = Annotated[
     typer.Option("--limit", min=1, help="Only the first N units by id (a trial run)."),
 ]
 
+AllowShrinkOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-shrink",
+        help="Rebuild from an input that drops more than half of the consultations this run "
+        "holds, with every row made from them (refused without it).",
+    ),
+]
+
 DryRunOption = Annotated[
     bool,
     typer.Option(

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    AllowShrinkOption,
     DryRunOption,
     ModelsConfigOption,
     console,
@@ -83,6 +84,7 @@ def build(
         int | None,
         typer.Option("--limit", min=1, help="Only the first N lines of the input (a trial run)."),
     ] = None,
+    allow_shrink: AllowShrinkOption = False,
     dry_run: DryRunOption = False,
 ) -> None:
     """Run C0 -Φimg-> C1 -Φcmpl-> C2 -Φbal-> C3 -4a-> C3' and print what each step dropped.
@@ -115,6 +117,7 @@ def build(
             workers=workers,
             models_config=models_config,
             limit=limit,
+            allow_shrink=allow_shrink,
         )
     if dry_run:
         for client in planned:  # the 4a screening agent, when it has cases to screen

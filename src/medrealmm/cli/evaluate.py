@@ -130,7 +130,7 @@ def run_command(
     )
     with user_errors():
         try:
-            store, benchmark = results_store(source, out)
+            store, benchmark = results_store(source, out, writer=not dry_run)
         except DUANotAccepted as exc:
             raise ValueError(str(exc)) from None
         with store:
@@ -201,7 +201,7 @@ def import_command(
     RUN is a results folder made by `eval run` (or a builder's run)."""
     from medrealmm.evaluate.imported import import_responses
 
-    with user_errors(), RunStore(run, create=False) as store:
+    with user_errors(), RunStore(run, create=False, writer=True) as store:
         outcome = import_responses(
             store,
             replies,

@@ -9,6 +9,7 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    AllowShrinkOption,
     DebugCallsOption,
     DryRunOption,
     LimitOption,
@@ -33,11 +34,11 @@ app.add_typer(mccp_app, name="mccp")
 OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
 
 
-def _load_corpus(store: RunStore, corpus: Path) -> None:
+def _load_corpus(store: RunStore, corpus: Path, allow_shrink: bool) -> None:
     """Ingest CORPUS/consultations.jsonl as the raw stage; refuse a different corpus."""
     from medrealmm.pipeline.steps.ingest import load_raw
 
-    load_raw(store, corpus)
+    load_raw(store, corpus, allow_shrink=allow_shrink)
 
 
 @mccp_app.command()
@@ -85,6 +86,7 @@ def extract(
         ),
     ] = DEFAULT_MIN_GAP,
     limit: LimitOption = None,
+    allow_shrink: AllowShrinkOption = False,
     dry_run: DryRunOption = False,
     debug_calls: DebugCallsOption = False,
 ) -> None:
@@ -109,7 +111,7 @@ def extract(
         scratch_run(out, enabled=dry_run, must_exist=False) as run_dir,
         RunStore(run_dir, writer=True) as store,
     ):
-        _load_corpus(store, corpus)
+        _load_corpus(store, corpus, allow_shrink)
         spec = resolve_spec(model, models_config)
         unmasked = f"mccp extract --from {source}" if source in UNMASKED_STAGES else None
         client = open_client(

@@ -36,6 +36,15 @@ def run(
             "cheap trial against a new endpoint. Overrides the YAML's limit.",
         ),
     ] = None,
+    allow_shrink: Annotated[
+        bool,
+        typer.Option(
+            "--allow-shrink",
+            help="Rebuild from an input that drops more than half of the consultations this "
+            "run holds, with every row made from them (refused without it; or allow_shrink: "
+            "true in the YAML).",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -66,6 +75,8 @@ def run(
         settings = load_settings(config)
         if limit is not None:
             settings = settings.model_copy(update={"limit": limit})
+        if allow_shrink:
+            settings = settings.model_copy(update={"allow_shrink": True})
         if not dry_run:
             run_dir.mkdir(parents=True, exist_ok=True)
         with (

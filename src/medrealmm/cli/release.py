@@ -49,8 +49,19 @@ def build(
         ),
     ] = None,
     register: RegisterOption = None,
+    allow_unreviewed: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unreviewed",
+            help="Release cases not yet past both review passes or rubrics not yet approved "
+            "by a physician; recorded in the manifest and the dataset card.",
+        ),
+    ] = False,
 ) -> None:
     """Write Parquet tables, images, dataset card, DUA, changelog, citation and manifest.
+
+    Refused while a shipped consultation is not in corpus.final or a shipped rubric is not
+    physician-approved, unless --allow-unreviewed.
 
     Only de-identified consultations (corpus.final, else corpus.deid, flagged as not
     review-approved) are released; every withdrawn case is left out with all its instances,
@@ -67,13 +78,15 @@ def build(
         contamination_disclosures=tuple(disclose or []),
     )
     with user_errors():
-        result = build_release(existing_store(store), out, info, register=register)
+        result = build_release(
+            existing_store(store), out, info, register=register, allow_unreviewed=allow_unreviewed
+        )
     counts = result.manifest["counts"]
     console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
     console.print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
-    sources = result.manifest["sources"]
-    if not sources["corpus_review_approved"] or not sources["rubrics_approved"]:
-        console.print("[yellow]warning:[/yellow] built from stages not yet review-approved")
+    if not result.manifest["review"]["complete"]:
+        open_items = "; ".join(result.manifest["review"]["open"])
+        console.print(f"[yellow]warning:[/yellow] released before review: {open_items}")
 
 
 @release_app.command("withdraw")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medrealmm.corpus.balance import Pick, balance
+from medrealmm.corpus.balance import COPY_MARK, Pick, balance
 from medrealmm.corpus.config import CorpusConfig
 from medrealmm.corpus.engines import Engine, run_screen
 from medrealmm.corpus.filters import privacy_rule
@@ -21,12 +21,14 @@ from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_privacy
 from medrealmm.corpus.reasons import Drop, DropReason, Operator
 from medrealmm.corpus.screen import ScreenRow, plan_shards, row_error
 from medrealmm.io import write_jsonl
+from medrealmm.io.dataset import check_dataset, check_shrink
 from medrealmm.io.errors import duplicate_id
 from medrealmm.llm import LLMClient, ModelSpec, guard_unmasked, resolve_spec, send_pixels
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
+from medrealmm.store.derived import remove_derived
 from medrealmm.store.keys import usage_label
 
 SAMPLED_FILE = "corpus.sampled.jsonl"
@@ -118,11 +120,19 @@ def build_corpus(
     models_config: Path | str | None = None,
     store: RunStore | None = None,
     limit: int | None = None,
+    allow_shrink: bool = False,
+    validate: bool = True,
 ) -> Manifest:
+    """Build the corpus from ``input_path`` into the run at ``out``.
+
+    ``validate``: check the input as ``medrealmm validate`` does and guard against a shrink
+    (``allow_shrink``) before anything is written; the chain passes False, its ingest step
+    did both on the same file."""
     input_path, out = Path(input_path), Path(out)
     config = config or CorpusConfig()
     if not input_path.is_file():
         raise FileNotFoundError(f"input corpus not found: {input_path}")
+    incoming = check_dataset(input_path, limit=limit).ids if validate else None
     # Resolve and check the screening agent's endpoint before any work or store change.
     spec = (
         None if config.privacy.model is None else resolve_spec(config.privacy.model, models_config)
@@ -132,6 +142,11 @@ def build_corpus(
     owned = store is None
     store = store or RunStore(out, writer=True)
     try:
+        if incoming is not None:
+            built = store.keys(stages.CORPUS_SAMPLED) | store.keys(stages.CORPUS_DROPPED)
+            previous = {key.split(COPY_MARK)[0] for key in built}
+            check_shrink(out, previous, incoming, allow=allow_shrink)
+            remove_derived(out)
         return _build(input_path, out, config, engine, workers, spec, store, limit)
     finally:
         if owned:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 import pyarrow as pa
 
 from medrealmm.corpus.config import CompletenessConfig
 from medrealmm.corpus.screen import ScreenRow, Shard, screen_shard
-from medrealmm.engines import Engine, default_workers, ray_session
+from medrealmm.engines import Engine, default_workers, process_pool, ray_session
 
 Progress = Callable[[int], None]
 
@@ -60,7 +60,7 @@ def _run_local(
             yield screen_shard(shard, config)
         return
     window: deque[Future[list[ScreenRow]]] = deque()
-    with ProcessPoolExecutor(max_workers=min(workers, len(shards))) as pool:
+    with process_pool(min(workers, len(shards))) as pool:
         for shard in shards:  # a bounded window keeps memory flat on huge inputs
             window.append(pool.submit(screen_shard, shard, config))
             if len(window) >= 2 * workers:

@@ -92,10 +92,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark | None]:
+def results_store(
+    source: Path, out: Path | None, *, writer: bool = True
+) -> tuple[RunStore, Benchmark | None]:
     """The store results go to, filled from ``source`` unless it is the builder's own run.
 
-    Returns the benchmark copied in (None when evaluating a builder's run in place).
+    ``writer`` takes the run's one writer lock, so two evaluations never send the same calls
+    twice (a dry run, which sends none, does not). Returns the benchmark copied in (None when
+    evaluating a builder's run in place).
     """
     origin = None  # the stage a builder's instances were cut from: the PHI rule follows it
     # By content: a builder's run folder holds the corpus build's manifest.json too.
@@ -109,7 +113,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
         benchmark = read_release(source)
     elif is_run(source):
         if out is None or _inside(out, source if source.is_dir() else source.parent):
-            return RunStore(source), None
+            return RunStore(source, writer=writer), None
         with RunStore(source) as builder:
             benchmark = read_run(builder)
             origin = builder.get_meta(stages.MCCP_SOURCE_META)
@@ -118,7 +122,7 @@ def results_store(source: Path, out: Path | None) -> tuple[RunStore, Benchmark |
             f"{source} is neither a release (no release {layout.MANIFEST}) nor a run "
             f"(no {STORE_FILENAME}); give a release folder, a Hugging Face copy of one, or a run"
         )
-    store = RunStore(out)
+    store = RunStore(out, writer=writer)
     try:
         copy_into(store, benchmark)
         if origin is not None:

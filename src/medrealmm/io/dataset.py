@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from medrealmm.schema import Consultation
 CORPUS_FILE = "consultations.jsonl"
 #: Largest image accepted, in pixels (width x height), read from the header before decoding.
 DEFAULT_MAX_PIXELS = int(os.environ.get("MEDREALMM_MAX_PIXELS", 50_000_000))
+#: A rebuild that would lose more than this share of a run's consultations needs --allow-shrink.
+SHRINK_LIMIT = 0.5
 
 
 @dataclass
@@ -26,6 +29,7 @@ class DatasetSummary:
     path: Path
     departments: Counter[str] = field(default_factory=Counter)
     images: int = 0
+    ids: list[str] = field(default_factory=list)
 
 
 def dataset_file(path: Path | str) -> Path:
@@ -58,14 +62,22 @@ def clock_problem(case: Consultation) -> tuple[str, str] | None:
     return None
 
 
-def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> DatasetSummary:
+def check_dataset(
+    path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS, limit: int | None = None
+) -> DatasetSummary:
     """Schema, unique ids, events in time order, every image present, inside the dataset
-    folder, within the pixel cap and decodable. Raises the first problem as a DataError."""
+    folder, within the pixel cap and decodable. Raises the first problem as a DataError.
+
+    The one validator: ``validate`` and every command that ingests a file (``corpus build``,
+    ``run``, ``demo``, ``mccp extract --from raw``) call it before writing anything, so they
+    refuse the same files with the same error. ``limit``: only the first N consultations."""
     source = dataset_file(path)
     root = source.parent
     summary = DatasetSummary(source)
     first_line: dict[str, int] = {}
     for number, case in iter_jsonl_lines(source, Consultation):
+        if limit is not None and len(first_line) >= limit:
+            break
         if case.id in first_line:
             raise duplicate_id(source, number, case.id, first_line[case.id])
         first_line[case.id] = number
@@ -80,7 +92,26 @@ def check_dataset(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> 
                     raise DataError(source, number, where, problem)
                 summary.images += 1
         summary.departments[case.department] += 1
+        summary.ids.append(case.id)
     if not first_line:
         # An empty export is almost always a failed dump; passing it would build an empty run.
         raise DataError(source, 1, "<file>", "no consultations in this file")
     return summary
+
+
+def check_shrink(
+    run: Path, previous: Collection[str], incoming: Collection[str], *, allow: bool
+) -> None:
+    """Refuse a rebuild that would drop most of the consultations a run already holds (an
+    emptied or truncated export, a wrong file): every row made from them would go with them.
+    ``allow`` (``--allow-shrink``) says the smaller input is meant."""
+    if allow or not previous:
+        return
+    lost = len(set(previous) - set(incoming))
+    if lost > SHRINK_LIMIT * len(previous):
+        raise ValueError(
+            f"{run} holds a run over {len(previous)} consultations and this input would drop "
+            f"{lost} of them ({lost / len(previous):.0%}), with every row made from them; "
+            "nothing was changed. Check the input file, or pass --allow-shrink (allow_shrink: "
+            "true in a pipeline YAML) to rebuild from it"
+        )

@@ -9,7 +9,7 @@ from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.pipeline.chain import CHAIN
 from medrealmm.pipeline.contract import StageContext
 from medrealmm.pipeline.runner import run_chain
-from medrealmm.pipeline.settings import PipelineSettings
+from medrealmm.pipeline.settings import PipelineSettings, ReleaseSettings
 from medrealmm.store import RunStore
 
 
@@ -22,8 +22,11 @@ def stage_input(out: Path) -> Path:
 
 
 def demo_settings(out: Path) -> PipelineSettings:
-    """Every agent role on the offline baseline (the defaults), workers=1 for a small corpus."""
-    return PipelineSettings(input=stage_input(out), workers=1)
+    """Every agent role on the offline baseline (the defaults), workers=1 for a small corpus.
+    Nobody reviews the demo's cases or rubrics, so its release says it is unreviewed."""
+    return PipelineSettings(
+        input=stage_input(out), workers=1, release=ReleaseSettings(allow_unreviewed=True)
+    )
 
 
 def run_demo(out: Path | str) -> list[str]:

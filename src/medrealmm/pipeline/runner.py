@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.store import RunStore
+from medrealmm.store.derived import DERIVED, remove_derived
 
 
 class MissingInputError(ValueError):
@@ -60,8 +61,14 @@ def run_chain(
     redo: Collection[str] = (),
 ) -> list[StageReport]:
     """Run ``chain`` in order; ``skip`` names stages left as they are, ``redo`` names stages
-    whose rows are cleared first (one transaction) so they are rebuilt from their input."""
+    whose rows are cleared first (one transaction) so they are rebuilt from their input.
+    The run's release and report (``store.derived``) made before are removed first: the
+    chain's own steps write them again from the rows as they are now."""
     check_stage_names(chain, skip=skip, redo=redo)
+    todo = [stage for stage in chain if stage.name not in skip]
+    if todo and todo[0].reads is not None:  # an input stage removes them after its checks
+        later = chain[list(chain).index(todo[0]) :]
+        remove_derived(ctx.run_dir, tuple(s.name for s in later if s.name in DERIVED))
     reports: list[StageReport] = []
     for stage in chain:
         if stage.name in skip:

@@ -50,6 +50,19 @@ def default_respondents() -> list[Respondent]:
     ]
 
 
+class ReleaseSettings(BaseModel):
+    """The chain's release step (RUN/release/)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_unreviewed: bool = Field(
+        default=False,
+        description="Release cases not past both review passes, or rubrics no physician "
+        "approved; recorded in the manifest and the dataset card. Without it the release "
+        "waits for review.",
+    )
+
+
 class PipelineSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -79,6 +92,12 @@ class PipelineSettings(BaseModel):
         default=DEFAULT_MIN_GAP,
         ge=1,
         description="Fewest turns between two challenge points of one consultation.",
+    )
+    release: ReleaseSettings = Field(default_factory=ReleaseSettings)
+    allow_shrink: bool = Field(
+        default=False,
+        description="Let an input drop more than half of the consultations the run holds "
+        "(and every row made from them); without it such a rebuild is refused.",
     )
 
 

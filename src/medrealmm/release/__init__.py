@@ -15,7 +15,7 @@ from medrealmm.release.loader import (
     load_release,
     verify_release,
 )
-from medrealmm.release.sources import UnmaskedDataError
+from medrealmm.release.sources import UnmaskedDataError, UnreviewedReleaseError
 from medrealmm.release.withdrawals import (
     WITHDRAWN,
     Withdrawal,
@@ -34,6 +34,7 @@ __all__ = [
     "ReleaseInfo",
     "ReleaseIntegrityError",
     "UnmaskedDataError",
+    "UnreviewedReleaseError",
     "Withdrawal",
     "acceptance_file",
     "all_withdrawals",

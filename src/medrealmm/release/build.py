@@ -19,7 +19,7 @@ from medrealmm.io import file_sha256, resolve_image, write_parquet
 from medrealmm.release import layout, texts
 from medrealmm.release.layout import ReleaseInfo
 from medrealmm.release.loader import is_release
-from medrealmm.release.sources import ReleaseSources, collect
+from medrealmm.release.sources import ReleaseSources, UnreviewedReleaseError, collect
 from medrealmm.release.withdrawals import Withdrawal, all_withdrawals, default_register
 from medrealmm.schema import ImageOrigin, ImageRef
 from medrealmm.store import RunStore
@@ -60,14 +60,34 @@ def _checksums(folder: Path) -> dict[str, str]:
     }
 
 
+def check_reviewed(sources: ReleaseSources, allow_unreviewed: bool) -> list[str]:
+    """The review gaps of what would ship; refused unless ``allow_unreviewed`` (the paper
+    releases only cases past both review passes, with physician-approved rubrics)."""
+    gaps = sources.review_gaps()
+    if gaps and not allow_unreviewed:
+        raise UnreviewedReleaseError(
+            f"the release waits for review: {'; '.join(gaps)}. Finish the review (`medrealmm "
+            "corpus review`, `medrealmm rubric import-feedback` or the review app), or release "
+            "anyway with --allow-unreviewed (release: {allow_unreviewed: true} in a pipeline "
+            "YAML), which the manifest and the dataset card record"
+        )
+    return gaps
+
+
 def write_release(
-    sources: ReleaseSources, withdrawals: list[Withdrawal], info: ReleaseInfo, out: Path
+    sources: ReleaseSources,
+    withdrawals: list[Withdrawal],
+    info: ReleaseInfo,
+    out: Path,
+    *,
+    allow_unreviewed: bool = False,
 ) -> BuildResult:
     """Everything but reading the store: filter, copy, write, checksum, manifest."""
     layout.check_version(info.version)
     out = Path(out)
     _check_target(out)
     shipped = layout.without_withdrawn(sources, (w.case_id for w in withdrawals))
+    gaps = check_reviewed(shipped, allow_unreviewed)
     hashes = _hash_images(shipped)
     moves = layout.image_moves(shipped, hashes)
     released = layout.rebase_images(shipped, hashes)
@@ -109,6 +129,7 @@ def write_release(
             withdrawn=len(withdrawals),
             dua_sha256=dua_sha,
             files={},
+            review=layout.review_record(allow_unreviewed, gaps),
         )
         _write_text(staging / layout.CARD, texts.dataset_card(described, rows))
         final = {**described, "files": _checksums(staging)}
@@ -126,10 +147,21 @@ def write_release(
 
 
 def release_store(
-    store: RunStore, out: Path | str, info: ReleaseInfo, *, register: Path | str
+    store: RunStore,
+    out: Path | str,
+    info: ReleaseInfo,
+    *,
+    register: Path | str,
+    allow_unreviewed: bool = False,
 ) -> BuildResult:
     """Release the store's de-identified work minus every withdrawn case."""
-    return write_release(collect(store), all_withdrawals(register, store), info, Path(out))
+    return write_release(
+        collect(store),
+        all_withdrawals(register, store),
+        info,
+        Path(out),
+        allow_unreviewed=allow_unreviewed,
+    )
 
 
 def build_release(
@@ -138,8 +170,9 @@ def build_release(
     info: ReleaseInfo,
     *,
     register: Path | str | None = None,
+    allow_unreviewed: bool = False,
 ) -> BuildResult:
     """``release_store`` on a run folder; the register defaults to the one beside the store."""
     register = Path(register) if register else default_register(store_path)
     with RunStore(store_path) as store:
-        return release_store(store, out, info, register=register)
+        return release_store(store, out, info, register=register, allow_unreviewed=allow_unreviewed)

@@ -6,7 +6,11 @@ from pathlib import Path
 
 from medrealmm.release.build import release_store
 from medrealmm.release.layout import ReleaseInfo
-from medrealmm.release.sources import RELEASABLE_CORPUS, UnmaskedDataError
+from medrealmm.release.sources import (
+    RELEASABLE_CORPUS,
+    UnmaskedDataError,
+    UnreviewedReleaseError,
+)
 from medrealmm.release.withdrawals import default_register
 from medrealmm.store import RunStore
 
@@ -18,16 +22,25 @@ DEMO_INFO = ReleaseInfo(
 )
 
 
-def release_demo(store: RunStore, out: Path) -> str:
-    """A summary line; a refusal is reported, not raised, so the rest of the demo stands."""
+def release_demo(store: RunStore, out: Path, *, allow_unreviewed: bool = False) -> str:
+    """A summary line; a refusal is reported, not raised, so the rest of the demo stands.
+    Without ``allow_unreviewed`` a release waits for review (the demo's is simulated, so the
+    demo allows it)."""
     if not any(store.count(stage) for stage in RELEASABLE_CORPUS):
         return "release: skipped (no de-identified corpus in this run)"
     try:
-        result = release_store(store, out / "release", DEMO_INFO, register=default_register(out))
-    except UnmaskedDataError as exc:
+        result = release_store(
+            store,
+            out / "release",
+            DEMO_INFO,
+            register=default_register(out),
+            allow_unreviewed=allow_unreviewed,
+        )
+    except (UnmaskedDataError, UnreviewedReleaseError) as exc:
         return f"release: refused: {exc}"
     counts = result.manifest["counts"]
+    unreviewed = "" if result.manifest["review"]["complete"] else " (not review-approved)"
     return (
         f"release {DEMO_INFO.version}: {counts['consultations']} consultations, "
-        f"{counts['instances']} instances, {counts['images']} images -> {result.out}"
+        f"{counts['instances']} instances, {counts['images']} images -> {result.out}{unreviewed}"
     )

@@ -171,6 +171,11 @@ def contamination(info: ReleaseInfo) -> dict[str, object]:
     }
 
 
+def review_record(allow_unreviewed: bool, gaps: list[str]) -> dict[str, object]:
+    """The manifest's ``review``: complete, or released anyway by an explicit flag."""
+    return {"complete": not gaps, "allow_unreviewed": allow_unreviewed, "open": list(gaps)}
+
+
 def manifest(
     info: ReleaseInfo,
     sources: ReleaseSources,
@@ -179,6 +184,7 @@ def manifest(
     withdrawn: int,
     dua_sha256: str,
     files: Mapping[str, str],
+    review: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     return {
         "name": info.name,
@@ -191,6 +197,7 @@ def manifest(
             "rubric_stage": sources.rubric_stage,
             "rubrics_approved": sources.rubrics_approved,
         },
+        "review": dict(review or review_record(False, sources.review_gaps())),
         "counts": counts(sources, images, withdrawn),
         "departments": departments(sources),
         "statistics": dataset_statistics(

@@ -23,6 +23,10 @@ class UnmaskedDataError(ValueError):
     """The store holds nothing that may be released, or something cut from unmasked text."""
 
 
+class UnreviewedReleaseError(ValueError):
+    """What would ship has not passed review, and no one said to release it anyway."""
+
+
 @dataclass(frozen=True)
 class ReleaseSources:
     corpus_stage: str
@@ -39,6 +43,20 @@ class ReleaseSources:
     @property
     def rubrics_approved(self) -> bool:
         return self.rubric_stage == stages.RUBRIC_FINAL
+
+    def review_gaps(self) -> list[str]:
+        """What in these sources the paper's review has not passed: consultations not in
+        ``corpus.final`` (both review passes), rubrics no physician approved."""
+        gaps = []
+        if not self.corpus_review_approved and self.consultations:
+            gaps.append(
+                f"{len(self.consultations)} consultations are not review-approved "
+                f"({self.corpus_stage}, not {stages.CORPUS_FINAL})"
+            )
+        unapproved = sum(not r.approved for r in self.rubrics)
+        if unapproved:
+            gaps.append(f"{unapproved} of {len(self.rubrics)} rubrics are not approved")
+        return gaps
 
 
 def releasable_corpus_stage(store: RunStore) -> str:

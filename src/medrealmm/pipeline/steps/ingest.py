@@ -9,11 +9,13 @@ from pathlib import Path
 
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.io import file_sha256
+from medrealmm.io.dataset import check_dataset, check_shrink
 from medrealmm.io.errors import duplicate_id
 from medrealmm.io.jsonl import iter_jsonl_lines
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
+from medrealmm.store.derived import remove_derived
 
 
 def input_file(corpus_dir: Path) -> Path:
@@ -23,9 +25,15 @@ def input_file(corpus_dir: Path) -> Path:
     return source
 
 
-def load_raw(store: RunStore, corpus_dir: Path, limit: int | None = None) -> int:
+def load_raw(
+    store: RunStore, corpus_dir: Path, limit: int | None = None, *, allow_shrink: bool = False
+) -> int:
     """Replace ``raw`` with CORPUS_DIR/consultations.jsonl (its first ``limit`` records when
-    given) in one transaction; refuse a run folder that already holds a different corpus."""
+    given) in one transaction; refuse a run folder that already holds a different corpus.
+
+    Nothing is written before the file passes ``validate``'s checks and, on a run that holds
+    consultations already, before the shrink guard (``--allow-shrink``); then the run's
+    release and report, made from the rows about to change, are removed."""
     source = input_file(corpus_dir)
     root = str(corpus_dir.resolve())
     recorded = store.get_meta(stages.image_root_key(stages.RAW))
@@ -33,6 +41,9 @@ def load_raw(store: RunStore, corpus_dir: Path, limit: int | None = None) -> int
         raise ValueError(
             f"{store.path} already holds a run over {recorded}; use another run folder"
         )
+    summary = check_dataset(source, limit=limit)
+    check_shrink(store.path.parent, store.keys(stages.RAW), summary.ids, allow=allow_shrink)
+    remove_derived(store.path.parent)
     store.replace({stages.RAW: islice(_unique(source), limit)})
     store.set_meta(stages.image_root_key(stages.RAW), root)
     store.set_meta(
@@ -70,6 +81,8 @@ class Ingest(Stage):
 
     def run(self, ctx: StageContext) -> StageReport:
         limit = ctx.settings.limit
-        n = load_raw(ctx.store, ctx.settings.input, limit=limit)
+        n = load_raw(
+            ctx.store, ctx.settings.input, limit=limit, allow_shrink=ctx.settings.allow_shrink
+        )
         note = f" (the first {limit}: --limit)" if limit is not None else ""
         return StageReport(self.name, [f"raw consultations loaded: {n}{note}"])

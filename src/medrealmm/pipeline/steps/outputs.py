@@ -17,7 +17,10 @@ class Release(Stage):
     cli = "medrealmm release build"
 
     def run(self, ctx: StageContext) -> StageReport:
-        return StageReport(self.name, [release_demo(ctx.store, ctx.run_dir)])
+        allow = ctx.settings.release.allow_unreviewed
+        return StageReport(
+            self.name, [release_demo(ctx.store, ctx.run_dir, allow_unreviewed=allow)]
+        )
 
 
 class Report(Stage):

@@ -1,0 +1,119 @@
+"""Issue item 8: a release waits for review by default.
+
+Releasing consultations not past both review passes, or rubrics no physician approved, is
+refused unless asked for explicitly; the flag is recorded in the manifest and the card, and
+the demo (whose review is simulated) sets it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medrealmm.cli import app
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.io import iter_jsonl
+from medrealmm.pipeline.demo import demo_settings
+from medrealmm.pipeline.settings import load_settings
+from medrealmm.rubric.rounds import round_key
+from medrealmm.schema import Consultation, Criterion, Instance, Rubric, Sender
+from medrealmm.store import RunStore, stages
+
+
+def _instance(case: Consultation) -> Instance:
+    events = case.events
+    t = next(
+        i
+        for i in range(len(events) - 1)
+        if events[i].sender is Sender.PATIENT and events[i + 1].sender is Sender.PHYSICIAN
+    )
+    return Instance(
+        id=f"{case.id}#t{t}",
+        consultation_id=case.id,
+        department=case.department,
+        t_star=t,
+        context=events[: t + 1],
+        target_reply=events[t + 1].content,
+    )
+
+
+def _run(folder: Path, *, reviewed: bool) -> Path:
+    """Three cases as the pipeline leaves them, reviewed (corpus.final, approved rubrics) or
+    not (corpus.deid, round-0 rubrics)."""
+    root = bundled_corpus_dir()
+    cases = [
+        c
+        for c in iter_jsonl(root / CORPUS_FILE, Consultation)
+        if not c.id.startswith("demo-bad") and c.patient_medical_images
+    ][:3]
+    corpus = stages.CORPUS_FINAL if reviewed else stages.CORPUS_DEID
+    with RunStore(folder) as store:
+        store.put_many(corpus, ((c.id, c) for c in cases))
+        store.set_meta(stages.image_root_key(corpus), str(root))
+        for case in cases:
+            instance = _instance(case)
+            store.put(stages.MCCP_INSTANCE, instance.id, instance)
+            rubric = Rubric(
+                instance_id=instance.id,
+                round=0,
+                approved=reviewed,
+                criteria=[Criterion(id="c1", text="询问症状持续时间", weight=5)],
+            )
+            store.put(stages.RUBRIC_ROUND, round_key(instance.id, 0), rubric)
+            if reviewed:
+                store.put(stages.RUBRIC_FINAL, instance.id, rubric)
+    return folder
+
+
+def _build(run: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
+    args = ["release", "build", str(run), str(out), "--version", "1.0", *extra]
+    return CliRunner().invoke(app, args)
+
+
+def test_an_unreviewed_release_is_refused_without_the_flag(tmp_path: Path) -> None:
+    run, out = _run(tmp_path / "run", reviewed=False), tmp_path / "release"
+    refused = _build(run, out)
+    assert refused.exit_code == 2, refused.output
+    line = " ".join(refused.output.split())
+    assert line.startswith("error: the release waits for review: 3 consultations are not")
+    assert "3 of 3 rubrics are not approved" in line and "--allow-unreviewed" in line
+    assert not out.exists()  # nothing written
+
+    allowed = _build(run, out, "--allow-unreviewed")
+    assert allowed.exit_code == 0, allowed.output
+    assert "released before review" in " ".join(allowed.output.split())
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["review"] == {
+        "complete": False,
+        "allow_unreviewed": True,
+        "open": [
+            "3 consultations are not review-approved (corpus.deid, not corpus.final)",
+            "3 of 3 rubrics are not approved",
+        ],
+    }
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "Released before review was complete** (`--allow-unreviewed`)" in card
+
+
+def test_a_reviewed_release_needs_no_flag(tmp_path: Path) -> None:
+    run, out = _run(tmp_path / "run", reviewed=True), tmp_path / "release"
+    built = _build(run, out)
+    assert built.exit_code == 0, built.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["review"] == {"complete": True, "allow_unreviewed": False, "open": []}
+    assert "Released before review" not in (out / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_yaml_has_the_flag_and_the_demo_sets_it(tmp_path: Path) -> None:
+    config = tmp_path / "pipeline.yaml"
+    config.write_text("input: corpus\n", encoding="utf-8")
+    assert load_settings(config).release.allow_unreviewed is False  # waits by default
+    config.write_text("input: corpus\nrelease: {allow_unreviewed: true}\n", encoding="utf-8")
+    assert load_settings(config).release.allow_unreviewed is True
+    config.write_text("input: corpus\nrelease: {allow_unreviewd: true}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="allow_unreviewd"):
+        load_settings(config)  # a typo is an error, never a silent default
+    assert demo_settings(tmp_path / "demo").release.allow_unreviewed is True
