@@ -78,6 +78,9 @@ def test_a_corpus_manifest_is_not_a_release(builder_run: Path, tmp_path: Path) -
 SKIPPED: dict[str, str] = {
     'pip install -e ".[dev]"': "installs the package; the test runs the installed one",
     "pytest": "the test suite itself",
+    "LOCAL_BASE_URL=http://127.0.0.1:8000/v1 LOCAL_API_KEY=... inspect eval medrealmm/medrealmm "
+    "-T release=demo-output/release --model openai-api/local/YOUR-MODEL": "a real server (the "
+    "real-server tier runs it against llama.cpp's server)",
     "export OPENAI_BASE_URL=http://127.0.0.1:8000/v1 OPENAI_API_KEY=...": "a real server",
     "export OPENAI_BASE_URL=http://127.0.0.1:8000/v1": "a real server",
     "export OPENAI_API_KEY=...": "a real server",
@@ -117,7 +120,7 @@ def readme_commands(text: str) -> list[str]:
     optional ``[...]`` parts, as one normalised string (shlex quoting)."""
     commands = []
     for block in _FENCE.findall(text):
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():  # continued lines as one
             words = shlex.split(_OPTIONAL.sub("", line), comments=True)
             if words:
                 commands.append(shlex.join(words))
