@@ -99,7 +99,7 @@ _NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
 _BLANK_VALUE = frozenset("未无不空略待见同")
 _LABEL_RE = re.compile(
     starts_with_one_of(FORM_LABELS)
-    + rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
+    + rf"(?:{FORM_LABELS})(?:信息)?[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
     rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
 )
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
@@ -112,6 +112,14 @@ _BEFORE_RE = re.compile(
 _LATIN_BEFORE_RE = re.compile(
     _CUE_LEAD + r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
 )
+# On someone's behalf (替夏一德咨询, 帮王芳挂号): the person asked about is named.
+_ON_BEHALF_RE = re.compile(
+    rf"(?:替|帮|给)(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}}?)"
+    "(?=咨询|问一?下|问问|挂号|预约|开药|买药|拿药|看一?下|问)"
+)
+# A longer name with no surname from the list (乌云其木格, 才让卓玛: Mongolian and Tibetan
+# names are written without a dot) right after a person cue and before a clause break.
+_LONG_AFTER_CUE_RE = re.compile(_CUE_LEAD + rf"(?P<name>[{_CJK}]{{4,6}})(?=[，,。；;\s]|$)")
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
 _AFTER_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
@@ -188,6 +196,8 @@ def is_common_word(word: str) -> bool:
 
 def trim_name(candidate: str) -> str:
     """Drop trailing characters that are never part of a given name (我叫张伟今年…)."""
+    if len(candidate) == 2 and candidate[0] in "小老阿":
+        return candidate  # 小周: a nickname's second character is a surname, never trimmed
     surname_len = 2 if candidate[:2] in COMPOUND_SURNAMES else 1
     end = len(candidate)
     for i in range(surname_len, len(candidate)):
@@ -212,8 +222,14 @@ def plausible_name(
     surname_len = 2 if name[:2] in COMPOUND_SURNAMES else 1
     if len(name) < surname_len + (0 if allow_surname_only else 1):
         return False
-    if any(c in NAME_STOP for c in name[surname_len:]):
+    if after_cue and len(name) == 2 and name[0] in "小老阿":
+        # A nickname right after a form label or 我叫 (我是小周, 交款人：小于): only a number
+        # after it (小于3岁) says it is a word; its second character may be any surname.
+        return not text[end : end + 1].isdigit()
+    if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
         return False
+    if _BLOOD_TYPE_AFTER.match(text, end):
+        return False  # 熊猫血, 稀有血: a blood type, said of oneself as 我是…
     if _word_tags().get(name) == "t":
         return False  # 元旦, 春节: a time word is the whole candidate, not a part of it
     # The surname must not end a word that starts before it (谢谢医生, 两周).
@@ -221,10 +237,6 @@ def plausible_name(
         return False
     # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
     # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
-    if after_cue and len(name) == 2 and name[0] in "小老阿":
-        # A nickname right after a form label or 我叫: only a number after it (小于3岁) says
-        # it is a word.
-        return not text[end : end + 1].isdigit()
     for n in (2, 3, 4):
         if text[start : start + n] in CLINICAL_LEXICON:
             return False
@@ -237,6 +249,33 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+# Characters no given name holds: body fluids and lesions (熊猫血, 王尿), so a surname before
+# them heads a clinical word.
+_CLINICAL_CHARS = frozenset("血尿便痰脓疮疹癌瘤病症炎痛痒药")
+# A one-character given name that is a body part makes a side or a place of the body (左耳,
+# 右眼, 上肢), not a person.
+_BODY_PARTS = frozenset("耳眼鼻嘴唇舌牙齿手脚足腿腰背胸腹肚头颈肩臂肘膝踝腕指趾肺肝胃肠肾脾胆脑肢")
+# Phonetic-transliteration syllables of drug and brand names (杜密克, 司美格鲁肽, 诺和灵):
+# a given part made of these alone is a transliteration, not a Chinese given name.
+_TRANSLITERATION = frozenset("密克斯普诺芬罗肽唑酮汀替坦氯胺醇嗪啶特洛拉莫鲁格舒达仑奈泊曲氟")
+# Dialect pronouns (俺, 咱, 侬, 伊, 佢) and insurance words (医保, 新农合, 商保) start no name,
+# though some of their characters are surnames.
+NOT_NAME_STARTS = tuple(words("俺 咱 侬 伊讲 伊说 伊个 佢 医保 农合 新农合 商保 社保 保险"))
+
+
+_BLOOD_TYPE_AFTER = re.compile(r"血(?:型|[，,。；;！!？?\s]|$)")
+
+
+def not_a_given_name(given: str) -> bool:
+    """Whether ``given`` (a candidate's part after its surname) holds a character no given
+    name uses, is a single body part, or is a transliteration of a drug or brand."""
+    if any(c in NAME_STOP or c in _CLINICAL_CHARS for c in given):
+        return True
+    if len(given) == 1 and given in _BODY_PARTS:
+        return True
+    return len(given) >= 2 and all(c in _TRANSLITERATION for c in given)
+
+
 # Relative-time words that follow a name in a sentence and begin with a character given
 # names hardly end with (张伟|昨天, 李明|早上): a three-character candidate that took that
 # character gives it back, so the relative date stays whole. 明天 and 刚才 are not here:
@@ -279,6 +318,26 @@ class ContextNameRecognizer:
                     text=text[start:end],
                     source=self.name,
                 )
+        for match in _ON_BEHALF_RE.finditer(text):
+            start, end = match.span("name")
+            if plausible_name(text, start, end, after_cue=True):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _LONG_AFTER_CUE_RE.finditer(text):
+            start, end = match.span("name")
+            if _unlisted_long_name(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
         for match in _LATIN_BEFORE_RE.finditer(text):
             start, end = match.span("name")
             if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
@@ -310,6 +369,27 @@ class ContextNameRecognizer:
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
             )
+
+
+def _unlisted_long_name(text: str, start: int, end: int) -> bool:
+    """A four-to-six character run after a cue is a name when nothing in it reads as Chinese
+    words: no function or clinical character, no dictionary word other than a name or place
+    part at its start, and no drug or disease shape."""
+    name = text[start:end]
+    if not_a_given_name(name) or name.startswith(NOT_NAME_STARTS) or name in CLINICAL_LEXICON:
+        return False
+    if clinical_term_shaped(text, start, end):
+        return False
+    whole = _word_tags().get(name)
+    if whole is not None and not whole.startswith("nr") and whole not in _NAME_SAFE_TAGS:
+        return False
+    for i in range(len(name) - 1):
+        tag = _word_tags().get(name[i : i + 2])
+        if tag is None or tag.startswith("nr") or tag in _NAME_SAFE_TAGS:
+            continue
+        if i == 0 or tag in _FUNCTION_TAGS:
+            return False  # 男性患者, 也是这样: words, not a transliterated name
+    return True
 
 
 def _after_lead_in(text: str, start: int) -> bool:
@@ -482,7 +562,18 @@ def _is_surname(word: str) -> bool:
 _DOTS = "·•・．"
 # Transliterated (Uyghur, Kazakh, Tibetan …) names join their parts with a middle dot; only
 # these end a part, since such names hold characters (都, 不) that end ordinary Chinese names.
-_DOTTED_STOP = set("说的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
+_DOTTED_STOP = set("说问让叫给帮找的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
+# Relative-time words that may follow a name with no space (阿依古丽·买买提昨天开始…).
+RELATIVE_TIME = re.compile(
+    "(?:大前天|前天|昨天|昨晚|昨日|今天|今早|今晚|今日|今年|去年|前年|明天|后天|早上|早晨|晚上|"
+    "上午|下午|中午|刚才|上个?月|上周|上礼拜|这两天|这几天|最近|一直|平时)"
+)
+# Syllables of transliterated Uyghur, Kazakh and Tibetan names (阿不都热合曼, 库尔班): two of
+# them in a row are a name's syllables even where they spell a Chinese word (热合).
+_TRANSLITERATED_NAME = frozenset(
+    "阿不都热合曼力孜提买古丽依尔艾库班江汗尼克吾米娜玛拉吐洪努兰别克迪夏木图孙扎西卓才让巴特"
+    "买买祖皮亚热依其格乌云吉日"
+)
 _DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}][{_CJK}]+)+")
 
 
@@ -539,10 +630,15 @@ class DottedNameRecognizer:
             if title:
                 cut = title.start()
             for i, ch in enumerate(last[:cut]):
-                if ch in _DOTTED_STOP or (i >= 3 and is_common_word(last[i : i + 2])):
+                pair = last[i : i + 2]
+                syllables = all(c in _TRANSLITERATED_NAME for c in pair)
+                if ch in _DOTTED_STOP or (i >= 3 and not syllables and is_common_word(pair)):
                     cut = i  # 努尔兰|咨询: an ordinary word after the name ends it
                     break
-            cut = min(cut, 5)
+                if i >= 2 and RELATIVE_TIME.match(last, i):
+                    cut = i  # 阿不力孜|大前天
+                    break
+            cut = min(cut, 7)  # 阿不都热合曼: a transliterated part runs to six or seven
             if start == dot or cut < 1:
                 continue
             end = match.end() - (len(last) - cut)
@@ -551,11 +647,13 @@ class DottedNameRecognizer:
             )
 
 
-# A handle after @ runs to the next space or punctuation: in chat it names a person.
-_HANDLE_RE = re.compile(f"@(?P<name>[{_CJK}{_DOTS}]{{2,10}})")
+# A handle after @ runs to the next space or punctuation: in chat it is a person's account,
+# masked as an account identifier (ID), like a WeChat or QQ number. Not an e-mail's @.
+_HANDLE_RE = re.compile(rf"(?<![A-Za-z0-9._%+\-])@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})")
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
-_NICK = rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+_NICK_NEXT = "说问来去的也你您让叫给帮跟和要就还都又在是，。！？,.!?"
+_NICK = rf"(?P<name>[小老阿][{_CJK}])(?=[{_NICK_NEXT}\s]|$)"
 _NICK_RE = re.compile(
     r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))" + _NICK
 )
@@ -568,7 +666,8 @@ _NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点�
 # A child's doubled pet name right after the word for the child (女儿乐乐, 宝宝朵朵, 孩子叫豆豆):
 # a doubled character there names the child, unless it is a relative or an adverb.
 _DOUBLED_RE = re.compile(
-    r"(?:儿子|女儿|闺女|宝宝|宝贝|孩子|小孩|孙子|孙女|外孙女?|侄子|侄女|外甥女?)"
+    r"(?:(?:我家|咱家|俺家)(?:宝宝|宝贝|孩子|小孩|儿子|女儿|闺女)?"
+    r"|儿子|女儿|闺女|宝宝|宝贝|孩子|小孩|孙子|孙女|外孙女?|侄子|侄女|外甥女?)"
     r"(?:叫|是|名叫|小名叫?|小名是)?[:：\s]?"
     rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
 )
@@ -593,9 +692,10 @@ class HandleAndNicknameRecognizer:
     def find(self, text: str) -> Iterator[Span]:
         for match in _HANDLE_RE.finditer(text):
             start, end = match.span("name")
-            yield Span(
-                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
-            )
+            # A handle that is a person's name (@陈思远) is typed as one; others are accounts.
+            named = re.fullmatch(f"{SURNAME_RE}{_GIVEN}{{1,2}}", match.group("name"))
+            kind = EntityType.NAME if named else EntityType.ID
+            yield Span(start=start, end=end, type=kind, text=text[start:end], source=self.name)
         for match in _NICK_RE.finditer(text):
             start, end = match.span("name")
             nick = text[start:end]
@@ -629,8 +729,8 @@ _DRUG_CONTINUES = re.compile(
 # A dose or a frequency right after (…0.5g, …每次2粒) or a taking verb right before (吃了…,
 # 继续…, 药品名称 …): whatever sits there is a medicine, whatever the dictionary says of it.
 _DOSE_AFTER = re.compile(
-    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|(?:一日|每日|每次|一天|每天)"
-    r"[一二三两四\d]?次?)",
+    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|每次"
+    r"|(?:一日|每日|一天|每天)[一二三两四\d]?次)",
     re.IGNORECASE,
 )
 _TAKING_BEFORE = re.compile(
