@@ -37,7 +37,7 @@ _SUFFIXES = sorted(
 # Characters that end the noun before a suffix when scanning left: function words, verbs of
 # going and studying, numerals of counting, punctuation.
 _NOT_IN_NAME = set(
-    "的了是在和与及就也都还又说我你他她它们这那哪每个些家里外上下去到从于读考进念毕业找做当叫"
+    "的了是在和与及就也都还又说我你他她它们这那哪每个些家里外上下去到从于读考进念找做当叫"
     "有没不很太请问吗呢吧啊呀给让被把对向跟所以但如果因和或者以及其该本某啥什么怎"
 )
 # What a suffix's noun may be without naming anything: a kind of business, a size, an owner.
