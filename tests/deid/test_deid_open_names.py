@@ -35,6 +35,8 @@ def _all(text: str) -> dict[str, EntityType]:
         ("我朋友格桑卓玛，高原反应很重", "格桑卓玛"),
         ("联系人热合曼·阿不都克力木，电话另发", "热合曼·阿不都克力木"),
         ("帕提古丽·吐尔逊上周开始咳嗽", "帕提古丽·吐尔逊"),
+        ("他们都说壮壮瘦了", "壮壮"),
+        ("谢谢兔兔，也谢谢大家", "兔兔"),
     ],
 )
 def test_open_class_names(text: str, value: str) -> None:
@@ -52,6 +54,10 @@ def test_open_class_names(text: str, value: str) -> None:
         ("我叫他明天再来，今天太晚了", "明天"),
         ("我家孩子慢慢好了", "慢慢"),
         ("帕提古丽·吐尔逊昨天开始咳嗽", "昨天"),
+        ("说慢慢来，痒痒的，天天吃药", "慢慢"),
+        ("腿上痒痒的，晚上更厉害", "痒痒"),
+        ("处方为艾司西酞普兰，坦索罗辛促排石", "罗辛"),
+        ("我大哥说他头疼，空姐也这样", "大哥"),
     ],
 )
 def test_what_is_no_name_stays(text: str, kept: str) -> None:
@@ -119,3 +125,8 @@ def test_a_hospital_inside_a_university_name_stays_one_hospital() -> None:
     masked = _masked("在四川大学华西医院做的手术")
     assert masked.get("四川大学华西医院") is EntityType.HOSPITAL
     assert EntityType.ORG not in masked.values()
+
+
+def test_a_friend_called_by_one_character_and_brother_is_masked_by_the_model() -> None:
+    masked = _all("打算去店里找舟哥，刚坐上车")
+    assert masked.get("舟") is EntityType.NAME

@@ -266,10 +266,13 @@ NOT_NAME_STARTS = tuple(words("俺 咱 侬 伊讲 伊说 伊个 佢 医保 农�
 _BLOOD_TYPE_AFTER = re.compile(r"血(?:型|[，,。；;！!？?\s]|$)")
 
 
-def not_a_given_name(given: str) -> bool:
+def not_a_given_name(given: str, *, stops: bool = True) -> bool:
     """Whether ``given`` (a candidate's part after its surname) holds a character no given
-    name uses, is a single body part, or is a transliteration of a drug or brand."""
-    if any(c in NAME_STOP or c in _CLINICAL_CHARS for c in given):
+    name uses, is a single body part, or is a transliteration of a drug or brand.
+
+    ``stops``: also the characters that end a name in running text (天, 人, 时 …), which the
+    rules use to find a name's end; a model's whole span (吴天昊, 韩佳人) keeps them."""
+    if any(c in _CLINICAL_CHARS or (stops and c in NAME_STOP) for c in given):
         return True
     if len(given) == 1 and given in _BODY_PARTS:
         return True
@@ -479,8 +482,11 @@ class JiebaNameRecognizer:
                 start = cursor
                 cursor += len(word)
                 before, previous = previous, word
-                if start not in starts or (before is not None and before not in tags):
+                if start not in starts:
                     continue
+                unknown_before = before is not None and before not in tags
+                if unknown_before and not _full_name_after(before, word, tags):
+                    continue  # inside an unknown word, a surname is a syllable (坦索|罗辛促)
                 end: int | None = None
                 if _is_surname(word) and index + 1 < len(pieces):
                     nxt = pieces[index + 1]
@@ -523,6 +529,15 @@ _FUNCTION_TAGS = frozenset(
     }
 )
 _NAME_PART_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nz", "t"})
+
+
+def _full_name_after(before: str, word: str, tags: dict[str, str]) -> bool:
+    """A three-character word the segmenter cut as a whole after an unknown word of three or
+    more characters (思密达|曾若彤): a surname and a two-character given name are a name there
+    too. After a two-character unknown word it is usually a drug's syllables (坦索|罗辛促)."""
+    if len(before) < 3 or len(word) != 3 or word[0] not in SINGLE_SURNAMES:
+        return False
+    return _whole_name(word, tags)
 
 
 def _whole_name(word: str, tags: dict[str, str]) -> bool:
@@ -671,6 +686,16 @@ _DOUBLED_RE = re.compile(
     r"(?:叫|是|名叫|小名叫?|小名是)?[:：\s]?"
     rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
 )
+# A doubled pet name anywhere a person stands: after 和, 跟, 叫, 让, @ or a clause start, and
+# before what is said of a person (解解说, 壮壮很幸福, 看看乐乐的照片 is not: 看看 is a word).
+_DOUBLED_ANYWHERE_RE = re.compile(
+    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢]))(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
+    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|[，。！？:：,.!?])"
+)
+_DOUBLED_WORD_TAGS = frozenset(
+    {"d", "v", "vn", "vd", "m", "t", "z", "ad", "p", "c", "u", "q", "ns"}
+)
+_SENSATIONS = frozenset("痒疼痛酸胀麻辣烫凉热冷晕")
 _NOT_DOUBLED_NAMES = frozenset(
     words(
         "宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 叔叔 舅舅 姑姑 伯伯 婆婆 公公 姨姨 "
@@ -711,6 +736,16 @@ class HandleAndNicknameRecognizer:
             start, end = match.span("name")
             nick = text[start:end]
             if nick in _NOT_DOUBLED_NAMES or nick[0] in _NOT_GIVEN:
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+        for match in _DOUBLED_ANYWHERE_RE.finditer(text):
+            start, end = match.span("name")
+            nick = text[start:end]
+            if nick in _NOT_DOUBLED_NAMES or word_tag(nick) in _DOUBLED_WORD_TAGS:
+                continue  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
+            if not_a_given_name(nick) or nick[0] in _SENSATIONS:
+                continue  # 痒痒, 疼疼: how something feels
+            if nick[0] in _NOT_GIVEN or nick[0] in _NUMERAL_START:
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
 

@@ -77,6 +77,9 @@ _SUB_CITY = re.compile(
 _DOT = "·•・．"
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
+# One character + 哥/姐 that the model calls a person: how friends name each other. Not a
+# kinship or size word (大哥, 表姐, 二姐) nor a praise (帅哥, 美姐).
+_SIBLING_NICKNAME = re.compile("[^大老小表堂亲一二三四五六七八九十帅美靓俊空师学\\W\\d][哥姐]")
 
 
 @dataclass
@@ -364,6 +367,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     name = text[start:end].rstrip(_DOT)
     if len(name) >= 3 and name[-1] in _ADVERB_TAIL:
         name = name[:-1]  # 曲安奈德|刚吃过: the model took the adverb after the word
+    if _SIBLING_NICKNAME.fullmatch(name):
+        return start, start + 1  # 舟哥, 雨姐: a nickname however ordinary its character
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
@@ -373,7 +378,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
     surname = re.match(SURNAME_RE, trimmed)
     dotted = any(dot in trimmed for dot in _DOT)
-    if surname and not dotted and not_a_given_name(trimmed[surname.end() :]):
+    if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
         return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
     if patterns.split_institution(trimmed)[1]:
         return None  # 郗齿科拔: an institution word inside is no person's name
