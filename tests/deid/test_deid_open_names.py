@@ -130,3 +130,32 @@ def test_a_hospital_inside_a_university_name_stays_one_hospital() -> None:
 def test_a_friend_called_by_one_character_and_brother_is_masked_by_the_model() -> None:
     masked = _all("打算去店里找舟哥，刚坐上车")
     assert masked.get("舟") is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Dear Zhang Wei, your report is ready", "Zhang Wei"),
+        ("患者 Wei ZHANG 复诊", "Wei ZHANG"),
+        ("LI Xiaoming 的化验单", "LI Xiaoming"),
+        ("Chan Tai-man 先生来电", "Chan Tai-man"),
+        ("陳志明醫生說要覆診", "陳志明"),
+    ],
+)
+def test_romanised_and_traditional_names(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("刘总让我来问问", "刘"), ("王经理说的那个药", "王"), ("請問林護士長在嗎", "林")],
+)
+def test_a_surname_before_a_work_or_traditional_title(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text", ["ALT AST 正常", "He said the CT was fine", "CRP HGB WBC 都查了", "孩子总是哭"]
+)
+def test_codes_english_and_adverbs_are_no_names(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()

@@ -33,6 +33,12 @@ RARE_SURNAMES = (
     "逄扶堵宰郦雍璩濮寿扈燕冀郏浦习宦鱼容慎戈庾暨衡弘匡禄阙殳沃蔚越夔厍晁勾訾阚鞠须丰蒯荆权"
     "逯盖桓於钮嵇虞邴乜缑亢况郝鲜储汲邸糜松井富乌焦巴弓隗山谈宋茅庞熊纪舒屈项祝董梁杜阮"
 )
+# The commonest surnames in traditional characters (陳, 張, 劉 …), as Hong Kong, Macau and
+# Taiwan write them; the simplified forms are above.
+TRADITIONAL_SURNAMES = "陳張劉黃楊趙吳孫馬鄭謝韓馮鄧蕭葉蘇呂盧蔣賈許鍾譚錢羅鄒龔嚴顧聶溫湯戴陸歐陽"
+SINGLE_SURNAMES += "".join(
+    c for c in dict.fromkeys(TRADITIONAL_SURNAMES) if c not in SINGLE_SURNAMES
+)
 _RARE_ONLY = "".join(sorted(set(RARE_SURNAMES) - set(SINGLE_SURNAMES)))
 SINGLE_SURNAMES += _RARE_ONLY
 COMPOUND_SURNAMES = words(
@@ -65,7 +71,13 @@ BEFORE_CUES = (
     "朋友|同事|邻居|室友|同学|领导|预约人|问诊人|咨询人|申请人|监护人|陪诊人|陪护人|被保险人|"
     "家长|我姐|我哥|我弟|我妹|我姨|我舅|我叔|我婶|我姑"
 )
-AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
+AFTER_TITLES = (
+    "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|小姐|阿姨|叔叔|同学|师傅|"
+    # At work (刘总, 王经理): a surname and a title name a colleague as well as a first name.
+    "总|经理|总监|老板|科长|处长|局长|主管|"
+    # Traditional characters (陳醫生, 林護士長).
+    "醫生|醫師|護士|護士長|院長|老師|師傅"
+)
 
 # Rarer surnames of the Hundred Family list: after a cue only (我是满…, 我妈牧…), never alone,
 # because as bare characters they are mostly ordinary words.
