@@ -71,6 +71,7 @@ def test_what_is_no_name_stays(text: str, kept: str) -> None:
         ("开了杜密克，一次一袋", "杜密克"),
         ("司美格鲁肽还要继续打吗", "司美格鲁肽"),
         ("曲安奈德刚用过，还痒", "曲安奈德"),
+        ("吃了汤臣倍健和白加黑，还是没睡好", "白加黑"),
     ],
 )
 def test_transliterated_drug_names_are_no_names(text: str, value: str) -> None:
@@ -148,7 +149,13 @@ def test_romanised_and_traditional_names(text: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("刘总让我来问问", "刘"), ("王经理说的那个药", "王"), ("請問林護士長在嗎", "林")],
+    [
+        ("刘总让我来问问", "刘"),
+        ("王经理说的那个药", "王"),
+        ("請問林護士長在嗎", "林"),
+        ("我和王医生说了", "王"),
+        ("向李主任请教过", "李"),
+    ],
 )
 def test_a_surname_before_a_work_or_traditional_title(text: str, value: str) -> None:
     assert _masked(text).get(value) is EntityType.NAME

@@ -376,7 +376,7 @@ class ContextNameRecognizer:
         best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in _AFTER_RE.finditer(text):
             start, end = match.span("name")
-            if end in best or _after_lead_in(text, start):
+            if end in best or _after_lead_in(text, start) or _conjunction_before(text, start, end):
                 continue
             if plausible_name(text, start, end, allow_surname_only=True):
                 best[end] = (start, end)
@@ -405,6 +405,18 @@ def _unlisted_long_name(text: str, start: int, end: int) -> bool:
         if i == 0 or tag in _FUNCTION_TAGS:
             return False  # 男性患者, 也是这样: words, not a transliterated name
     return True
+
+
+def _conjunction_before(text: str, start: int, end: int) -> bool:
+    """和|王医生, 向|李主任: a surname that is a preposition or conjunction (和, 向, 于) before
+    a title or another surname is that word, and any name starts one later (柏林医生 stays)."""
+    if text[start] not in _CONJUNCTION_SURNAMES:
+        return False
+    second = text[start + 1 : start + 2]
+    return end - start == 1 or (second in SINGLE_SURNAMES and second not in AMBIGUOUS_SURNAMES)
+
+
+_CONJUNCTION_SURNAMES = frozenset("和向于与同")
 
 
 def _after_lead_in(text: str, start: int) -> bool:
@@ -868,4 +880,12 @@ def _taken_before(text: str, start: int) -> bool:
     while verb_end > 0 and text[verb_end - 1].isspace():  # what \s matches
         verb_end -= 1
     lo = max(0, verb_end - _LONGEST_TAKING)
-    return _TAKING_BEFORE.search(text, lo, start) is not None
+    if _TAKING_BEFORE.search(text, lo, start) is not None:
+        return True
+    # The next medicine of a list after a taking verb (吃了汤臣倍健和白加黑, 在用A、B).
+    return _TAKEN_IN_A_LIST.search(text, max(0, start - 14), start) is not None
+
+
+_TAKEN_IN_A_LIST = re.compile(
+    r"(?:吃了|吃过|在吃|服用|服了|用了|在用|用过|喝了|涂了|开了)[\u4e00-\u9fff]{2,8}[和、及加]\s*$"
+)
