@@ -87,3 +87,25 @@ def test_marks_are_parsed_only_from_what_was_shown() -> None:
         except ValueError:
             continue
         raise AssertionError(bad)
+
+
+def test_the_cli_exports_judged_highlights(store: RunStore, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from medrealmm.cli import app
+    from medrealmm.corpus.review import ReviewDecision, ReviewVerdict, record
+
+    with_record(store)
+    marked = SuspectMark(event=2, start=5, end=7)
+    decision = ReviewDecision(
+        task_key=PII, reviewer="rev2", verdict=ReviewVerdict.APPROVE, masked_suspects=[marked]
+    )
+    record(store, decision)
+    out = tmp_path / "labels.jsonl"
+    result = CliRunner().invoke(
+        app, ["review", "export-suspects", "--store", str(store.path), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 judged highlights" in result.output
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {(r["span"], r["identifier"]) for r in rows} == {("有点", False), ("味道", True)}
