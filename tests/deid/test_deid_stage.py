@@ -147,3 +147,20 @@ async def test_record_keeps_offsets_types_and_keyed_hashes_never_the_text(
     ]
     assert spans[0].digest == keyed_digest("朱秀英", secret)
     assert keyed_digest("朱秀英", b"other secret") != spans[0].digest
+
+
+async def test_record_keeps_near_misses_in_offsets_of_the_masked_turn(tmp_path: Path) -> None:
+    from medrealmm.deid.stage import deid_one
+
+    text = "我叫朱秀英，问问白加黑的副作用。"
+    consultation = Consultation.model_validate(
+        {
+            "id": "c1",
+            "department": "皮肤科",
+            "events": [{"sender": "patient", "timestamp": "2025-01-01T08:00:00", "content": text}],
+        }
+    )
+    with RunStore(tmp_path) as store:
+        masked, record = await deid_one(consultation, tmp_path, tmp_path / "out", None, store)
+    content = masked.events[0].content
+    assert [content[s.start : s.end] for s in record.turns[0].suspects] == ["白加黑"]

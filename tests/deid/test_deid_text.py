@@ -36,6 +36,7 @@ def test_every_type_has_its_bracketed_placeholder() -> None:
         "[ORDER_ID]",
         "[MRN]",
         "[HOSPITAL]",
+        "[ORG]",
         "[ADDRESS]",
         "[DATE]",
     }

@@ -69,6 +69,23 @@ def add_user(
     console.print(f"[green]user {username} saved[/green] with roles {', '.join(sorted(roles))}")
 
 
+@review_app.command("export-suspects")
+def export_suspects(
+    store: StoreOption,
+    out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
+) -> None:
+    """Write the near-miss highlights of decided residual-PII tasks, each labelled by whether
+    its reviewer marked it as an identifier: dev data for the de-identification recognizers.
+    The rows hold masked-corpus text, including what reviewers found still identifying: keep
+    the file where the corpus is kept."""
+    from medrealmm.review.suspects import export_suspect_labels
+    from medrealmm.store import RunStore
+
+    with user_errors(), RunStore(store, create=False) as run_store:
+        count = export_suspect_labels(run_store, out)
+    console.print(f"[green]{count} judged highlights[/green] written to {out}")
+
+
 @review_app.command("serve")
 def serve(
     store: StoreOption,

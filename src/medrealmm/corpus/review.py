@@ -65,6 +65,17 @@ class ReviewTask(BaseModel):
     source_stage: str
 
 
+class SuspectMark(BaseModel):
+    """A near-miss highlight (``deid.record.Suspect``) a reviewer said is an identifier:
+    ``[start, end)`` of the masked turn ``event``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: int = Field(ge=0)
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+
+
 class ReviewDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +84,9 @@ class ReviewDecision(BaseModel):
     verdict: ReviewVerdict
     note: str = ""
     decided_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    #: Residual-PII pass: the highlighted near-misses the reviewer marked as identifiers (the
+    #: others shown were judged safe); both become de-identification dev data.
+    masked_suspects: list[SuspectMark] = Field(default_factory=list)
 
 
 class AuditPlan(BaseModel):

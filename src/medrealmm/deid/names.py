@@ -33,6 +33,12 @@ RARE_SURNAMES = (
     "逄扶堵宰郦雍璩濮寿扈燕冀郏浦习宦鱼容慎戈庾暨衡弘匡禄阙殳沃蔚越夔厍晁勾訾阚鞠须丰蒯荆权"
     "逯盖桓於钮嵇虞邴乜缑亢况郝鲜储汲邸糜松井富乌焦巴弓隗山谈宋茅庞熊纪舒屈项祝董梁杜阮"
 )
+# The commonest surnames in traditional characters (陳, 張, 劉 …), as Hong Kong, Macau and
+# Taiwan write them; the simplified forms are above.
+TRADITIONAL_SURNAMES = "陳張劉黃楊趙吳孫馬鄭謝韓馮鄧蕭葉蘇呂盧蔣賈許鍾譚錢羅鄒龔嚴顧聶溫湯戴陸歐陽"
+SINGLE_SURNAMES += "".join(
+    c for c in dict.fromkeys(TRADITIONAL_SURNAMES) if c not in SINGLE_SURNAMES
+)
 _RARE_ONLY = "".join(sorted(set(RARE_SURNAMES) - set(SINGLE_SURNAMES)))
 SINGLE_SURNAMES += _RARE_ONLY
 COMPOUND_SURNAMES = words(
@@ -65,7 +71,13 @@ BEFORE_CUES = (
     "朋友|同事|邻居|室友|同学|领导|预约人|问诊人|咨询人|申请人|监护人|陪诊人|陪护人|被保险人|"
     "家长|我姐|我哥|我弟|我妹|我姨|我舅|我叔|我婶|我姑"
 )
-AFTER_TITLES = "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|阿姨|叔叔|同学|师傅"
+AFTER_TITLES = (
+    "医生|大夫|医师|主任|护士|护士长|教授|院长|老师|先生|女士|小姐|阿姨|叔叔|同学|师傅|"
+    # At work (刘总, 王经理): a surname and a title name a colleague as well as a first name.
+    "总|经理|总监|老板|科长|处长|局长|主管|"
+    # Traditional characters (陳醫生, 林護士長).
+    "醫生|醫師|護士|護士長|院長|老師|師傅"
+)
 
 # Rarer surnames of the Hundred Family list: after a cue only (我是满…, 我妈牧…), never alone,
 # because as bare characters they are mostly ordinary words.
@@ -99,7 +111,7 @@ _NEXT_FIELD_RE = re.compile(_NEXT_FIELD)
 _BLANK_VALUE = frozenset("未无不空略待见同")
 _LABEL_RE = re.compile(
     starts_with_one_of(FORM_LABELS)
-    + rf"(?:{FORM_LABELS})[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
+    + rf"(?:{FORM_LABELS})(?:信息)?[ \t]*[:：]?[ \t]*(?P<name>[{_CJK}]{{2,4}}?)"
     rf"(?=[\s,，。;；:：|/()（）]|$|{_NEXT_FIELD})"
 )
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
@@ -112,6 +124,14 @@ _BEFORE_RE = re.compile(
 _LATIN_BEFORE_RE = re.compile(
     _CUE_LEAD + r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
 )
+# On someone's behalf (替夏一德咨询, 帮王芳挂号): the person asked about is named.
+_ON_BEHALF_RE = re.compile(
+    rf"(?:替|帮|给)(?P<name>{SURNAME_RE}{_GIVEN}{{1,2}}?)"
+    "(?=咨询|问一?下|问问|挂号|预约|开药|买药|拿药|看一?下|问)"
+)
+# A longer name with no surname from the list (乌云其木格, 才让卓玛: Mongolian and Tibetan
+# names are written without a dot) right after a person cue and before a clause break.
+_LONG_AFTER_CUE_RE = re.compile(_CUE_LEAD + rf"(?P<name>[{_CJK}]{{4,6}})(?=[，,。；;\s]|$)")
 # A lookahead so every start is tried: in 谢谢张主任 the match at 谢 must not hide the one at 张.
 _AFTER_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
@@ -188,6 +208,8 @@ def is_common_word(word: str) -> bool:
 
 def trim_name(candidate: str) -> str:
     """Drop trailing characters that are never part of a given name (我叫张伟今年…)."""
+    if len(candidate) == 2 and candidate[0] in "小老阿":
+        return candidate  # 小周: a nickname's second character is a surname, never trimmed
     surname_len = 2 if candidate[:2] in COMPOUND_SURNAMES else 1
     end = len(candidate)
     for i in range(surname_len, len(candidate)):
@@ -212,8 +234,14 @@ def plausible_name(
     surname_len = 2 if name[:2] in COMPOUND_SURNAMES else 1
     if len(name) < surname_len + (0 if allow_surname_only else 1):
         return False
-    if any(c in NAME_STOP for c in name[surname_len:]):
+    if after_cue and len(name) == 2 and name[0] in "小老阿":
+        # A nickname right after a form label or 我叫 (我是小周, 交款人：小于): only a number
+        # after it (小于3岁) says it is a word; its second character may be any surname.
+        return not text[end : end + 1].isdigit()
+    if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
         return False
+    if _BLOOD_TYPE_AFTER.match(text, end):
+        return False  # 熊猫血, 稀有血: a blood type, said of oneself as 我是…
     if _word_tags().get(name) == "t":
         return False  # 元旦, 春节: a time word is the whole candidate, not a part of it
     # The surname must not end a word that starts before it (谢谢医生, 两周).
@@ -221,10 +249,6 @@ def plausible_name(
         return False
     # Nor start an ordinary word (高热, 高血压) or be one. Place-name and time words inside a
     # name (马国庆 holds 马国/ns and 国庆/t) are no evidence against it.
-    if after_cue and len(name) == 2 and name[0] in "小老阿":
-        # A nickname right after a form label or 我叫: only a number after it (小于3岁) says
-        # it is a word.
-        return not text[end : end + 1].isdigit()
     for n in (2, 3, 4):
         if text[start : start + n] in CLINICAL_LEXICON:
             return False
@@ -237,6 +261,36 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+# Characters no given name holds: body fluids and lesions (熊猫血, 王尿), so a surname before
+# them heads a clinical word.
+_CLINICAL_CHARS = frozenset("血尿便痰脓疮疹癌瘤病症炎痛痒药")
+# A one-character given name that is a body part makes a side or a place of the body (左耳,
+# 右眼, 上肢), not a person.
+_BODY_PARTS = frozenset("耳眼鼻嘴唇舌牙齿手脚足腿腰背胸腹肚头颈肩臂肘膝踝腕指趾肺肝胃肠肾脾胆脑肢")
+# Phonetic-transliteration syllables of drug and brand names (杜密克, 司美格鲁肽, 诺和灵):
+# a given part made of these alone is a transliteration, not a Chinese given name.
+_TRANSLITERATION = frozenset("密克斯普诺芬罗肽唑酮汀替坦氯胺醇嗪啶特洛拉莫鲁格舒达仑奈泊曲氟")
+# Dialect pronouns (俺, 咱, 侬, 伊, 佢) and insurance words (医保, 新农合, 商保) start no name,
+# though some of their characters are surnames.
+NOT_NAME_STARTS = tuple(words("俺 咱 侬 伊讲 伊说 伊个 佢 医保 农合 新农合 商保 社保 保险"))
+
+
+_BLOOD_TYPE_AFTER = re.compile(r"血(?:型|[，,。；;！!？?\s]|$)")
+
+
+def not_a_given_name(given: str, *, stops: bool = True) -> bool:
+    """Whether ``given`` (a candidate's part after its surname) holds a character no given
+    name uses, is a single body part, or is a transliteration of a drug or brand.
+
+    ``stops``: also the characters that end a name in running text (天, 人, 时 …), which the
+    rules use to find a name's end; a model's whole span (吴天昊, 韩佳人) keeps them."""
+    if any(c in _CLINICAL_CHARS or (stops and c in NAME_STOP) for c in given):
+        return True
+    if len(given) == 1 and given in _BODY_PARTS:
+        return True
+    return len(given) >= 2 and all(c in _TRANSLITERATION for c in given)
+
+
 # Relative-time words that follow a name in a sentence and begin with a character given
 # names hardly end with (张伟|昨天, 李明|早上): a three-character candidate that took that
 # character gives it back, so the relative date stays whole. 明天 and 刚才 are not here:
@@ -279,6 +333,26 @@ class ContextNameRecognizer:
                     text=text[start:end],
                     source=self.name,
                 )
+        for match in _ON_BEHALF_RE.finditer(text):
+            start, end = match.span("name")
+            if plausible_name(text, start, end, after_cue=True):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _LONG_AFTER_CUE_RE.finditer(text):
+            start, end = match.span("name")
+            if _unlisted_long_name(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
         for match in _LATIN_BEFORE_RE.finditer(text):
             start, end = match.span("name")
             if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
@@ -302,7 +376,7 @@ class ContextNameRecognizer:
         best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in _AFTER_RE.finditer(text):
             start, end = match.span("name")
-            if end in best or _after_lead_in(text, start):
+            if end in best or _after_lead_in(text, start) or _conjunction_before(text, start, end):
                 continue
             if plausible_name(text, start, end, allow_surname_only=True):
                 best[end] = (start, end)
@@ -310,6 +384,39 @@ class ContextNameRecognizer:
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
             )
+
+
+def _unlisted_long_name(text: str, start: int, end: int) -> bool:
+    """A four-to-six character run after a cue is a name when nothing in it reads as Chinese
+    words: no function or clinical character, no dictionary word other than a name or place
+    part at its start, and no drug or disease shape."""
+    name = text[start:end]
+    if not_a_given_name(name) or name.startswith(NOT_NAME_STARTS) or name in CLINICAL_LEXICON:
+        return False
+    if clinical_term_shaped(text, start, end):
+        return False
+    whole = _word_tags().get(name)
+    if whole is not None and not whole.startswith("nr") and whole not in _NAME_SAFE_TAGS:
+        return False
+    for i in range(len(name) - 1):
+        tag = _word_tags().get(name[i : i + 2])
+        if tag is None or tag.startswith("nr") or tag in _NAME_SAFE_TAGS:
+            continue
+        if i == 0 or tag in _FUNCTION_TAGS:
+            return False  # 男性患者, 也是这样: words, not a transliterated name
+    return True
+
+
+def _conjunction_before(text: str, start: int, end: int) -> bool:
+    """和|王医生, 向|李主任: a surname that is a preposition or conjunction (和, 向, 于) before
+    a title or another surname is that word, and any name starts one later (柏林医生 stays)."""
+    if text[start] not in _CONJUNCTION_SURNAMES:
+        return False
+    second = text[start + 1 : start + 2]
+    return end - start == 1 or (second in SINGLE_SURNAMES and second not in AMBIGUOUS_SURNAMES)
+
+
+_CONJUNCTION_SURNAMES = frozenset("和向于与同")
 
 
 def _after_lead_in(text: str, start: int) -> bool:
@@ -399,8 +506,11 @@ class JiebaNameRecognizer:
                 start = cursor
                 cursor += len(word)
                 before, previous = previous, word
-                if start not in starts or (before is not None and before not in tags):
+                if start not in starts:
                     continue
+                unknown_before = before is not None and before not in tags
+                if unknown_before and not _full_name_after(before, word, tags):
+                    continue  # inside an unknown word, a surname is a syllable (坦索|罗辛促)
                 end: int | None = None
                 if _is_surname(word) and index + 1 < len(pieces):
                     nxt = pieces[index + 1]
@@ -445,6 +555,15 @@ _FUNCTION_TAGS = frozenset(
 _NAME_PART_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nz", "t"})
 
 
+def _full_name_after(before: str, word: str, tags: dict[str, str]) -> bool:
+    """A three-character word the segmenter cut as a whole after an unknown word of three or
+    more characters (思密达|曾若彤): a surname and a two-character given name are a name there
+    too. After a two-character unknown word it is usually a drug's syllables (坦索|罗辛促)."""
+    if len(before) < 3 or len(word) != 3 or word[0] not in SINGLE_SURNAMES:
+        return False
+    return _whole_name(word, tags)
+
+
 def _whole_name(word: str, tags: dict[str, str]) -> bool:
     if not 2 <= len(word) <= 3 or not re.match(SURNAME_RE, word) or not _CJK_WORD.fullmatch(word):
         return False
@@ -482,7 +601,18 @@ def _is_surname(word: str) -> bool:
 _DOTS = "·•・．"
 # Transliterated (Uyghur, Kazakh, Tibetan …) names join their parts with a middle dot; only
 # these end a part, since such names hold characters (都, 不) that end ordinary Chinese names.
-_DOTTED_STOP = set("说的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
+_DOTTED_STOP = set("说问让叫给帮找的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
+# Relative-time words that may follow a name with no space (阿依古丽·买买提昨天开始…).
+RELATIVE_TIME = re.compile(
+    "(?:大前天|前天|昨天|昨晚|昨日|今天|今早|今晚|今日|今年|去年|前年|明天|后天|早上|早晨|晚上|"
+    "上午|下午|中午|刚才|上个?月|上周|上礼拜|这两天|这几天|最近|一直|平时)"
+)
+# Syllables of transliterated Uyghur, Kazakh and Tibetan names (阿不都热合曼, 库尔班): two of
+# them in a row are a name's syllables even where they spell a Chinese word (热合).
+_TRANSLITERATED_NAME = frozenset(
+    "阿不都热合曼力孜提买古丽依尔艾库班江汗尼克吾米娜玛拉吐洪努兰别克迪夏木图孙扎西卓才让巴特"
+    "买买祖皮亚热依其格乌云吉日"
+)
 _DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}][{_CJK}]+)+")
 
 
@@ -539,10 +669,15 @@ class DottedNameRecognizer:
             if title:
                 cut = title.start()
             for i, ch in enumerate(last[:cut]):
-                if ch in _DOTTED_STOP or (i >= 3 and is_common_word(last[i : i + 2])):
+                pair = last[i : i + 2]
+                syllables = all(c in _TRANSLITERATED_NAME for c in pair)
+                if ch in _DOTTED_STOP or (i >= 3 and not syllables and is_common_word(pair)):
                     cut = i  # 努尔兰|咨询: an ordinary word after the name ends it
                     break
-            cut = min(cut, 5)
+                if i >= 2 and RELATIVE_TIME.match(last, i):
+                    cut = i  # 阿不力孜|大前天
+                    break
+            cut = min(cut, 7)  # 阿不都热合曼: a transliterated part runs to six or seven
             if start == dot or cut < 1:
                 continue
             end = match.end() - (len(last) - cut)
@@ -551,11 +686,13 @@ class DottedNameRecognizer:
             )
 
 
-# A handle after @ runs to the next space or punctuation: in chat it names a person.
-_HANDLE_RE = re.compile(f"@(?P<name>[{_CJK}{_DOTS}]{{2,10}})")
+# A handle after @ runs to the next space or punctuation: in chat it is a person's account,
+# masked as an account identifier (ID), like a WeChat or QQ number. Not an e-mail's @.
+_HANDLE_RE = re.compile(rf"(?<![A-Za-z0-9._%+\-])@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})")
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
-_NICK = rf"(?P<name>[小老阿][{_CJK}])(?=[说问来去的也你您，。！？,.!?\s]|$)"
+_NICK_NEXT = "说问来去的也你您让叫给帮跟和要就还都又在是，。！？,.!?"
+_NICK = rf"(?P<name>[小老阿][{_CJK}])(?=[{_NICK_NEXT}\s]|$)"
 _NICK_RE = re.compile(
     r"(?:^|(?<=[，。！？、；：,.!?;:\s@叫和跟])|(?<=你好|您好|谢谢|感谢|转告|告诉|问问))" + _NICK
 )
@@ -568,10 +705,21 @@ _NOT_GIVEN = set("人们家里外边面孩子腿肠便时候心数量样些点�
 # A child's doubled pet name right after the word for the child (女儿乐乐, 宝宝朵朵, 孩子叫豆豆):
 # a doubled character there names the child, unless it is a relative or an adverb.
 _DOUBLED_RE = re.compile(
-    r"(?:儿子|女儿|闺女|宝宝|宝贝|孩子|小孩|孙子|孙女|外孙女?|侄子|侄女|外甥女?)"
+    r"(?:(?:我家|咱家|俺家)(?:宝宝|宝贝|孩子|小孩|儿子|女儿|闺女)?"
+    r"|儿子|女儿|闺女|宝宝|宝贝|孩子|小孩|孙子|孙女|外孙女?|侄子|侄女|外甥女?)"
     r"(?:叫|是|名叫|小名叫?|小名是)?[:：\s]?"
     rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
 )
+# A doubled pet name anywhere a person stands: after 和, 跟, 叫, 让, @ or a clause start, and
+# before what is said of a person (解解说, 壮壮很幸福, 看看乐乐的照片 is not: 看看 is a word).
+_DOUBLED_ANYWHERE_RE = re.compile(
+    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢]))(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
+    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|[，。！？:：,.!?])"
+)
+_DOUBLED_WORD_TAGS = frozenset(
+    {"d", "v", "vn", "vd", "m", "t", "z", "ad", "p", "c", "u", "q", "ns"}
+)
+_SENSATIONS = frozenset("痒疼痛酸胀麻辣烫凉热冷晕")
 _NOT_DOUBLED_NAMES = frozenset(
     words(
         "宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 叔叔 舅舅 姑姑 伯伯 婆婆 公公 姨姨 "
@@ -593,9 +741,10 @@ class HandleAndNicknameRecognizer:
     def find(self, text: str) -> Iterator[Span]:
         for match in _HANDLE_RE.finditer(text):
             start, end = match.span("name")
-            yield Span(
-                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
-            )
+            # A handle that is a person's name (@陈思远) is typed as one; others are accounts.
+            named = re.fullmatch(f"{SURNAME_RE}{_GIVEN}{{1,2}}", match.group("name"))
+            kind = EntityType.NAME if named else EntityType.ID
+            yield Span(start=start, end=end, type=kind, text=text[start:end], source=self.name)
         for match in _NICK_RE.finditer(text):
             start, end = match.span("name")
             nick = text[start:end]
@@ -611,6 +760,16 @@ class HandleAndNicknameRecognizer:
             start, end = match.span("name")
             nick = text[start:end]
             if nick in _NOT_DOUBLED_NAMES or nick[0] in _NOT_GIVEN:
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+        for match in _DOUBLED_ANYWHERE_RE.finditer(text):
+            start, end = match.span("name")
+            nick = text[start:end]
+            if nick in _NOT_DOUBLED_NAMES or word_tag(nick) in _DOUBLED_WORD_TAGS:
+                continue  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
+            if not_a_given_name(nick) or nick[0] in _SENSATIONS:
+                continue  # 痒痒, 疼疼: how something feels
+            if nick[0] in _NOT_GIVEN or nick[0] in _NUMERAL_START:
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
 
@@ -629,8 +788,8 @@ _DRUG_CONTINUES = re.compile(
 # A dose or a frequency right after (…0.5g, …每次2粒) or a taking verb right before (吃了…,
 # 继续…, 药品名称 …): whatever sits there is a medicine, whatever the dictionary says of it.
 _DOSE_AFTER = re.compile(
-    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|(?:一日|每日|每次|一天|每天)"
-    r"[一二三两四\d]?次?)",
+    r"\s*(?:\d+(?:\.\d+)?\s*(?:mg|g|ml|μg|ug|片|粒|袋|支|丸|包|克|毫升)|每次"
+    r"|(?:一日|每日|一天|每天)[一二三两四\d]?次)",
     re.IGNORECASE,
 )
 _TAKING_BEFORE = re.compile(
@@ -721,4 +880,12 @@ def _taken_before(text: str, start: int) -> bool:
     while verb_end > 0 and text[verb_end - 1].isspace():  # what \s matches
         verb_end -= 1
     lo = max(0, verb_end - _LONGEST_TAKING)
-    return _TAKING_BEFORE.search(text, lo, start) is not None
+    if _TAKING_BEFORE.search(text, lo, start) is not None:
+        return True
+    # The next medicine of a list after a taking verb (吃了汤臣倍健和白加黑, 在用A、B).
+    return _TAKEN_IN_A_LIST.search(text, max(0, start - 14), start) is not None
+
+
+_TAKEN_IN_A_LIST = re.compile(
+    r"(?:吃了|吃过|在吃|服用|服了|用了|在用|用过|喝了|涂了|开了)[\u4e00-\u9fff]{2,8}[和、及加]\s*$"
+)

@@ -37,10 +37,14 @@ from medrealmm.deid.names import (
     AFTER_TITLES,
     COMPOUND_SURNAMES,
     NAME_STOP,
+    NOT_NAME_STARTS,
+    RELATIVE_TIME,
     SURNAME_RE,
+    _cue_ends_at,
     _word_tags,
     clinical_term_shaped,
     is_common_word,
+    not_a_given_name,
     used_like_a_drug,
 )
 from medrealmm.deid.onnx_env import offline_onnxruntime
@@ -55,7 +59,7 @@ BATCH_CHARS = 1024
 # A name never ends like a drug, a disease, a department or a dish of traditional medicine.
 _TERM_END = re.compile(
     r"(?:素|霉素|西林|沙星|他汀|洛尔|地平|普利|沙坦|替丁|拉唑|胶囊|颗粒|片|丸|散|膏|汤|液|酸|"
-    r"糖浆|注射液|炎|病|症|癌|瘤|综合征|科|药|茶|酒|粉|贴|露|剂|疹|疮|痛|痒|斑|菌)$"
+    r"糖浆|注射液|炎|病|症|癌|瘤|综合征|科|药|茶|酒|粉|贴|露|剂|疹|疮|痛|痒|斑|菌|肽|苷|酯)$"
 )
 # Transliterated drug names end in these syllables (坦索罗辛, 阿莫西林, 布洛芬); a person tagged
 # with such an ending who does not start with a surname is taken for a drug.
@@ -74,6 +78,10 @@ _SUB_CITY = re.compile(
 )
 _DOT = "·•・．"
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
+_ADVERB_TAIL = frozenset("刚才也都还又就已")
+# One character + 哥/姐 that the model calls a person: how friends name each other. Not a
+# kinship or size word (大哥, 表姐, 二姐) nor a praise (帅哥, 美姐).
+_SIBLING_NICKNAME = re.compile("[^大老小表堂亲一二三四五六七八九十帅美靓俊空师学\\W\\d][哥姐]")
 
 
 @dataclass
@@ -344,6 +352,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     while end < len(text) and text[end - 1] in _DOT and _HAN.match(text[end : end + 1] or " "):
         part = end
         while end < len(text) and _HAN.match(text[end]) and text[end] not in NAME_STOP:
+            if end - part >= 2 and RELATIVE_TIME.match(text, end):
+                break  # 买买提|昨天
             end += 1
             if end - part >= 6:
                 break
@@ -356,15 +366,25 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         # Han characters that never occur in names (者, 叫, 的 stop it).
         floor = max(0, start - 3)
         while start > floor and _HAN.match(text[start - 1]) and text[start - 1] not in NAME_STOP:
-            if text[start - 1] in _KIN:  # 我爸|买买提·艾力: a kinship word ends the search
-                break
+            if text[start - 1] in _KIN or _cue_ends_at(text, start):
+                break  # 我爸|买买提·艾力, 同事|祖丽皮亚: a kinship word or a cue ends the search
             start -= 1
     name = text[start:end].rstrip(_DOT)
+    if len(name) >= 3 and name[-1] in _ADVERB_TAIL:
+        name = name[:-1]  # 曲安奈德|刚吃过: the model took the adverb after the word
+    if _SIBLING_NICKNAME.fullmatch(name):
+        return start, start + 1  # 舟哥, 雨姐: a nickname however ordinary its character
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
     if _TERM_END.search(trimmed) or is_common_word(trimmed):
         return None
+    if trimmed.startswith(NOT_NAME_STARTS):
+        return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
+    surname = re.match(SURNAME_RE, trimmed)
+    dotted = any(dot in trimmed for dot in _DOT)
+    if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
+        return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
     if patterns.split_institution(trimmed)[1]:
         return None  # 郗齿科拔: an institution word inside is no person's name
     if clinical_term_shaped(text, start, start + len(trimmed)):
@@ -494,3 +514,21 @@ def _split(text: str) -> Split:
     """Each clause's range in ``text`` and its compacted form: computed once per text, by
     ``prepare`` when the caller prepares (``find`` then reuses it)."""
     return [((a, b), _compact(text[a:b])) for a, b in _clauses(text)]
+
+
+def vetoed_entities(text: str) -> Iterator[tuple[int, int, str]]:
+    """The model's people and organisations that the vetoes dropped (``start, end, label``):
+    what the review app shows a reviewer as a near-miss. Reads the clause cache a ``find``
+    over the same text filled."""
+    parts = _split(text)
+    if not parts:
+        return
+    tagged = _tagger().entities([c for _, (c, _) in parts])
+    for ((offset, _), (_, starts)), entities in zip(parts, tagged, strict=True):
+        for start, end, label in entities:
+            if label not in ("PER", "ORG"):
+                continue  # places: cities are kept by design, districts are masked
+            if starts is not None:
+                start, end = starts[start], starts[end]
+            if _classify(text, offset + start, offset + end, label) is None:
+                yield offset + start, offset + end, label

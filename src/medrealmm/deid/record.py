@@ -45,11 +45,26 @@ class MaskedSpan(BaseModel):
         )
 
 
+class Suspect(BaseModel):
+    """A span of the masked text the machine was unsure of."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    kind: str = Field(description="'vetoed' or 'proper_noun'.")
+    source: str = Field(description="What proposed it: 'lac_ner:PER', 'jieba:nr' ...")
+
+
 class TurnRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     event: int = Field(ge=0)
     spans: list[MaskedSpan] = Field(default_factory=list)
+    suspects: list[Suspect] = Field(
+        default_factory=list,
+        description="Near-misses left unmasked, in offsets of the masked turn (review shows them).",
+    )
 
 
 class ImageBox(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from medrealmm.deid import names, ner, patterns
+from medrealmm.deid import latin_names, names, ner, organizations, patterns
 from medrealmm.deid.recognizer import Recognizer
 
 
@@ -78,6 +78,8 @@ def rule_recognizers() -> list[Recognizer]:
         names.DottedNameRecognizer(),
         names.HandleAndNicknameRecognizer(),
         names.JiebaNameRecognizer(),
+        latin_names.LatinNameRecognizer(),
+        organizations.OrganizationRecognizer(),
     ]
 
 

@@ -17,6 +17,7 @@ class EntityType(StrEnum):
     ORDER_ID = "ORDER_ID"
     MRN = "MRN"
     HOSPITAL = "HOSPITAL"
+    ORG = "ORG"  # an employer or a school
     ADDRESS = "ADDRESS"
     DATE = "DATE"
 
@@ -62,6 +63,7 @@ _TYPE_RANK = {
             EntityType.ORDER_ID,
             EntityType.DATE,
             EntityType.HOSPITAL,
+            EntityType.ORG,
             EntityType.ADDRESS,
             EntityType.NAME,
         ]

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import encode_clean, load_without_metadata, mask_image
+from medrealmm.deid.near_miss import find_suspects
 from medrealmm.deid.record import DeidRecord, ImageRecord, MaskedSpan, TurnRecord
 from medrealmm.deid.text import prepare
 from medrealmm.engines import Offload
@@ -82,12 +83,16 @@ async def deid_one(
     if store is not None and client is not None:
         store.record_calls(USAGE_STAGE, client.name, outcome.completions, outcome.failed_attempts)
     secret = run_secret(store)
+    near = [
+        find_suspects(event.content, spans)
+        for event, spans in zip(consultation.events, outcome.spans, strict=True)
+    ]
     record = DeidRecord(
         consultation_id=consultation.id,
         turns=[
-            TurnRecord(event=i, spans=[MaskedSpan.of(s, secret) for s in spans])
-            for i, spans in enumerate(outcome.spans)
-            if spans
+            TurnRecord(event=i, spans=[MaskedSpan.of(s, secret) for s in spans], suspects=suspects)
+            for i, (spans, suspects) in enumerate(zip(outcome.spans, near, strict=True))
+            if spans or suspects
         ],
         llm_model=client.name if client is not None else None,
         llm_ok=outcome.llm_ok,

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from medrealmm.review import accounts, audit, sessions
 from medrealmm.review.context import ReviewContext, ReviewSettings
 from medrealmm.review.guards import CSRF_FIELD, SAFE_METHODS, NotLoggedIn
-from medrealmm.review.highlight import highlight_html
+from medrealmm.review.highlight import highlight_html, highlight_with_suspects
 from medrealmm.review.refining import RefineWorker
 from medrealmm.review.routes import ROUTERS
 from medrealmm.review.routes.common import page
@@ -51,6 +51,7 @@ def _templates() -> Jinja2Templates:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["masked"] = highlight_html
+    env.globals["with_suspects"] = highlight_with_suspects
     env.filters["q"] = lambda value: quote(str(value), safe="/")
     env.globals["csrf_field"] = CSRF_FIELD
     return Jinja2Templates(env=env)

@@ -39,7 +39,7 @@ class LabeledImage(BaseModel):
     boxes: dict[str, list[Box]]
 
 
-# Slots: {NAME} {ID} {PHONE} {EMAIL} {URL} {ORDER_ID} {MRN} {HOSPITAL} {ADDRESS} {DATE};
+# Slots: {NAME} {ID} {PHONE} {EMAIL} {URL} {ORDER_ID} {MRN} {HOSPITAL} {ORG} {ADDRESS} {DATE};
 # clinical values are written inline between ‹ › and must survive masking.
 TEMPLATES = (
     "我叫{NAME}，今年‹45岁›，咳嗽‹3天›了，体温‹38.5℃›。",
@@ -72,7 +72,7 @@ TEMPLATES = (
     "报告我发到您邮箱了，我的是{EMAIL}，体重‹62kg›。",
     "{NAME}，男，‹56岁›，住在{ADDRESS}，电话{PHONE}。",
     "{DATE}在{HOSPITAL}查的CT，肺结节‹8mm›。",
-    "我叫{NAME}，身份证{ID}，在{HOSPITAL}住过院。",
+    "我叫{NAME}，在{ORG}上班，身份证{ID}，在{HOSPITAL}住过院。",
     "你好{NAME}，你的检验报告已出，血红蛋白‹98g/L›。",
     "宝宝叫{NAME}，‹3岁›，腹泻‹5次/天›。",
     "我妈妈{NAME}也有高血压，一直吃‹硝苯地平控释片30mg›。",
@@ -145,6 +145,15 @@ def _address(rng: random.Random, base: str) -> str:
     return f"{street}{rng.choice(['建国路', '人民路', '长江路'])}{rng.randint(1, 300)}号"
 
 
+_EMPLOYERS = (
+    "华鑫精密机械有限公司",
+    "建设银行滨江支行",
+    "育英中学",
+    "蓝海物流集团",
+    "启明星幼儿园",
+)
+
+
 def _name(rng: random.Random) -> str:
     return rng.choice(SURNAMES) + rng.choice(GIVEN)
 
@@ -160,6 +169,8 @@ def _values(rng: random.Random) -> dict[str, str]:
         "ORDER_ID": rng.choice([who.order_id, str(rng.randint(10**15, 10**16 - 1))]),
         "MRN": rng.choice([who.mrn, who.insurance, f"ZY{rng.randint(10**7, 10**8 - 1)}"]),
         "HOSPITAL": who.hospital,
+        # Picked without the generator, so every other value stays what it was.
+        "ORG": _EMPLOYERS[len(who.address) % len(_EMPLOYERS)],
         "ADDRESS": _address(rng, who.address),
         "DATE": _date(rng),
     }

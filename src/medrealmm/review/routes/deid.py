@@ -22,7 +22,9 @@ from medrealmm.review import audit, cases
 from medrealmm.review.context import ReviewContext, context_of
 from medrealmm.review.deid_queue import primary_reviewer, queue_for
 from medrealmm.review.guards import Reviewer
+from medrealmm.review.highlight import SUSPECT_LABELS
 from medrealmm.review.routes.common import back_to, form_text, page
+from medrealmm.review.suspects import parse_marks, suspects_of
 from medrealmm.store import stages
 
 router = APIRouter(prefix="/deid")
@@ -80,6 +82,8 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         decision=decided.get(task.key),
         own_primary=primary_reviewer(task, decided) == user.username,
         error=error,
+        suspects=suspects_of(ctx.store, task),
+        suspect_labels=SUSPECT_LABELS,
     )
 
 
@@ -100,9 +104,18 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
     note = form_text(form, "note")
     if verdict is ReviewVerdict.REJECT and not note:
         return _task_page(request, key, user, "“不通过”需要写明原因。")
+    values = [v for v in form.getlist("mask_suspect") if isinstance(v, str)]
+    try:
+        marks = parse_marks(values, suspects_of(ctx.store, task))
+    except ValueError:
+        return _task_page(request, key, user, "勾选的高亮不在本页，请刷新后重试。")
     try:
         decision = ReviewDecision(
-            task_key=task.key, reviewer=user.username, verdict=verdict, note=note
+            task_key=task.key,
+            reviewer=user.username,
+            verdict=verdict,
+            note=note,
+            masked_suspects=marks,
         )
         record_decision(ctx.store, decision)
     except ReviewError as exc:
@@ -113,6 +126,11 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
         user.username,
         "deid_decision",
         task.key,
-        {"pass": task.review_pass.value, "round": task.round.value, "verdict": verdict.value},
+        {
+            "pass": task.review_pass.value,
+            "round": task.round.value,
+            "verdict": verdict.value,
+            **({"suspects_masked": len(marks)} if marks else {}),
+        },
     )
     return back_to(str(request.url_for("deid_queue")), "saved")

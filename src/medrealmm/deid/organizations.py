@@ -1,0 +1,143 @@
+"""Employers and schools: a workplace or a school narrows a person down as a district does.
+
+Masked as ``[ORG]``. Two shapes, both open-class (no list of companies or schools):
+
+* a proper noun ending in an organisation word (华为技术有限公司, 招商银行徐汇支行, 育才中学,
+  阳光幼儿园, 市二中): the noun before the suffix must be more than a generic word (一家公司,
+  保险公司, 上大学 stay);
+* an unknown proper noun in a workplace frame (在富士康上班, 单位是鸿达物流, 就读于…): the
+  frame says it is an organisation even without a suffix. A place jieba knows (在深圳上班) is a
+  city and stays, as cities do everywhere in this project.
+
+Hospitals are not here: they have their own recognizers and type, and the longer span wins an
+overlap (四川大学华西医院 stays one HOSPITAL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from medrealmm.deid.names import _word_tags
+from medrealmm.deid.spans import EntityType, Span, words
+
+_CJK = "\u4e00-\u9fff"
+# Organisation words, longest first so 有限公司 wins over 公司.
+_SUFFIXES = sorted(
+    words(
+        "有限责任公司 股份有限公司 有限公司 公司 集团 银行 支行 分行 营业部 信用社 大学 学院 "
+        "职业技术学院 中学 小学 幼儿园 学校 中专 职高 技校 研究院 研究所 事务所 工厂 厂 "
+        "分公司 子公司 门店 专卖店 超市 酒店 商场 派出所 街道办 居委会 村委会 委员会 "
+        "出版社 报社 电视台 电台 体育馆 图书馆 中心小学 实验学校 外国语学校"
+    ),
+    key=len,
+    reverse=True,
+)
+# Characters that end the noun before a suffix when scanning left: function words, verbs of
+# going and studying, numerals of counting, punctuation.
+_NOT_IN_NAME = set(
+    "的了是在和与及就也都还又说我你他她它们这那哪每个些家里外上下去到从于读考进念找做当叫"
+    "有没不很太请问吗呢吧啊呀给让被把对向跟所以但如果因和或者以及其该本某啥什么怎"
+)
+# What a suffix's noun may be without naming anything: a kind of business, a size, an owner.
+_GENERIC = frozenset(
+    words(
+        "保险 医药 药 科技 网络 物流 快递 外卖 外资 外企 国企 私企 民营 私营 国有 合资 大 小 "
+        "普通 重点 一般 附近 当地 本地 老家 省 市 县 区 镇 乡 村 新 老 好 名牌 985 211 "
+        "公立 私立 国际 双语 寄宿 贵族 建筑 装修 房地产 地产 广告 贸易 培训 教育 咨询 "
+        "互联网 游戏 软件 汽车 化工 电子 食品 服装 纺织 钢铁 机械 制药 药品 医疗器械 "
+        "上市 小型 中型 大型 跨国 全日制 职业 技术 艺术 体育 医学 医科 师范 农业 工业 "
+        "理工 财经 政法 民族 商业 开放 老年 成人 函授 夜 电 网 银 工地 日托 早教 兴趣"
+    )
+)
+# A suffix that is only part of a longer word: 大学生, 小学生, 中学时, 公司里 (fine), 银行卡.
+_WORD_AFTER = re.compile(
+    "(?:生|时|期间|阶段|老师|同学|毕业|学历|文凭|卡|账户|账号|流水|利率|贷款|理财|App|APP|app)"
+)
+_SUFFIX_RE = re.compile("|".join(map(re.escape, _SUFFIXES)))
+# 市二中, 十一中, 育才二小: an ordinal school (the noun before it is found as for suffixes).
+_ORDINAL_SCHOOL = re.compile("[一二三四五六七八九十]{1,3}[中小](?![学文医药午间心年期段旬号时])")
+_ORG_NOUN = f"(?P<org>[{_CJK}A-Za-z]{{2,8}}?)"
+# A workplace frame around an unknown noun: 在X上班, 单位是X, 就读于X.
+_WORK_FRAMES = (
+    re.compile(f"在{_ORG_NOUN}(?=上班|工作|打工|实习|任职|做事|干活|上学|读书|念书)"),
+    re.compile(
+        "(?:就职于|任职于|供职于|就读于|单位是|单位[:：]|工作单位[:：是]?|公司是|学校是)\\s*"
+        f"{_ORG_NOUN}(?=上班|工作|[，。,.；;！!？?\\s]|$)"
+    ),
+)
+# Nouns a workplace frame holds that are no organisation: places of work, rooms, everyday words.
+_NOT_ORG = frozenset(
+    words(
+        "家里 家 单位 公司 学校 医院 工地 厂里 外地 本地 老家 这里 那里 那边 这边 外面 城里 "
+        "乡下 农村 国外 外企 国企 网上 线上 线下 店里 车间 办公室 门诊 病房 食堂 路上 "
+        "深圳 北京 上海 广州"
+    )
+)
+
+
+def _noun_before(text: str, end: int) -> int:
+    """Where the noun ending at ``end`` begins: at most ten characters back, stopping at a
+    function character or anything that is not Han, a Latin letter or a digit."""
+    start = end
+    while start > 0 and end - start < 10:
+        c = text[start - 1]
+        if c in _NOT_IN_NAME or not (re.match(f"[{_CJK}A-Za-z0-9]", c)):
+            break
+        start -= 1
+    return start
+
+
+def _specific(noun: str) -> bool:
+    """Whether a suffix's noun names one organisation (华为, 育才, 招商) rather than a kind."""
+    if len(noun) < 2 or noun in _GENERIC:
+        return False
+    if all(part in _GENERIC for part in re.findall("..?", noun)):
+        return False  # 医药科技, 国际双语: kinds put together
+    return not noun.isdigit()
+
+
+@dataclass
+class OrganizationRecognizer:
+    """Employers and schools (``[ORG]``): a specific noun + an organisation word, an ordinal
+    school, or an unknown proper noun in a workplace frame."""
+
+    name: str = "organization"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in _SUFFIX_RE.finditer(text):
+            if _WORD_AFTER.match(text, match.end()):
+                continue
+            start = _noun_before(text, match.start())
+            if not _specific(text[start : match.start()]):
+                continue
+            end = _chain_end(text, match.end())
+            yield self._span(text, start, end)
+        for match in _ORDINAL_SCHOOL.finditer(text):
+            start = _noun_before(text, match.start())
+            if start < match.start():
+                yield self._span(text, start, match.end())
+        for match in (m for frame in _WORK_FRAMES for m in frame.finditer(text)):
+            start, end = match.span("org")
+            noun = text[start:end]
+            if noun in _NOT_ORG or noun in _GENERIC or any(c in _NOT_IN_NAME for c in noun):
+                continue
+            tag = _word_tags().get(noun)
+            if tag is not None and tag not in ("nt", "nz", "nr", "nrt", "nrfg"):
+                continue  # 在北京上班, 在外面工作: a city or an ordinary word
+            yield self._span(text, start, end)
+
+    def _span(self, text: str, start: int, end: int) -> Span:
+        return Span(
+            start=start, end=end, type=EntityType.ORG, text=text[start:end], source=self.name
+        )
+
+
+# A branch after the organisation (招商银行|徐汇支行, 华为|南京分公司): one more noun + suffix.
+_BRANCH = re.compile(f"[{_CJK}]{{1,6}}?(?:支行|分行|营业部|分公司|分店|分部|校区|分校)")
+
+
+def _chain_end(text: str, end: int) -> int:
+    branch = _BRANCH.match(text, end)
+    return branch.end() if branch else end

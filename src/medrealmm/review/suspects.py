@@ -1,0 +1,118 @@
+"""Near-misses in the residual-PII pass: which highlights a case has, which a reviewer said
+are identifiers, and those judgements written out as de-identification dev data.
+
+The highlights come from the de-identification record (``deid.record.TurnRecord.suspects``);
+the judgements from the PII pass decisions (``ReviewDecision.masked_suspects``). A highlight a
+reviewer left unticked on a decided task is a judged negative, so the export holds both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from medrealmm.corpus.review import (
+    ReviewPass,
+    ReviewTask,
+    SuspectMark,
+    decisions,
+    tasks,
+)
+from medrealmm.deid.record import DeidRecord, Suspect
+from medrealmm.io import write_jsonl
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+
+
+def suspects_of(store: RunStore, task: ReviewTask) -> dict[int, list[Suspect]]:
+    """The near-misses to highlight for ``task``, by event: only on the residual-PII pass of
+    the de-identified corpus, and only those that still fit the turn they point into."""
+    if task.review_pass is not ReviewPass.PII or task.source_stage != stages.CORPUS_DEID:
+        return {}
+    record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
+    case = store.get(stages.CORPUS_DEID, task.consultation_id, Consultation)
+    if record is None or case is None:
+        return {}
+    out: dict[int, list[Suspect]] = {}
+    for turn in record.turns:
+        if turn.event < len(case.events):
+            size = len(case.events[turn.event].content)
+            fitting = [s for s in turn.suspects if s.end <= size]
+            if fitting:
+                out[turn.event] = fitting
+    return out
+
+
+def parse_marks(values: list[str], shown: dict[int, list[Suspect]]) -> list[SuspectMark]:
+    """Form values ``event:start:end`` back into marks; one that was not shown is an error
+    (a stale page or a forged form), never silently dropped."""
+    offered = {(e, s.start, s.end) for e, items in shown.items() for s in items}
+    marks: list[SuspectMark] = []
+    for value in values:
+        try:
+            event, start, end = (int(part) for part in value.split(":"))
+        except ValueError:
+            raise ValueError(f"unreadable highlight {value!r}") from None
+        if (event, start, end) not in offered:
+            raise ValueError(f"highlight {value!r} is not on this page")
+        marks.append(SuspectMark(event=event, start=start, end=end))
+    return marks
+
+
+class SuspectLabel(BaseModel):
+    """One judged near-miss: the masked turn, the span, and whether it is an identifier."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    consultation_id: str
+    event: int
+    start: int
+    end: int
+    kind: str
+    source: str
+    span: str
+    text: str
+    identifier: bool
+    reviewer: str
+    task_key: str
+
+
+def suspect_labels(store: RunStore) -> list[SuspectLabel]:
+    """Every highlight of every decided residual-PII task, labelled by its reviewer."""
+    decided = decisions(store)
+    rows: list[SuspectLabel] = []
+    for task in tasks(store):
+        decision = decided.get(task.key)
+        shown = suspects_of(store, task)
+        if decision is None or not shown:
+            continue
+        case = store.get(stages.CORPUS_DEID, task.consultation_id, Consultation)
+        assert case is not None  # suspects_of found it
+        marked = {(m.event, m.start, m.end) for m in decision.masked_suspects}
+        for event, items in sorted(shown.items()):
+            text = case.events[event].content
+            rows.extend(
+                SuspectLabel(
+                    consultation_id=task.consultation_id,
+                    event=event,
+                    start=s.start,
+                    end=s.end,
+                    kind=s.kind,
+                    source=s.source,
+                    span=text[s.start : s.end],
+                    text=text,
+                    identifier=(event, s.start, s.end) in marked,
+                    reviewer=decision.reviewer,
+                    task_key=task.key,
+                )
+                for s in items
+            )
+    return rows
+
+
+def export_suspect_labels(store: RunStore, path: Path | str) -> int:
+    """Write ``suspect_labels`` as JSONL (dev data for the recognizers); returns the count."""
+    rows = suspect_labels(store)
+    write_jsonl(path, rows)
+    return len(rows)

@@ -1,0 +1,168 @@
+"""Open-class names and organisations (examples written here): nicknames after any cue,
+pet names, names asked about on someone's behalf, minority names with and without a dot,
+employers and schools; and the classes vetoed as no name (drugs, body parts, blood types,
+dialect pronouns, insurance words), which must stay unmasked."""
+
+from __future__ import annotations
+
+import pytest
+
+from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.spans import EntityType
+from medrealmm.deid.text import find_spans
+
+
+def _masked(text: str) -> dict[str, EntityType]:
+    return {s.text: s.type for s in find_spans(text, rules_registry())}
+
+
+def _all(text: str) -> dict[str, EntityType]:
+    return {s.text: s.type for s in find_spans(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("您好，我是小郑，上回问过湿疹的事", "小郑"),
+        ("老覃叫我来问一下降压药", "老覃"),
+        ("阿彬说他头晕好几天了", "阿彬"),
+        ("咱家朵朵这两天不爱吃饭", "朵朵"),
+        ("我家宝宝糖糖3岁了", "糖糖"),
+        ("帮邵明轩挂个号，他发烧了", "邵明轩"),
+        ("替龚雪梅问一下，她一直失眠", "龚雪梅"),
+        ("就诊人信息：韦家豪，男", "韦家豪"),
+        ("我同事巴特尔，胃疼两天", "巴特尔"),
+        ("我朋友格桑卓玛，高原反应很重", "格桑卓玛"),
+        ("联系人热合曼·阿不都克力木，电话另发", "热合曼·阿不都克力木"),
+        ("帕提古丽·吐尔逊上周开始咳嗽", "帕提古丽·吐尔逊"),
+        ("他们都说壮壮瘦了", "壮壮"),
+        ("谢谢兔兔，也谢谢大家", "兔兔"),
+    ],
+)
+def test_open_class_names(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("我是熊猫血，怀孕要注意什么", "熊猫血"),
+        ("右耳后面长了个包，左耳也有点痛", "左耳"),
+        ("俺娘说吃了不管用", "俺娘"),
+        ("医保能报销吗？商保呢", "医保"),
+        ("每次2粒，一日三次", "每次"),
+        ("我叫他明天再来，今天太晚了", "明天"),
+        ("我家孩子慢慢好了", "慢慢"),
+        ("帕提古丽·吐尔逊昨天开始咳嗽", "昨天"),
+        ("说慢慢来，痒痒的，天天吃药", "慢慢"),
+        ("腿上痒痒的，晚上更厉害", "痒痒"),
+        ("处方为艾司西酞普兰，坦索罗辛促排石", "罗辛"),
+        ("我大哥说他头疼，空姐也这样", "大哥"),
+    ],
+)
+def test_what_is_no_name_stays(text: str, kept: str) -> None:
+    masked = _all(text)
+    assert all(kept not in value for value in masked if masked[value] is EntityType.NAME)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("开了杜密克，一次一袋", "杜密克"),
+        ("司美格鲁肽还要继续打吗", "司美格鲁肽"),
+        ("曲安奈德刚用过，还痒", "曲安奈德"),
+        ("吃了汤臣倍健和白加黑，还是没睡好", "白加黑"),
+    ],
+)
+def test_transliterated_drug_names_are_no_names(text: str, value: str) -> None:
+    assert not any(
+        value in s or s in value for s, kind in _all(text).items() if kind is EntityType.NAME
+    )
+
+
+def test_an_at_handle_is_an_account_unless_it_is_a_name() -> None:
+    masked = _masked("谢谢@小鹿爱吃草 和 @cindy_2019，也谢谢@陈思远")
+    assert masked["小鹿爱吃草"] is EntityType.ID
+    assert masked["cindy_2019"] is EntityType.ID
+    assert masked["陈思远"] is EntityType.NAME
+    assert _masked("邮箱 li@b.com") == {"li@b.com": EntityType.EMAIL}  # no handle inside
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("我在富士康上班，天天站着", "富士康"),
+        ("老公在中兴通讯股份有限公司工作", "中兴通讯股份有限公司"),
+        ("工作单位：宏远建材，需要开证明", "宏远建材"),
+        ("在农业银行城西支行上班", "农业银行城西支行"),
+        ("孩子在实验二小读三年级", "实验二小"),
+        ("女儿就读于春蕾幼儿园", "春蕾幼儿园"),
+        ("他是复旦大学的老师", "复旦大学"),
+        ("我在市三中教书", "市三中"),
+    ],
+)
+def test_employers_and_schools_are_organisations(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.ORG
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "在一家保险公司上班，压力大",
+        "我是大学生，小学生也能吃吗",
+        "在工地上班，腰疼",
+        "我在深圳上班",
+        "银行卡丢了，医保卡还在",
+        "在我们公司体检查出来的",
+        "去超市买了点水果",
+        "上大学以后就开始失眠",
+    ],
+)
+def test_kinds_of_organisation_and_ordinary_words_stay(text: str) -> None:
+    assert EntityType.ORG not in _masked(text).values()
+
+
+def test_a_hospital_inside_a_university_name_stays_one_hospital() -> None:
+    masked = _masked("在四川大学华西医院做的手术")
+    assert masked.get("四川大学华西医院") is EntityType.HOSPITAL
+    assert EntityType.ORG not in masked.values()
+
+
+def test_a_friend_called_by_one_character_and_brother_is_masked_by_the_model() -> None:
+    masked = _all("打算去店里找舟哥，刚坐上车")
+    assert masked.get("舟") is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Dear Zhang Wei, your report is ready", "Zhang Wei"),
+        ("患者 Wei ZHANG 复诊", "Wei ZHANG"),
+        ("LI Xiaoming 的化验单", "LI Xiaoming"),
+        ("Chan Tai-man 先生来电", "Chan Tai-man"),
+        ("陳志明醫生說要覆診", "陳志明"),
+    ],
+)
+def test_romanised_and_traditional_names(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("刘总让我来问问", "刘"),
+        ("王经理说的那个药", "王"),
+        ("請問林護士長在嗎", "林"),
+        ("我和王医生说了", "王"),
+        ("向李主任请教过", "李"),
+    ],
+)
+def test_a_surname_before_a_work_or_traditional_title(text: str, value: str) -> None:
+    assert _masked(text).get(value) is EntityType.NAME
+
+
+@pytest.mark.parametrize(
+    "text", ["ALT AST 正常", "He said the CT was fine", "CRP HGB WBC 都查了", "孩子总是哭"]
+)
+def test_codes_english_and_adverbs_are_no_names(text: str) -> None:
+    assert EntityType.NAME not in _masked(text).values()
