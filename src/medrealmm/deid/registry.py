@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from medrealmm.deid import names, ner, patterns
+from medrealmm.deid import names, ner
 from medrealmm.deid.recognizer import Recognizer
+from medrealmm.deid.recognizers import (
+    addresses,
+    contact,
+    dates,
+    ids,
+    institutions,
+    phones,
+    records,
+    vehicles,
+)
 
 
 class Registry:
@@ -49,31 +59,31 @@ class Registry:
 def rule_recognizers() -> list[Recognizer]:
     """Rules: structured identifiers, dates, addresses, hospitals, names by context."""
     return [
-        patterns.RESIDENT_ID,
-        patterns.PHONE_ANY_SHAPE,
-        patterns.LANDLINE_PHONE,
-        patterns.PHONE_BY_CONTEXT,
-        patterns.PHONE_IN_ANY_LAYOUT,
-        patterns.INTERNATIONAL_PHONE,
-        patterns.FOREIGN_LAYOUT_PHONE,
-        patterns.EMAIL,
-        patterns.URL,
-        patterns.NUMBER_BY_KEYWORD,
-        patterns.PREFIXED_NUMBER,
-        patterns.LONG_NUMBER,
-        patterns.STARRED_NUMBER,
-        patterns.ACCOUNT_BY_APP,
-        patterns.LICENSE_PLATE,
-        patterns.FULL_DATE,
-        patterns.FULL_DATE_CHINESE_NUMERALS,
-        patterns.ENGLISH_DATE,
-        patterns.BIRTH_DATE_IN_PART,
-        patterns.HOSPITAL,
-        patterns.HOSPITAL_SHORT,
-        patterns.FAMOUS_HOSPITAL,
-        patterns.ADDRESS,
-        patterns.ADDRESS_BY_CUE,
-        patterns.ADDRESS_HOUSE_NUMBER,
+        ids.RESIDENT_ID,
+        phones.PHONE_ANY_SHAPE,
+        phones.LANDLINE_PHONE,
+        phones.PHONE_BY_CONTEXT,
+        phones.PHONE_IN_ANY_LAYOUT,
+        phones.INTERNATIONAL_PHONE,
+        phones.FOREIGN_LAYOUT_PHONE,
+        contact.EMAIL,
+        contact.URL,
+        records.NUMBER_BY_KEYWORD,
+        records.PREFIXED_NUMBER,
+        records.LONG_NUMBER,
+        ids.STARRED_NUMBER,
+        contact.ACCOUNT_BY_APP,
+        vehicles.LICENSE_PLATE,
+        dates.FULL_DATE,
+        dates.FULL_DATE_CHINESE_NUMERALS,
+        dates.ENGLISH_DATE,
+        dates.BIRTH_DATE_IN_PART,
+        institutions.HOSPITAL,
+        institutions.HOSPITAL_SHORT,
+        institutions.FAMOUS_HOSPITAL,
+        addresses.ADDRESS,
+        addresses.ADDRESS_BY_CUE,
+        addresses.ADDRESS_HOUSE_NUMBER,
         names.ContextNameRecognizer(),
         names.DottedNameRecognizer(),
         names.HandleAndNicknameRecognizer(),
