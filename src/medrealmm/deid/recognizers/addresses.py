@@ -1,5 +1,7 @@
-"""Sub-city addresses: districts, streets, villages, roads, house numbers, compounds and
-units. A city or province named alone is kept (see docs/DEIDENTIFICATION.md).
+"""Sub-city addresses, in simplified and traditional characters: districts, streets, villages,
+roads (with a section 段, lane 巷 or alley 弄, as Taiwan and Hong Kong write them), house
+numbers, compounds and building-unit-room (3栋2单元501, 12幢, 5棟3單元). An address with no
+city is still masked. A city or province named alone is kept (see docs/DEIDENTIFICATION.md).
 """
 
 from __future__ import annotations
@@ -167,4 +169,103 @@ ADDRESS_BY_CUE = RegexRecognizer(
         )
     ],
     group="v",
+)
+
+
+# A road and its house number, with what may stand between (a section, a lane, an alley) and
+# after (a floor, 之 and a sub-number, a unit): 人民南路四段27号, 忠孝東路四段100巷5弄3號5樓之2,
+# 彌敦道123號. A district or street before it belongs to it (碑林區…).
+_ROAD_NUMBER = re.compile(
+    rf"(?P<area>{cjk_proper(2, 4, ADDRESS_STOP)}(?:区|區|县|縣|镇|鎮|乡|鄉|街道))?"
+    rf"(?P<road>{cjk_proper(1, 8, ADDRESS_STOP)}(?P<kind>大道|路|街|道|巷|胡同|里|弄))"
+    r"(?:[一二三四五六七八九十\d]{1,2}段)?(?:\d{1,4}(?:巷|弄|衖)){0,2}"
+    r"(?P<n>\d{1,5})(?:之\d{1,3})?\s*[号號](?![码碼床])"
+    r"(?:\d{1,2}\s*(?:樓|楼|F|层|層)(?:之\d{1,3})?)?"
+    rf"(?:{_UNIT_BODY})?"
+)
+
+
+def _valid_road_number(match: re.Match[str]) -> EntityType | None:
+    road, kind = match.group("road"), match.group("kind")
+    name = road[: -len(kind)]
+    if kind in ("道", "里") and (len(name) < 2 or int(match.group("n")) < 10):
+        return None  # 知道3号, 这里5号: a word, then a day of the month
+    if common_word(road) and not match.group("area"):
+        return None  # 一路, 马路, 思路
+    return EntityType.ADDRESS
+
+
+ROAD_NUMBER = RegexRecognizer(
+    name="road_number",
+    gate=re.compile(r"\d\s*[号號]"),
+    type=EntityType.ADDRESS,
+    patterns=[_ROAD_NUMBER],
+    validate=_valid_road_number,
+    anchor=re.compile(r"\d\s*[号號]"),
+    reach=(30, 16),
+)
+
+# Building, unit and room with or without the estate before them (阳光花园3栋2单元501, 翠苑
+# 12幢3单元402室, 5棟3單元, 7号楼1单元302): a residential building word (栋, 幢, 棟, 号楼) with a
+# unit or a room. 门诊3号楼5层 has neither and stays: it is where a clinic is.
+_ESTATE_UNIT = re.compile(
+    rf"(?P<estate>(?:(?![{ADDRESS_STOP}])[{CJK}A-Za-z]){{2,10}}?)?"
+    r"(?P<building>[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))\s*"
+    r"(?P<unit>[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元)\s*)?"
+    r"(?:\d{1,2}\s*(?:楼|樓|层|層)\s*)?"
+    r"(?P<room>[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?)?(?![\d.])"
+)
+
+
+def _valid_estate_unit(match: re.Match[str]) -> EntityType | None:
+    if not (match.group("unit") or match.group("room")):
+        return None
+    estate = match.group("estate") or ""
+    if match.group("building").endswith("座") and not (estate or match.group("unit")):
+        return None  # A座1203 alone may be an office
+    return EntityType.ADDRESS
+
+
+ESTATE_UNIT = RegexRecognizer(
+    name="estate_unit",
+    gate=re.compile(r"栋|幢|棟|号楼|號樓|座"),
+    type=EntityType.ADDRESS,
+    patterns=[_ESTATE_UNIT],
+    validate=_valid_estate_unit,
+    anchor=re.compile(r"栋|幢|棟|号楼|號樓|座"),
+    reach=(16, 16),
+)
+
+# Districts, towns and townships in traditional characters (大安區, 沙田區, 新竹縣竹東鎮): the
+# simplified ones are parts of ``ADDRESS``.
+_TRADITIONAL_NOT_DISTRICTS = frozenset(
+    words(
+        "病區 市區 郊區 城區 山區 景區 校區 社區 園區 廠區 小區 誤區 禁區 疫區 牧區 地區 專區 "
+        "分區 片區 轄區 新區 老區 災區 盲區 雷區 重災區 高發區 風險區 流行區 縣城 城鎮 鄉鎮 家鄉 "
+        "老鄉 城鄉 農村 鄉村 山村"
+    )
+)
+_TRADITIONAL_DISTRICT = re.compile(
+    rf"{cjk_proper(2, 4, ADDRESS_STOP + '區縣鎮鄉')}(?:區|縣|鎮|鄉)"
+    rf"(?:{cjk_proper(2, 4, ADDRESS_STOP + '區縣鎮鄉')}(?:區|鎮|鄉|里|村))?"
+)
+
+
+def _valid_traditional_district(match: re.Match[str]) -> EntityType | None:
+    first = re.match(r".+?[區縣鎮鄉]", match.group()).group()
+    if first in _TRADITIONAL_NOT_DISTRICTS or first[-2:] in _TRADITIONAL_NOT_DISTRICTS:
+        return None
+    if any(c in _BODY_CHARS for c in first[:-1]) or common_word(first):
+        return None
+    return EntityType.ADDRESS
+
+
+TRADITIONAL_DISTRICT = RegexRecognizer(
+    name="traditional_district",
+    gate=re.compile(r"區|縣|鎮|鄉"),
+    type=EntityType.ADDRESS,
+    patterns=[_TRADITIONAL_DISTRICT],
+    validate=_valid_traditional_district,
+    anchor=re.compile(r"區|縣|鎮|鄉"),
+    reach=(8, 8),
 )

@@ -45,7 +45,7 @@ FULL_DATE = RegexRecognizer(
         re.compile(
             _DIGIT_FIRST
             + r"(?<![\d.])(?P<y>(?:19|20)?\d{2})\s*年\s*(?P<m>\d{1,2})\s*月"
-            + r"\s*(?P<d>\d{1,2})\s*[日号]"
+            + r"\s*(?P<d>\d{1,2})\s*[日号號]"
             + _TIME
         ),
         re.compile(
@@ -58,11 +58,11 @@ FULL_DATE = RegexRecognizer(
             + r"(?<![\d.A-Za-z])(?P<y>(?:19|20)\d{2})(?P<m>0[1-9]|1[0-2])(?P<d>0[1-9]|[12]\d|3[01])"
             r"(?![\d.A-Za-z])"
         ),
-        # Two-digit years with dots or dashes (93.01.06, 02-10-07): all three parts two digits
+        # Two-digit years with dots, dashes or slashes (93.01.06, 23.3.15, 02-10-07): three parts
         # and a valid month and day, so lab values (12.5) and ranges (3.5-5.5) never match.
         re.compile(
-            _DIGIT_FIRST + r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])(?P<m>0[1-9]|1[0-2])(?P=sep)"
-            r"(?P<d>0[1-9]|[12]\d|3[01])" + _TIME + r"(?![\d.A-Za-z])"
+            _DIGIT_FIRST + r"(?<![\d.A-Za-z])(?P<y>\d{2})(?P<sep>[./-])"
+            r"(?P<m>1[0-2]|0?[1-9])(?P=sep)(?P<d>3[01]|[12]\d|0?[1-9])" + _TIME + r"(?![\d.A-Za-z])"
         ),
         # The year last, as foreign records and some devices print it (03/15/1987,
         # 15.03.1987): month and day in either order, one of them a valid date.
@@ -103,7 +103,7 @@ FULL_DATE_CHINESE_NUMERALS = RegexRecognizer(
         re.compile(
             rf"(?:(?<![{_CN_DIGIT}])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<!\d)(?:19|20)\d{{2}})"
             r"\s*年\s*"
-            rf"(?:[{_CN_SMALL}]{{1,2}}|\d{{1,2}})\s*月\s*(?:[{_CN_SMALL}]{{1,3}}|\d{{1,2}})\s*[日号]"
+            rf"(?:[{_CN_SMALL}]{{1,2}}|\d{{1,2}})\s*月\s*(?:[{_CN_SMALL}]{{1,3}}|\d{{1,2}})\s*[日号號]"
             + _TIME
         )
     ],
@@ -116,8 +116,8 @@ _YEAR = rf"(?:(?:19|20)\d{{2}}|[{_CN_DIGIT}]{{2,4}}|\d{{2}})"
 _MONTH_NUMBER = rf"(?:1[0-2]|0?[1-9]|十[一二]?|[{_CN_SMALL}])"
 _DAY_NUMBER = rf"(?:3[01]|[12]\d|0?[1-9]|[{_CN_SMALL}]{{1,3}})"
 _PART_DATE = (
-    rf"(?:{_YEAR}\s*[年\-/.]\s*{_MONTH_NUMBER}\s*月?(?:\s*{_DAY_NUMBER}\s*[日号])?"
-    rf"|{_MONTH_NUMBER}\s*月\s*{_DAY_NUMBER}\s*[日号])"
+    rf"(?:{_YEAR}\s*[年\-/.]\s*{_MONTH_NUMBER}\s*月?(?:\s*{_DAY_NUMBER}\s*[日号號])?"
+    rf"|{_MONTH_NUMBER}\s*月\s*{_DAY_NUMBER}\s*[日号號])"
 )
 BIRTH_DATE_IN_PART = RegexRecognizer(
     name="birth_date_in_part",
@@ -131,4 +131,75 @@ BIRTH_DATE_IN_PART = RegexRecognizer(
         re.compile(rf"(?P<v>{_PART_DATE})(?=\s*(?:出生|生人|生(?:[，。,.;；\s]|$)))"),
     ],
     group="v",
+)
+
+
+# -- dates without a year, and a year with its month ----------------------------------
+# HIPAA counts every element of a date but the year as identifying: a month and day (3月15号,
+# 三月十五日, 3月15號) or a year and month (2023年3月, 23年3月, 八七年三月, 2023.3) tell when
+# someone was seen. Always masked with a Chinese day or month word; written with numbers and
+# a separator only (3.15, 3/15, 3-15) they are also a lab value, a ratio or a range, so there
+# a date word must stand next to them (see ``_NUMERIC_MONTH_DAY_CUES``).
+_CN_DAY = rf"(?:[{_CN_SMALL}]{{1,3}}|3[01]|[12]\d|0?[1-9])"
+_CN_MONTH = rf"(?:十[一二]?|[{_CN_SMALL}]|1[0-2]|0?[1-9])"
+MONTH_DAY = RegexRecognizer(
+    name="month_day",
+    gate=re.compile("月"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?=[\d{_CN_SMALL}])(?<![\d{_CN_SMALL}〇零两兩个個每上下本这這那])"
+            rf"{_CN_MONTH}\s*月\s*{_CN_DAY}\s*(?:[日号號](?!\s*[A-Za-z]?\d)|(?=[至到\-~～—]\s*\d))"
+            + _TIME
+        ),
+    ],
+)
+YEAR_MONTH = RegexRecognizer(
+    name="year_month",
+    gate=re.compile(r"年|(?:19|20)\d\d[./-]"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?=[\d{_CN_DIGIT}])(?:(?<![{_CN_DIGIT}\d])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<![\d.])(?:19|20)?\d{{2}})"
+            rf"\s*年\s*{_CN_MONTH}\s*月"
+        ),
+        re.compile(r"(?<![\d.])(?:19|20)\d{2}(?P<sep>[./-])(?:1[0-2]|0?[1-9])(?![\d.]|(?P=sep)\d)"),
+    ],
+)
+
+_NUMERIC_MONTH_DAY = (
+    r"(?<![\d.\-/A-Za-z:])(?P<m>1[0-2]|0?[1-9])(?P<sep>[./\-])(?P<d>3[01]|[12]\d|0?[1-9])"
+    r"(?![\d%]|[./\-]\d)(?P<day>[号號日](?![均剂劑服]))?"
+)
+# Words that make a bare month-day a date: before it (于3.15, 截至3/15, 预约3-15) or right
+# after it (3.15复查, 3/15那天, 3-15号, 3.15之前). Not 在/到/是 before, nor 左右/以下 after:
+# 控制在6.5以下 and 降到3.15 are values.
+_BEFORE_DATE = re.compile(
+    r"(?:于|於|自|截至|截止|日期|时间|時間|预约|預約|约了|約了|定于|定於|从|從|直到|上次|下次|这次|這次|"
+    r"那天是|生日是?|出生)[:：\s]*$"
+)
+_AFTER_DATE = re.compile(
+    r"\s*(?:那天|当天|當天|那日|号|號|日(?![均剂劑服])|开始|開始|那次|做|复查|複查|复诊|複診|手术|手術|"
+    r"住院|出院|入院|就诊|就診|检查|檢查|挂号|掛號|来|來|去|晚上|早上|上午|下午|中午|凌晨|"
+    r"起|之前|以前|之后|以后|之後|以後|生日|出生)"
+)
+
+
+def _month_day_in_context(match: re.Match[str]) -> EntityType | None:
+    text = match.string
+    if match.group("day"):
+        return EntityType.DATE  # 3-15号
+    if _BEFORE_DATE.search(text, max(0, match.start() - 6), match.start()):
+        return EntityType.DATE
+    if _AFTER_DATE.match(text, match.end()):
+        return EntityType.DATE
+    return None
+
+
+NUMERIC_MONTH_DAY = RegexRecognizer(
+    name="numeric_month_day",
+    gate=re.compile(r"\d[./\-]\d"),
+    type=EntityType.DATE,
+    patterns=[re.compile(_DIGIT_FIRST + _NUMERIC_MONTH_DAY + _TIME)],
+    validate=_month_day_in_context,
 )
