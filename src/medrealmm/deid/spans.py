@@ -50,7 +50,9 @@ def words(text: str) -> list[str]:
     return text.split()
 
 
-# When two spans overlap, the longer wins; on a tie, the more specific type does.
+# When two spans overlap, the longer wins; on a tie, the more specific type does. A record or
+# order number outranks a phone: only a label types a number so, while a phone recognizer
+# goes by its digits alone (住院号码是0000169734, ID号 4008828194).
 _TYPE_RANK = {
     t: i
     for i, t in enumerate(
@@ -58,9 +60,9 @@ _TYPE_RANK = {
             EntityType.EMAIL,
             EntityType.URL,
             EntityType.ID,
-            EntityType.PHONE,
             EntityType.MRN,
             EntityType.ORDER_ID,
+            EntityType.PHONE,
             EntityType.DATE,
             EntityType.HOSPITAL,
             EntityType.ADDRESS,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from medrealmm.deid.recognizer import RegexRecognizer, starts_with_one_of
+from medrealmm.deid.recognizers.phones import phone_digits
 from medrealmm.deid.recognizers.product_codes import product_code_at
 from medrealmm.deid.spans import EntityType
 
@@ -19,7 +20,7 @@ _KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
     ),
     (
         "病历|病案|住院|门诊|就诊卡|就诊|档案|检验单|报告单|条码|登记|医保卡|医保|社保卡|社保|"
-        "保险|保单|患者ID|病人ID|新农合|农合|"
+        "保险|保单|患者ID|病人ID|ID号|新农合|农合|影像|检查|檢查|标本|標本|样本|樣本|"
         "病歷|門診|就診卡|就診|檔案|檢驗單|報告單|條碼|登記|醫保卡|醫保|保險|保單",
         EntityType.MRN,
     ),
@@ -60,6 +61,12 @@ _PREFIX_TYPES = {
     "BA": EntityType.MRN,
     "YB": EntityType.MRN,
     "SB": EntityType.MRN,
+    # imaging and test accession numbers
+    "CT": EntityType.MRN,
+    "MRI": EntityType.MRN,
+    "DR": EntityType.MRN,
+    "US": EntityType.MRN,
+    "PET": EntityType.MRN,
 }
 
 
@@ -78,13 +85,22 @@ PREFIXED_NUMBER = RegexRecognizer(
     ],
     validate=_prefixed_type,
 )
+
+
+def _unexplained_number(match: re.Match[str]) -> EntityType | None:
+    """Not a product code, and not a phone (057166747685): the phone recognizers type those."""
+    if product_code_at(match.string, match.start()) or phone_digits(match.group()):
+        return None
+    return EntityType.ORDER_ID
+
+
 LONG_NUMBER = RegexRecognizer(
     name="long_number",
     gate=re.compile(r"\d{12}"),
     type=EntityType.ORDER_ID,
     # No clinical value has 12+ digits; an unexplained one is some account or order number.
     patterns=[re.compile(r"(?<![0-9A-Za-z.])\d{12,30}(?![0-9A-Za-z.])")],
-    validate=lambda m: None if product_code_at(m.string, m.start()) else EntityType.ORDER_ID,
+    validate=_unexplained_number,
 )
 
 # Licences and certificates after their name (医师执业证书编号 110420000012345, 驾驶证号 …,
