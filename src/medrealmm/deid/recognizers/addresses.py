@@ -180,7 +180,7 @@ _ROAD_NUMBER = re.compile(
     rf"(?:(?P<road>{cjk_proper(1, 8, ADDRESS_STOP)}(?P<kind>大道|路|街|道|巷|胡同|里|弄))"
     # after a district or street, a place of any name (竹笆市68号)
     rf"|(?(area){cjk_proper(2, 6, HOSPITAL_STOP)}|(?!)))"
-    r"(?:[一二三四五六七八九十\d]{1,2}段)?(?:\d{1,4}(?:巷|弄|衖)){0,2}"
+    r"(?:(?:[一二三四五六七八九十\d]{1,2}|[东西南北中東])段)?(?:\d{1,4}(?:巷|弄|衖)){0,2}"
     r"(?P<n>\d{1,5})(?:之\d{1,3})?\s*[号號](?![码碼床])"
     r"(?:\d{1,2}\s*(?:樓|楼|F|层|層)(?:之\d{1,3})?)?"
     rf"(?:{_UNIT_BODY})?"
@@ -213,17 +213,24 @@ ROAD_NUMBER = RegexRecognizer(
 # 12幢3单元402室, 5棟3單元, 7号楼1单元302): a residential building word (栋, 幢, 棟, 号楼) with a
 # unit or a room. 门诊3号楼5层 has neither and stays: it is where a clinic is.
 _ESTATE_UNIT = re.compile(
-    rf"(?P<estate>(?:(?![{ADDRESS_STOP}])[{CJK}A-Za-z]){{2,10}}?)?"
-    r"(?P<building>[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))\s*"
-    r"(?P<unit>[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元)\s*)?"
-    r"(?:\d{1,2}\s*(?:楼|樓|层|層)\s*)?"
-    r"(?P<room>[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?)?(?![\d.])"
+    rf"(?P<estate>(?:(?![{ADDRESS_STOP}])[{CJK}A-Za-z]){{2,10}}?"
+    r"(?:[\d一二三四五六七八九十]{1,2}[期区區])?)?"
+    r"(?P<building>[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
+    r"(?P<unit>\s*[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元))?"
+    r"(?:\s*\d{1,2}\s*(?:楼|樓|层|層))?"
+    r"(?P<room>\s*[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?)?(?![\d.])"
 )
+
+
+_HOME_CUE = re.compile(r"(?:住在|家住|我住|家在|地址|住址)[是:：\s]*$")
 
 
 def _valid_estate_unit(match: re.Match[str]) -> EntityType | None:
     if not (match.group("unit") or match.group("room")):
-        return None
+        # a building alone only where someone says they live there (我住在万科城3期7栋)
+        before = match.string[max(0, match.start() - 4) : match.start()]
+        home = _HOME_CUE.search(before) and not match.group("building").endswith("座")
+        return EntityType.ADDRESS if home else None
     estate = match.group("estate") or ""
     if match.group("building").endswith("座") and not (estate or match.group("unit")):
         return None  # A座1203 alone may be an office

@@ -53,8 +53,8 @@ ACCOUNT_BY_APP = RegexRecognizer(
     patterns=[
         re.compile(
             starts_with_one_of(_ACCOUNT_APPS.lower(), _ACCOUNT_APPS.upper())
-            + f"(?<![a-z])(?:{_ACCOUNT_APPS})(?![a-z])"
-            r"(?:号码|號碼|号|號|账号|帳號|帐号|账户|賬戶|ID|id)?\s*(?:是|为|為|:|：)?\s*@?"
+            + f"(?<![a-z])(?:{_ACCOUNT_APPS})"
+            r"(?:号码|號碼|号|號|账号|帳號|帐号|账户|賬戶|ID|id)?(?![a-z])\s*(?:是|为|為|:|：)?\s*@?"
             r"(?P<v>(?<![A-Za-z0-9_])(?:[A-Za-z][A-Za-z0-9_.-]{3,29}(?<!\.)|[1-9]\d{4,10}))"
             r"(?![A-Za-z0-9_-])",
             re.IGNORECASE,

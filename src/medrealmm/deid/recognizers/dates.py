@@ -160,8 +160,10 @@ YEAR_MONTH = RegexRecognizer(
     type=EntityType.DATE,
     patterns=[
         re.compile(
-            rf"(?=[\d{_CN_DIGIT}])(?:(?<![{_CN_DIGIT}\d])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<![\d.])(?:19|20)?\d{{2}})"
+            rf"(?=[\d{_CN_DIGIT}])(?:(?<![{_CN_DIGIT}\d])[{_CN_DIGIT}]{{2}}(?:[{_CN_DIGIT}]{{2}})?|(?<![\d.])(?:19|20)\d{{2}}|(?<![\d.诊診史经經病有近约約])\d{{2}})"
             rf"\s*年\s*{_CN_MONTH}\s*月"
+            # not a duration: 确诊10年3月余, 病史20年3月多
+            r"(?!\s*(?:余|多|左右|以来|来|了|个|個))"
         ),
         re.compile(r"(?<![\d.])(?:19|20)\d{2}(?P<sep>[./-])(?:1[0-2]|0?[1-9])(?![\d.]|(?P=sep)\d)"),
     ],

@@ -20,8 +20,12 @@ _GROUPED = r"\d{4,6}(?:[ \-]\d{3,13}){1,4}"
 
 
 def _luhn_card(match: re.Match[str]) -> EntityType | None:
-    digits = re.sub(r"\D", "", match.group())
-    return EntityType.ID if 15 <= len(digits) <= 19 and luhn_ok(digits) else None
+    """A card's digits pass Luhn, or come in the fours a card is printed in (6222 6001 2345
+    6789): no clinical value is written so."""
+    groups = re.findall(r"\d+", match.group())
+    digits = "".join(groups)
+    in_fours = len(groups) >= 4 and all(len(g) == 4 for g in groups[:-1])
+    return EntityType.ID if 15 <= len(digits) <= 19 and (luhn_ok(digits) or in_fours) else None
 
 
 BANK_CARD = RegexRecognizer(
@@ -38,7 +42,7 @@ _INSURANCE_CARDS = (
 )
 _BANK_CARDS = (
     r"银行卡|銀行卡|储蓄卡|儲蓄卡|信用卡|借记卡|借記卡|银联卡|銀聯卡|工资卡|工資卡|"
-    r"银行账号|銀行帳號|银行账户|銀行賬戶|收款账号|收款帳號|对公账户|"
+    r"银行账号|銀行帳號|银行账户|銀行賬戶|收款账号|收款帳號|对公账户|账户|帳戶|賬戶|帐户|"
     # a bare 卡号, unless a medical card's (就诊卡号, 医保卡号: the record recognizer's)
     r"(?<![诊診保险險合疗療])卡[号號]"
 )

@@ -116,7 +116,7 @@ DOCUMENT_BY_LABEL = RegexRecognizer(
     patterns=[
         re.compile(
             starts_with_one_of(_DOCUMENT_LABEL) + rf"(?:{_DOCUMENT_LABEL})"
-            rf"(?:号码|號碼|编号|編號|号|號|No\.?|number)?\s*"
+            rf"(?:号码|號碼|编号|編號|字号|字號|号|號|No\.?|number)?\s*"
             r"(?:是|为|為|:|：)?\s*"
             r"(?P<v>(?<![0-9A-Za-z])[A-Za-z]{0,3}\d(?:[0-9A-Za-z]| (?=\d{3})){5,21}"
             r"(?:\s?[(（][0-9A-Za-z][)）])?)"

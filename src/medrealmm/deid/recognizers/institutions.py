@@ -85,7 +85,17 @@ def named_institution(name: str, suffix: str = "") -> bool:
         return True  # 沛县人民医院, 津市中医院: a county or city of one character
     if re.search(r"第[一二三四五六七八九十\d]+", name):
         return True
+    if _PROVINCIAL.fullmatch(name):
+        return True  # 省人民医院, 省妇幼保健院: a province has one, as 省妇幼 says
     return len(rest) >= 2 or _starts_with_place(name)
+
+
+# A province's one hospital of a kind (省人民医院, 省中医院, 省肿瘤医院); a county or a city is
+# often only the speaker's own (去县中医看看, 本县人民医院) and stays, as do 省内 and 省级.
+_PROVINCIAL = re.compile(
+    r"省(?:人民|中医|中醫|中西医结合|妇幼|婦幼|妇幼保健|婦幼保健|肿瘤|腫瘤|儿童|兒童|妇女儿童|"
+    r"胸科|口腔|眼科|精神卫生|传染病|结核病|骨科)?"
+)
 
 
 def split_institution(text: str) -> tuple[str, str]:
@@ -152,7 +162,10 @@ FAMOUS_HOSPITAL_NAMES = words(
     "中山医 北医三院 北大一院 北大三院 北大六院 北大人民 北大医院 301 302 304 305 306 307 309 "
     "浙一 浙二 邵逸夫 湘雅二院 湘雅三院 湘雅附二 华西二院 天坛 天壇 宣武 安贞 安貞 阜外 积水潭 "
     "積水潭 同仁 西京 唐都 仁济 仁濟 长海 長海 长征 長征 新华 中南 儿研所 兒研所 协和医 協和 "
-    "省人医 苏北人医 南方医院 珠江医院 湘雅医院 华西医院"
+    "省人医 苏北人医 南方医院 珠江医院 湘雅医院 华西医院 "
+    # Taiwan, Hong Kong and Macau
+    "台大 北榮 中榮 高榮 榮總 三總 馬偕 長庚 國泰 亞東 奇美 慈濟 瑪麗 伊利沙伯 威爾斯 屯門 "
+    "鏡湖 仁伯爵"
 )
 _FAMOUS = "|".join(sorted(FAMOUS_HOSPITAL_NAMES, key=len, reverse=True))
 FAMOUS_HOSPITAL = RegexRecognizer(

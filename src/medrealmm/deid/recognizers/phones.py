@@ -278,11 +278,15 @@ FOREIGN_LAYOUT_PHONE = RegexRecognizer(
 # A number in any national layout after a word that says a phone follows: Taiwan's 09-…,
 # (07) …, America's 841.667.2110 or (831)763-7425x12. Groups after the first hold three digits
 # or more, so a list of values (3 5 7) or a date (2023.05.12) is no number.
-_PHONE_CUE = r"(?:电话|手机|座机|总机|联系方式|热线|来电|回电|回拨|号码|tel|phone|mobile|call)"
+_PHONE_CUE = (
+    r"(?:电话|手机|座机|总机|联系方式|热线|来电|回电|回拨|号码|tel|phone|mobile|call"
+    # traditional, and Hong Kong's 手提 (a mobile)
+    r"|電話|手機|座機|總機|聯繫方式|聯絡方式|聯絡電話|熱線|來電|回電|號碼|手提)"
+)
 _CALL_VERB = r"(?:拨打|致电|打给我?|打到|拨|打这个号?码?|打我)"
 # Every match starts with a cue's first character: checked first, it lets the scan pass
 # other characters at once.
-_PHONE_CUE_FIRST = r"(?=[电手座总联热来回号拨致打tTpPmMcC])"
+_PHONE_CUE_FIRST = r"(?=[电手座总联热来回号拨致打tTpPmMcC電總聯熱來號])"
 _ANY_LAYOUT = (
     r"(?P<v>[(（]?(?:\+|00)?\d+[)）]?"
     r"(?:(?:[\s\-.~－—]{1,2}|(?<=[)）]))[(（]?\d{3,}[)）]?){0,4}"
@@ -322,11 +326,16 @@ PHONE_IN_ANY_LAYOUT = RegexRecognizer(
 # would take 号码是 5 10 15 20 25 mg, 回电 2023-05-12 and Hotel 2 3 4 5 6 7 8 for numbers.
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
-    gate=re.compile(r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call", re.IGNORECASE),
+    gate=re.compile(
+        r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call|電話|手機|座機|聯|熱線|來電|手提",
+        re.IGNORECASE,
+    ),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
-            r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call)(?:号码|号)?\s*(?:[:：为]|就是|是)?\s*"
+            r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call"
+            r"|電話|手機|座機|聯繫方式|聯絡方式|熱線|來電|手提電話|手提)"
+            r"(?:号码|号|號碼|號)?\s*(?:[:：为為]|就是|是)?\s*"
             r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
             re.IGNORECASE,
         ),
