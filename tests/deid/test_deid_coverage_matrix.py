@@ -146,6 +146,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("3.15复查", "3.15", DATE),
         ("于3/15住院", "3/15", DATE),
         ("3-15号那天", "3-15号", DATE),
+        ("3·15那天", "3·15", DATE),
         ("3月15号来的", "3月15号", DATE),
         ("三月十五號複診", "三月十五號", DATE),
         ("23年3月开始", "23年3月", DATE),
@@ -158,6 +159,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("台北市大安區忠孝東路四段100巷5弄3號", "大安區忠孝東路四段100巷5弄3號", ADDRESS),
         ("住彌敦道123號", "彌敦道123號", ADDRESS),
         ("我住在万科城3期7栋", "万科城3期7栋", ADDRESS),
+        ("我住汇景新城", "汇景新城", ADDRESS),
         ("在大学城北路东段88号", "大学城北路东段88号", ADDRESS),
         ("我老家是碑林区南院门街道竹笆市68号的", "碑林区南院门街道竹笆市68号", ADDRESS),
         ("地址：朝阳区建国路88号", "朝阳区建国路88号", ADDRESS),
@@ -169,6 +171,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("台大醫院看過", "台大醫院", HOSPITAL),
         ("湖滨街道社区卫生服务中心", "湖滨街道社区卫生服务中心", HOSPITAL),
         ("在省人民医院看的", "省人民医院", HOSPITAL),
+        ("在省立医院看的", "省立医院", HOSPITAL),
         ("澳門鏡湖醫院", "澳門鏡湖醫院", HOSPITAL),
     ],
     "hospitals by short or colloquial name": [
@@ -182,6 +185,8 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("爱尔眼科朝阳店做的检查", "爱尔眼科朝阳店", HOSPITAL),
         ("在北榮看診", "北榮", HOSPITAL),
         ("去馬偕看了", "馬偕", HOSPITAL),
+        ("去附二院复查", "附二院", HOSPITAL),
+        ("在上海九院整形", "上海九院", HOSPITAL),
     ],
 }
 
@@ -219,6 +224,7 @@ KEPT: dict[str, list[str]] = {
         "去北京看病",
         "去县中医看看",
         "省内大医院都看过，在本县人民医院住过",
+        "孩子住在幼儿园，我住院了",
     ],
 }
 

@@ -110,6 +110,7 @@ def rule_recognizers() -> list[Recognizer]:
         addresses.ROAD_NUMBER,
         addresses.ESTATE_UNIT,
         addresses.TRADITIONAL_DISTRICT,
+        addresses.ESTATE_BY_CUE,
         names.ContextNameRecognizer(),
         names.DottedNameRecognizer(),
         names.HandleAndNicknameRecognizer(),

@@ -280,3 +280,35 @@ TRADITIONAL_DISTRICT = RegexRecognizer(
     anchor=re.compile(r"區|縣|鎮|鄉"),
     reach=(8, 8),
 )
+
+
+# An estate named after a word for where someone lives (我住汇景新城, 家在翠湖湾): its own name
+# word (新城, 府, 湾, 里 …) is too common elsewhere to go without that word.
+_NOT_ESTATES = frozenset(
+    words(
+        "幼儿园 幼兒園 托儿所 公园 公園 动物园 植物园 游乐园 乐园 校园 果园 菜园 庄园 陵园 墓园 "
+        "产业园 工业园 科技园 学生公寓 青年公寓 人才公寓 养老公寓 老年公寓"
+    )
+)
+
+
+def _not_an_estate(name: str) -> bool:
+    return name in _NOT_ESTATES or any(name.endswith(w) for w in _NOT_ESTATES) or common_word(name)
+
+
+ESTATE_BY_CUE = RegexRecognizer(
+    name="estate_by_cue",
+    gate=re.compile(r"住|家在|地址"),
+    type=EntityType.ADDRESS,
+    patterns=[
+        re.compile(
+            r"(?:住在|家住|我住|家在|住址|地址|搬到)[是为為:：\s]*"
+            rf"(?P<v>{cjk_proper(2, 8, ADDRESS_STOP)}"
+            r"(?:新城|小区|小區|花园|花園|家园|家園|公寓|新村|苑|社区|社區|府|庭|湾|灣|居|邸|园|園|"
+            r"大院|山庄|山莊|公馆|公館|广场|廣場|名都|华庭|華庭))"
+            r"(?![\u4e00-\u9fff])"
+        )
+    ],
+    group="v",
+    validate=lambda m: None if _not_an_estate(m.group("v")) else EntityType.ADDRESS,
+)

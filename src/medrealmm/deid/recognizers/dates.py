@@ -170,7 +170,7 @@ YEAR_MONTH = RegexRecognizer(
 )
 
 _NUMERIC_MONTH_DAY = (
-    r"(?<![\d.\-/A-Za-z:])(?P<m>1[0-2]|0?[1-9])(?P<sep>[./\-])(?P<d>3[01]|[12]\d|0?[1-9])"
+    r"(?<![\d.\-/A-Za-z:])(?P<m>1[0-2]|0?[1-9])(?P<sep>[./\-·])(?P<d>3[01]|[12]\d|0?[1-9])"
     r"(?![\d%]|[./\-]\d)(?P<day>[号號日](?![均剂劑服]))?"
 )
 # Words that make a bare month-day a date: before it (于3.15, 截至3/15, 预约3-15) or right
@@ -200,7 +200,7 @@ def _month_day_in_context(match: re.Match[str]) -> EntityType | None:
 
 NUMERIC_MONTH_DAY = RegexRecognizer(
     name="numeric_month_day",
-    gate=re.compile(r"\d[./\-]\d"),
+    gate=re.compile(r"\d[./\-·]\d"),
     type=EntityType.DATE,
     patterns=[re.compile(_DIGIT_FIRST + _NUMERIC_MONTH_DAY + _TIME)],
     validate=_month_day_in_context,

@@ -93,7 +93,7 @@ def named_institution(name: str, suffix: str = "") -> bool:
 # A province's one hospital of a kind (省人民医院, 省中医院, 省肿瘤医院); a county or a city is
 # often only the speaker's own (去县中医看看, 本县人民医院) and stays, as do 省内 and 省级.
 _PROVINCIAL = re.compile(
-    r"省(?:人民|中医|中醫|中西医结合|妇幼|婦幼|妇幼保健|婦幼保健|肿瘤|腫瘤|儿童|兒童|妇女儿童|"
+    r"省立?(?:人民|中医|中醫|中西医结合|妇幼|婦幼|妇幼保健|婦幼保健|肿瘤|腫瘤|儿童|兒童|妇女儿童|"
     r"胸科|口腔|眼科|精神卫生|传染病|结核病|骨科)?"
 )
 
@@ -139,6 +139,7 @@ HOSPITAL_SHORT = RegexRecognizer(
             rf"(?:{cjk_proper(1, 3, HOSPITAL_STOP + '看找请县市区镇省')}[县市区]"
             rf"|{cjk_proper(2, 3, HOSPITAL_STOP + '看找请县市区镇省')})(?:{_SHORT_SUFFIX})"
             r"(?=看|住院|就诊|检查|复查|做|开|挂|的|拍|查|比较|很近|门诊|检验|收费|报告|医学|处方"
+            r"|整形|体检|产检|生的|出生|分娩|输液|打针|拿药|取药|治疗|抽血|化验|透析|急诊|手术"
             # …or one of its departments (中山一院皮肤科, 东莞一院心内科)
             rf"|(?:(?![{HOSPITAL_STOP}])[{CJK}]){{1,3}}科(?![学技普])"
             r")"
@@ -150,7 +151,8 @@ HOSPITAL_SHORT = RegexRecognizer(
 # name: what tells 去天坛看病 from 去天坛公园.
 _AT_HOSPITAL = (
     r"看|就诊|就診|住院|检查|檢查|复查|複查|复诊|複診|做|开|開|挂|掛|排|查|拍|取|拿|约|約|治|手术|手術|"
-    r"医生|醫生|大夫|专家|專家|门诊|門診|急诊|急診|病房|"
+    r"医生|醫生|大夫|专家|專家|门诊|門診|急诊|急診|病房|整形|体检|體檢|产检|產檢|输液|輸液|"
+    r"打针|打針|抽血|化验|化驗|透析|生的|出生|分娩|"
     rf"(?:(?![{HOSPITAL_STOP}])[{CJK}]){{1,3}}科(?![学學技普])"
 )
 # Hospitals known across the country by a short name (在瑞金做的胃镜, 去协和看, 到301复查, 天坛的
@@ -191,6 +193,7 @@ _PROVINCES = (
 )
 _ORDINAL_HOSPITAL = (
     rf"(?:[省市县縣区區{_PROVINCES}]?[一二三四五六七八九十]{{1,2}}(?:院|医院|醫院|医|醫|附院)(?!子)"
+    r"|附[一二三四五六七八九]院?|[一二三四五六七八九]附院"
     r"|[省市][一二三四五六七八九十]|省(?:妇幼|婦幼|人医|人醫|中医|中醫|肿瘤|腫瘤|儿童|兒童|胸科))"
 )
 ORDINAL_HOSPITAL = RegexRecognizer(
