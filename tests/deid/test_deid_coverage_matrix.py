@@ -206,6 +206,7 @@ KEPT: dict[str, list[str]] = {
     ],
     "lab values, doses, ratios and ranges": [
         "血糖控制在6.5以下，降到3.15",
+        "目标LDL-C低于2.6mmol/L，血糖降到6.5以后再减量",
         "血钾3.15mmol/L，血压150/95mmHg",
         "阿莫西林0.5g，1-2周后复查",
         "IgG 12.5 g/L，TG 3.56",

@@ -177,7 +177,7 @@ _NUMERIC_MONTH_DAY = (
 # after it (3.15复查, 3/15那天, 3-15号, 3.15之前). Not 在/到/是 before, nor 左右/以下 after:
 # 控制在6.5以下 and 降到3.15 are values.
 _BEFORE_DATE = re.compile(
-    r"(?:于|於|自|截至|截止|日期|时间|時間|预约|預約|约了|約了|定于|定於|从|從|直到|上次|下次|这次|這次|"
+    r"(?:(?<![低高大小等少多介位])[于於]|自|截至|截止|日期|时间|時間|预约|預約|约了|約了|定于|定於|从|從|直到|上次|下次|这次|這次|"
     r"那天是|生日是?|出生)[:：\s]*$"
 )
 _AFTER_DATE = re.compile(
@@ -187,8 +187,21 @@ _AFTER_DATE = re.compile(
 )
 
 
+_UNIT_AFTER = re.compile(r"\s*(?:[A-Za-zμ%‰℃°×*^]|毫|微|克|升|单位|單位|次|片|粒|岁|歲|倍|分|度)")
+
+
+_VALUE_BEFORE = re.compile(
+    r"(?:降|升|涨|漲|掉|控制|稳定|穩定|维持|維持|保持|达|達|超过|超過|低于|低於|高于|高於|大于|大於|"
+    r"小于|小於|不到|接近|约|約|大约|大約)[了到在]?\s*$"
+)
+
+
 def _month_day_in_context(match: re.Match[str]) -> EntityType | None:
     text = match.string
+    if _UNIT_AFTER.match(text, match.end()):
+        return None  # 低于2.6mmol/L: a value and its unit
+    if _VALUE_BEFORE.search(text, max(0, match.start() - 6), match.start()):
+        return None  # 降到6.5以后, 控制在7.1之前: a value reached
     if match.group("day"):
         return EntityType.DATE  # 3-15号
     if _BEFORE_DATE.search(text, max(0, match.start() - 6), match.start()):
