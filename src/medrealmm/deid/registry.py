@@ -99,6 +99,7 @@ def rule_recognizers() -> list[Recognizer]:
         dates.MONTH_DAY,
         dates.YEAR_MONTH,
         dates.NUMERIC_MONTH_DAY,
+        dates.ROC_DATE,
         institutions.HOSPITAL,
         institutions.HOSPITAL_SHORT,
         institutions.FAMOUS_HOSPITAL,

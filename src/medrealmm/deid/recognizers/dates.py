@@ -218,3 +218,22 @@ NUMERIC_MONTH_DAY = RegexRecognizer(
     patterns=[re.compile(_DIGIT_FIRST + _NUMERIC_MONTH_DAY + _TIME)],
     validate=_month_day_in_context,
 )
+
+# Taiwan's Republic-of-China years (民國112年3月15日, 112/03/15, 112.3.15: 1911 plus the year), as
+# Taiwanese records and ID cards print them; three digits 100-139 or after 民國.
+ROC_DATE = RegexRecognizer(
+    name="roc_date",
+    gate=re.compile(r"民[國国]|1[0-3]\d\s*[年/.\-]"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            r"(?:民[國国]\s*(?P<y1>\d{2,3})|(?<![\d.])(?P<y2>1[0-3]\d))\s*年\s*"
+            r"(?P<m>1[0-2]|0?[1-9])\s*月(?:\s*(?P<d>3[01]|[12]\d|0?[1-9])\s*[日号號])?"
+        ),
+        # with slashes any width (112/3/15); with dots or dashes two-digit parts (112.03.15)
+        re.compile(
+            r"(?<![\d.\-/第])(?P<y2>1[0-3]\d)(?:/(?P<m>1[0-2]|0?[1-9])/(?P<d>3[01]|[12]\d|0?[1-9])"
+            r"|(?P<sep>[.\-])(?:1[0-2]|0[1-9])(?P=sep)(?:3[01]|[12]\d|0[1-9]))(?![\d.]|[./\-]\d)"
+        ),
+    ],
+)
