@@ -61,6 +61,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("传真：87654321", "87654321", PHONE),
         ("傳真 (02) 2345 6789", "(02) 2345 6789", PHONE),
         ("fax 0571-8765 4321", "0571-8765 4321", PHONE),
+        ("FAX: (852) 2345 6789", "(852) 2345 6789", PHONE),
     ],
     "e-mail addresses": [
         ("邮箱 zhang.san@163.com", "zhang.san@163.com", EMAIL),
@@ -114,6 +115,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("血糖仪序列号：SN20231234AB", "SN20231234AB", ID),
         ("IMEI 356938035643809", "356938035643809", ID),
         ("MAC地址 00:1A:2B:3C:4D:5E", "00:1A:2B:3C:4D:5E", ID),
+        ("手机IMEI：86 123456 789012 3", "86 123456 789012 3", ID),
         ("機身號碼：F2LXK0ABHG7F", "F2LXK0ABHG7F", ID),
     ],
     "licence and certificate numbers": [
@@ -121,6 +123,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("驾驶证号 3301 0619 8501 0112", "3301 0619 8501 0112", ID),
         ("執業證書號碼：A2019-0042", "A2019-0042", ID),
         ("工号 HZ20391", "HZ20391", ID),
+        ("营业执照注册号 91330100MA2B3C4D5E", "91330100MA2B3C4D5E", ID),
     ],
     "medical-record numbers": [
         ("住院号：ZY20230512", "ZY20230512", MRN),

@@ -26,7 +26,7 @@ DEVICE_SERIAL = RegexRecognizer(
         re.compile(
             _SERIAL_FIRST + rf"(?<![A-Za-z])(?:{_SERIAL_LABEL})"
             rf"(?:号码|號碼|号|號|码|碼)?\s*(?:是|为|為|:|：|#)?\s*"
-            r"(?P<v>(?=[0-9A-Za-z:\-]*\d)[0-9A-Za-z][0-9A-Za-z:\-]{5,40}[0-9A-Za-z])"
+            r"(?P<v>(?=[0-9A-Za-z:\- ]*\d)[0-9A-Za-z](?:[0-9A-Za-z:\-]| (?=\d)){5,40}[0-9A-Za-z])"
             r"(?![0-9A-Za-z])"
         ),
     ],

@@ -10,7 +10,7 @@ import re
 
 # The label classes, simplified and traditional: approval and registration, model, batch.
 _PRODUCT_LABEL = re.compile(
-    r"(?:国药准字|國藥準字|国药试字|批准文号|批准文號|药品批准|注册证号|注册证编号|註冊證號|注册号|"
+    r"(?:国药准字|國藥準字|国药试字|批准文号|批准文號|药品批准|注册证号|注册证编号|註冊證號|"
     r"械注准|械注进|械注许|械备|械備|食药监械|国食健字|国食健注|卫食健字|卫妆准字|国妆特字|"
     r"型号|型號|规格型号|規格型號|规格|規格|货号|貨號|产品编号|產品編號|"
     r"批号|批號|生产批号|生產批號|批次|lot|LOT|Lot|REF|model|Model|MODEL)"
