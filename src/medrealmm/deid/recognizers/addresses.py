@@ -29,7 +29,9 @@ NOT_DISTRICTS = frozenset(
 # The city is kept when named alone (去了上海), but masked as the head of a full address
 # (南宁市徐汇县…): there it narrows the address, and the rest is masked anyway.
 _CITY = rf"(?P<city>(?:{cjk_proper(2, 3, ADDRESS_STOP)}省)?{cjk_proper(2, 4, ADDRESS_STOP)}市)"
-_DISTRICT = rf"(?P<district>{cjk_proper(2, 4, ADDRESS_STOP)}(?:区|县|旗))"
+# County names hold 回 and 来 (隆回县, 来凤县), which end other proper nouns; 家 still ends one
+# (回老家县医院).
+_DISTRICT = rf"(?P<district>{cjk_proper(2, 4, HOSPITAL_STOP + '省市家')}(?:区|县|旗))"
 # A town's name may be one character right after its county (…县阳镇), never on its own.
 _STREET = (
     rf"(?P<street>(?:{cjk_proper(2, 6, ADDRESS_STOP)}|(?<=[县区旗])(?![{ADDRESS_STOP}])[{CJK}])"
