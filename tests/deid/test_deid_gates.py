@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from medrealmm.deid import names, patterns
+from medrealmm.deid import names
+from medrealmm.deid.recognizers import addresses, dates, phones, records
 
 _ALPHABET = (
     "省市区县旗街道镇乡村屯嘎查组队社号院弄栋幢座单元楼层室大厦小区花园家园公寓新苑胡同路巷"
@@ -39,10 +40,10 @@ def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int
 @pytest.mark.parametrize(
     ("pattern", "gate"),
     [
-        (patterns._ADDRESS_RE, patterns._ADDRESS_START),
-        (patterns._PHONE_SHAPE_RE, patterns._PHONE_START),
-        (patterns.PHONE_IN_ANY_LAYOUT.patterns[0], patterns._PHONE_CUE_FIRST),
-        *[(p, patterns._DIGIT_FIRST) for p in patterns.FULL_DATE.patterns],
+        (addresses._ADDRESS_RE, addresses._ADDRESS_START),
+        (phones._PHONE_SHAPE_RE, phones._PHONE_START),
+        (phones.PHONE_IN_ANY_LAYOUT.patterns[0], phones._PHONE_CUE_FIRST),
+        *[(p, dates._DIGIT_FIRST) for p in dates.FULL_DATE.patterns],
     ],
 )
 def test_a_gate_in_front_of_a_pattern_changes_no_match(pattern: re.Pattern[str], gate: str) -> None:
@@ -57,7 +58,7 @@ def test_word_start_gates_change_no_match() -> None:
         names._LABEL_RE,
         names._AFTER_RE,
         names._SURNAME_CHAR_RE,
-        patterns._KEYWORD_RE,
+        records._KEYWORD_RE,
     ):
         gate = pattern.pattern[: pattern.pattern.index("])") + 2]
         plain = _without(pattern, gate)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from medrealmm.deid.patterns import phone_digits
+from medrealmm.deid.recognizers.phones import phone_digits
 from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans

@@ -1,6 +1,8 @@
-"""Mainland resident ID numbers (GB 11643-1999): 18 digits with a check character, or the
-15-digit pre-1999 form. Validating the checksum and the birth date is what lets the ID
-recognizer fire on bare digit strings without context and still keep lab values alone.
+"""Check characters of identity and card numbers: mainland resident IDs (GB 11643-1999: 18
+digits with a check character, or the 15-digit pre-1999 form), Hong Kong identity cards,
+Taiwan national IDs and card numbers (Luhn). Validating a check character (and a birth date)
+is what lets a recognizer fire on a bare string without context and still keep lab values
+and codes alone.
 """
 
 from __future__ import annotations
@@ -43,3 +45,46 @@ def is_resident_id15(value: str) -> bool:
 
 def is_resident_id(value: str) -> bool:
     return is_resident_id18(value) or is_resident_id15(value)
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn check of bank cards (and IMEIs): every second digit from the right doubled."""
+    if not digits.isdigit() or len(digits) < 2:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def is_hong_kong_id(letters: str, digits: str, check: str) -> bool:
+    """Hong Kong identity card A123456(3): one or two letters, six digits and a check
+    character (0-9 or A) that makes the weighted sum (9 down to 1) divisible by 11; a single
+    letter is read with a space (36) before it."""
+    letters = letters.upper()
+    if not (1 <= len(letters) <= 2 and letters.isalpha() and len(digits) == 6):
+        return False
+    values = ([36] if len(letters) == 1 else []) + [ord(c) - 55 for c in letters]
+    values += [int(d) for d in digits]
+    total = sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True))
+    expected = (11 - total % 11) % 11
+    return check.upper() == ("A" if expected == 10 else str(expected))
+
+
+# Taiwan: the letter stands for a two-digit number, not in alphabetical order.
+_TAIWAN_LETTERS = dict(zip("ABCDEFGHJKLMNPQRSTUVXYWZIO", range(10, 36), strict=True))
+
+
+def is_taiwan_id(value: str) -> bool:
+    """Taiwan national ID A123456789: a letter, 1 or 2 (sex; 8 or 9 on newer residence
+    certificates), eight digits; the weighted sum with the letter's number is divisible by 10."""
+    value = value.upper()
+    if len(value) != 10 or value[0] not in _TAIWAN_LETTERS or not value[1:].isdigit():
+        return False
+    if value[1] not in "1289":
+        return False
+    tens, ones = divmod(_TAIWAN_LETTERS[value[0]], 10)
+    weighted = zip(value[1:9], range(8, 0, -1), strict=True)
+    total = tens + ones * 9 + sum(int(d) * w for d, w in weighted)
+    return (total + int(value[9])) % 10 == 0

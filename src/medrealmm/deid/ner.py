@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from medrealmm.assets import verified
-from medrealmm.deid import patterns
 from medrealmm.deid.names import (
     AFTER_TITLES,
     COMPOUND_SURNAMES,
@@ -48,6 +47,7 @@ from medrealmm.deid.names import (
     used_like_a_drug,
 )
 from medrealmm.deid.onnx_env import offline_onnxruntime
+from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
 
 _HAN = re.compile("[\u4e00-\u9fff]")
@@ -385,7 +385,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     dotted = any(dot in trimmed for dot in _DOT)
     if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
         return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
-    if patterns.split_institution(trimmed)[1]:
+    if institutions.split_institution(trimmed)[1]:
         return None  # 郗齿科拔: an institution word inside is no person's name
     if clinical_term_shaped(text, start, start + len(trimmed)):
         return None
@@ -440,7 +440,7 @@ def _hospital_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     name = text[start:end]
     if not _MEDICAL_ORG.search(name) or name.endswith("科"):
         return None
-    if not patterns.named_institution(*patterns.split_institution(name)):
+    if not institutions.named_institution(*institutions.split_institution(name)):
         return None  # 县人民医院 is any county's hospital
     return start, end
 
@@ -450,7 +450,7 @@ def _place_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if prefix is not None and end - start - prefix.end() >= 2:
         start += prefix.end()  # 北京市朝阳区 -> 朝阳区: the city stays
     place = text[start:end]
-    if not _SUB_CITY.search(place) or place in patterns.NOT_DISTRICTS:
+    if not _SUB_CITY.search(place) or place in addresses.NOT_DISTRICTS:
         return None
     if len(place) < 2 or _common_place(place):
         return None

@@ -1,0 +1,1 @@
+"""One recognizer module per identifier family; ``registry`` lists which of them run."""
