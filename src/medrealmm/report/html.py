@@ -66,9 +66,30 @@ COLUMN_NAMES = {
     "disagreements": "医生意见不一致",
     "undecided": "未判定",
     "outside_sample": "抽样外判定",
+    "kind": "类型",
+    "role": "来源",
+    "cases_own": "自身病例数",
+    "mean_own": "自身全部病例得分",
+    "reference": "参照",
+    "axis": "分层维度",
+    "items": "标准判定数",
+    "pairs": "比较对数",
+    "balanced_f1": "balanced F1",
+    "f1_met": "F1（满足）",
+    "f1_not_met": "F1（未满足）",
+    "precision_met": "精确率（满足）",
+    "recall_met": "召回率（满足）",
+    "precision_not_met": "精确率（未满足）",
+    "recall_not_met": "召回率（未满足）",
+    "inside_spread": "在医生范围内",
+    "f1_low": "F1 95% CI 下限",
+    "f1_high": "F1 95% CI 上限",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
-THREE_DECIMALS = {"ac1", "kappa", "agreement"}
+THREE_DECIMALS = {
+    *("ac1", "kappa", "agreement", "balanced_f1", "f1_met", "f1_not_met", "f1_low", "f1_high"),
+    *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
+}
 
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
@@ -98,6 +119,11 @@ SECTIONS = (
         "评测可信度：评分者一致性（论文 4.5、表 2）",
         (),
         ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
+    ),
+    (
+        "评分器元评测：与医生判定的一致性（balanced F1）",
+        (),
+        ("meta_eval_headline", "meta_eval"),
     ),
     ("调用、token 与费用", (), ("usage",)),
 )
