@@ -11,7 +11,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import ModelsConfigOption, console, user_errors
 from medrealmm.cli.evaluate import RunArgument, eval_app
 from medrealmm.store import RunStore
 
@@ -85,8 +85,24 @@ def meta_command(
             "--csv", help="Write every row (by physician, polarity, category) to this CSV."
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap and split seed.")] = 0,
     resamples: Annotated[int, typer.Option("--resamples", min=1)] = 2000,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Also split the labelled cases in two, grade the held-out half with --grader "
+            "without and with balanced few-shot examples (physician verdicts from the other "
+            "half, same category and weight sign) and show both against the physicians.",
+        ),
+    ] = False,
+    grader: Annotated[
+        str, typer.Option("--grader", help="Grader for --calibrate ('offline' or a model).")
+    ] = "offline",
+    models_config: ModelsConfigOption = None,
+    per_class: Annotated[
+        int, typer.Option("--per-class", min=1, help="Examples per class (met / not met).")
+    ] = 2,
 ) -> None:
     """Meta-evaluation: each grader's criterion verdicts in RESULTS against physicians'
     labels (precision, recall and F1 for 'met' and 'not met', their mean as the headline),
@@ -103,6 +119,27 @@ def meta_command(
     if csv_out is not None:
         write_csv(rows, csv_out)
         console.print(f"{len(rows)} rows written to {csv_out}")
+    if calibrate:
+        from medrealmm.evaluate.calibration import evaluate_calibration
+
+        with user_errors(), RunStore(run, create=False) as store:
+            result = evaluate_calibration(
+                store,
+                labels=labels or (),
+                grader=grader,
+                models_config=models_config,
+                per_class=per_class,
+                seed=seed,
+                resamples=resamples,
+            )
+        show_meta(
+            result.rows,
+            f"Calibration: {result.grader} on {result.held_out_cases} held-out cases, without "
+            f"and with examples from {result.calibration_cases} other cases "
+            f"({result.examples} labelled verdicts)",
+        )
+        if result.failed:
+            console.print(f"[yellow]{result.failed} grader calls stayed malformed; left out")
 
 
 @eval_app.command("import-labels")

@@ -12,6 +12,7 @@ from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
+from medrealmm.report.models_table import models_table
 from medrealmm.report.tables import Table, build_tables, condition_label, meta_eval_tables
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
@@ -86,6 +87,9 @@ def write_report(
         imported=results.imported(),
     )
     extra = [*dataset_tables(store), acceptance_table(store)]
+    models = models_table(results)
+    if models.rows:  # results written before evaluations kept their specs have none
+        extra.append(models)
     meta_rows = meta_eval(store, seed=seed, resamples=resamples)
     if meta_rows:
         simulated = bool(store.get_meta(stages.PANEL_SIMULATED_META))
