@@ -77,30 +77,46 @@ def _numbered(path: Path) -> Iterator[tuple[int, PhysicianLabel]]:
     yield from zip(lines, iter_jsonl(path, PhysicianLabel), strict=False)
 
 
+def _unknown(
+    label: PhysicianLabel, rubrics: dict[str, Rubric], responses: set[str]
+) -> tuple[str, str] | None:
+    """(field, message) when the label names something the results do not hold, else None."""
+    rubric = rubrics.get(label.instance_id)
+    if rubric is None:
+        return "instance_id", f"no rubric for {label.instance_id!r}"
+    if label.criterion_id not in {c.id for c in rubric.criteria}:
+        return "criterion_id", f"{label.criterion_id!r} is not in the rubric"
+    if label.response not in responses:
+        return "model", f"no reply {label.response!r} in the results"
+    return None
+
+
 def read_labels(
-    path: Path | str, rubrics: dict[str, Rubric], responses: set[str]
+    path: Path | str,
+    rubrics: dict[str, Rubric],
+    responses: set[str],
+    *,
+    skip_unknown: bool = False,
 ) -> dict[str, dict[Item, bool]]:
-    """physician -> item -> met, checked against the results (see the module docstring)."""
+    """physician -> item -> met, checked against the results (see the module docstring);
+    ``skip_unknown`` leaves out labels of cases, criteria or replies the results lack (the
+    demo's bundled panel on a run cut short) instead of refusing the file."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no labels file at {path}")
     out: dict[str, dict[Item, bool]] = defaultdict(dict)
     for number, label in _numbered(path):
-        rubric = rubrics.get(label.instance_id)
-        if rubric is None:
-            raise DataError(path, number, "instance_id", f"no rubric for {label.instance_id!r}")
-        if label.criterion_id not in {c.id for c in rubric.criteria}:
-            raise DataError(
-                path, number, "criterion_id", f"{label.criterion_id!r} is not in the rubric"
-            )
-        if label.response not in responses:
-            raise DataError(path, number, "model", f"no reply {label.response!r} in the results")
+        problem = _unknown(label, rubrics, responses)
+        if problem is not None:
+            if skip_unknown:
+                continue
+            raise DataError(path, number, *problem)
         item = (label.response, label.criterion_id)
         known = out[label.physician].get(item)
         if known is not None and known != label.met:
             raise DataError(path, number, "met", "contradicts an earlier label of this item")
         out[label.physician][item] = label.met
-    if not out:
+    if not out and not skip_unknown:
         raise DataError(path, 1, "<file>", "no labels in the file")
     return dict(out)
 
@@ -188,11 +204,12 @@ def meta_eval(
     )
 
 
-def import_labels(store: RunStore, path: Path | str) -> int:
+def import_labels(store: RunStore, path: Path | str, *, skip_unknown: bool = False) -> int:
     """Store a label file's labels as panel verdicts (``panel.verdict``), as if given in the
     review app, so the report and every later ``eval meta`` see them; returns the count."""
     rubrics = evaluation_rubrics(store)
-    found = read_labels(path, rubrics, set(store.keys(stages.EVAL_RESPONSE)))
+    responses = set(store.keys(stages.EVAL_RESPONSE))
+    found = read_labels(path, rubrics, responses, skip_unknown=skip_unknown)
     count = 0
     for physician, items in sorted(found.items()):
         for (response, criterion_id), value in sorted(items.items()):

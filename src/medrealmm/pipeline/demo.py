@@ -31,8 +31,9 @@ def import_simulated_panel(store: RunStore) -> str:
     so the report says so (their noise model: ``medrealmm.testing.simulated_panel``)."""
     from medrealmm.evaluate.meta_eval import import_labels
 
-    count = import_labels(store, bundled_panel_labels())
-    store.set_meta(stages.PANEL_SIMULATED_META, True)
+    count = import_labels(store, bundled_panel_labels(), skip_unknown=True)
+    if count:
+        store.set_meta(stages.PANEL_SIMULATED_META, True)
     return f"panel: {count} simulated physician labels stored (for the meta-evaluation demo)"
 
 

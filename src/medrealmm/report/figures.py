@@ -20,7 +20,7 @@ from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from medrealmm.fonts import MissingFontError, require_cjk_font
 from medrealmm.report.tables import SCALE, Table
@@ -256,6 +256,12 @@ def dataset_figure(distributions: Table, intents: Table, stages: Table) -> Figur
         ax.bar([r["value"] for r in rows], [r["cases"] for r in rows], color=MODEL_COLOR)
         ax.set_title(rows[0]["name"], fontsize=9)
         ax.set_ylabel("实例数", fontsize=8)
+        values = [r["value"] for r in rows]
+        if len(values) <= 12:
+            ax.set_xticks(values)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(labelsize=7)
     for ax, table, title in zip(
         axes[len(quantities) :], (intents, stages), ("患者意图", "问诊阶段"), strict=False
@@ -265,6 +271,7 @@ def dataset_figure(distributions: Table, intents: Table, stages: Table) -> Figur
         ax.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("实例数", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in axes[len(quantities) + 2 :]:
         ax.set_visible(False)
     figure.suptitle("图 3  数据集分布")

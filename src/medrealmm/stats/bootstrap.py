@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -44,6 +45,17 @@ def bootstrap_mean_ci(
     return Interval(mean=mean, low=float(low), high=float(high), n=len(data))
 
 
+@cache
+def _multiplicity(units: int, resamples: int, seed: int) -> np.ndarray:
+    """How often each unit is drawn in each resample (the draws of ``bootstrap_mean_ci``'s
+    seeded generator); shared by every statistic over the same number of units, read-only."""
+    picks = np.random.default_rng(seed).integers(0, units, size=(resamples, units))
+    flat = (np.arange(resamples)[:, None] * units + picks).ravel()
+    counts = np.bincount(flat, minlength=resamples * units).reshape(resamples, units)
+    counts.setflags(write=False)
+    return counts
+
+
 def bootstrap_statistic_ci(
     units: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -68,11 +80,7 @@ def bootstrap_statistic_ci(
     point = float(statistic(data.sum(axis=0)))
     if len(data) == 1:
         return Interval(mean=point, low=point, high=point, n=1)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(data), size=(resamples, len(data)))
-    multiplicity = np.zeros((resamples, len(data)), dtype=np.int64)
-    np.add.at(multiplicity, (np.arange(resamples)[:, None], picks), 1)
-    values = np.asarray(statistic(multiplicity @ data), dtype=float)
+    values = np.asarray(statistic(_multiplicity(len(data), resamples, seed) @ data), dtype=float)
     values = values[~np.isnan(values)]
     if not len(values):
         return Interval(mean=point, low=float("nan"), high=float("nan"), n=len(data))

@@ -127,10 +127,10 @@ def _row(
 ) -> MetaRow | None:
     if not pairs:
         return None
-    per_case: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(4, dtype=np.int64))
-    for item, mine, theirs in pairs:
-        per_case[info[item].case] += confusion([mine], [theirs])
-    units = np.stack([per_case[c] for c in sorted(per_case)])
+    per_case: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for item, mine, theirs in pairs:  # COUNTS order: tp, fp, fn, tn
+        per_case[info[item].case][(0 if theirs else 1) if mine else (2 if theirs else 3)] += 1
+    units = np.array([per_case[c] for c in sorted(per_case)], dtype=np.int64)
     total = units.sum(axis=0)
     scores = {k: v.item() for k, v in class_scores(total).items()}
     interval = bootstrap_statistic_ci(units, balanced_f1, seed=seed, resamples=resamples)
