@@ -174,6 +174,8 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
         if kept:
             inputs.physicians[name] = kept
     labelled = set(inputs.info)
+    if not labelled:
+        return inputs  # no panel: the graders' verdicts are not worth reading
     for grader, found in _store_verdicts(store, stages.EVAL_VERDICT).items():
         kept_verdicts = {}
         for item, (value, verdict) in found.items():

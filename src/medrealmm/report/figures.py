@@ -249,8 +249,8 @@ def dataset_figure(distributions: Table, intents: Table, stages: Table) -> Figur
     """Fig 3: the benchmark's shape, as distributions: one bar per value of turns, images,
     rubric size and positive / negative criteria per instance, then intents and stages."""
     quantities = list(dict.fromkeys(r["quantity"] for r in distributions.rows))
-    figure = Figure(figsize=(14, 6.5))
-    axes = figure.subplots(2, 4).ravel()
+    figure = Figure(figsize=(13, 6))
+    axes = figure.subplots(2, 4, gridspec_kw={"hspace": 0.45, "wspace": 0.45}).ravel()
     for ax, quantity in zip(axes, quantities, strict=False):
         rows = [r for r in distributions.rows if r["quantity"] == quantity]
         ax.bar([r["value"] for r in rows], [r["cases"] for r in rows], color=MODEL_COLOR)
@@ -275,7 +275,6 @@ def dataset_figure(distributions: Table, intents: Table, stages: Table) -> Figur
     for ax in axes[len(quantities) + 2 :]:
         ax.set_visible(False)
     figure.suptitle("图 3  数据集分布")
-    figure.tight_layout()
     return figure
 
 
