@@ -111,3 +111,13 @@ def test_imported_labels_become_panel_verdicts(tmp_path: Path) -> None:
     line = lines[0]
     key = f"{line['physician']}|model-b|img|{line['instance_id']}|0|{line['criterion_id']}"
     assert stored[key].value is line["met"]
+
+
+def test_a_line_that_is_not_json_is_named(store_path: Path, tmp_path: Path) -> None:
+    with RunStore(store_path) as store:
+        good = simulate_panel_labels(store, model="model-b")[0]
+    path = tmp_path / "broken.jsonl"
+    path.write_text(json.dumps(good, ensure_ascii=False) + "\n{not json\n", "utf-8")
+    result = CliRunner().invoke(app, ["eval", "import-labels", str(store_path), str(path)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "broken.jsonl:2" in text and "Traceback" not in text
