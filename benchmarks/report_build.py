@@ -2,7 +2,9 @@
 
 1. Vectorised bootstrap (one numpy draw of all resamples) against the same percentile bootstrap
    written as a Python loop, on identical data, seed and resample count.
-2. Building every table and figure of the report from a synthetic run store of N cases.
+2. Building every table and figure of the report from a synthetic run store of N cases, and
+   the meta-evaluation (graders and physicians against the panel, with case-bootstrap CIs)
+   inside it timed on its own.
 
 Run: PYTHONPATH=src python benchmarks/report_build.py [--cases 200] [--resamples 2000]
 """
@@ -16,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from medrealmm.evaluate.meta_eval import meta_eval
 from medrealmm.report import write_report
 from medrealmm.stats import bootstrap_mean_ci
 from medrealmm.store import RunStore
@@ -63,10 +66,17 @@ def main() -> None:
             start = time.perf_counter()
             result = write_report(store, Path(folder) / "report", resamples=args.resamples)
             reported = time.perf_counter() - start
+            start = time.perf_counter()
+            rows = meta_eval(store, resamples=args.resamples)
+            meta_seconds = time.perf_counter() - start
     print(
         f"report of {args.cases} cases ({result.scored} scored responses, "
         f"{len(result.figures)} figures): {reported:.2f} s "
         f"(synthetic store built in {built:.2f} s)"
+    )
+    print(
+        f"  of which the meta-evaluation (its panel of 3 on one model, 2 graders): "
+        f"{len(rows)} rows with CIs in {meta_seconds:.2f} s"
     )
 
 

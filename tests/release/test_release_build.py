@@ -65,7 +65,7 @@ def test_rows_point_at_shipped_images_named_by_content(run_dir: Path, tmp_path: 
     out = tmp_path / "rel"
     build_release(run_dir, out, INFO)
     for row in read_parquet_rows(out / "data" / "consultations.parquet"):
-        refs = [ref for event in json.loads(row["events"]) for ref in event["images"]]
+        refs = [ref for event in row["events"] for ref in event["images"]]
         assert refs
         for ref in refs:
             assert ref["path"].startswith(f"images/{row['id']}/")

@@ -129,3 +129,44 @@ def test_several_points_of_one_consultation_are_resampled_together() -> None:
 
 def test_scores_by_position_in_the_consultation(tables: dict) -> None:
     assert tables["by_position"].rows  # the synthetic store records no T: one "未标注" stratum
+
+
+def test_table_3_compares_every_row_on_the_same_cases(synthetic_store: Path) -> None:
+    """model-b (img) misses case-000: Online, the imported row and the strongest model are
+    all shown over the 15 cases every one of them scored, each with its own n beside it."""
+    with RunStore(synthetic_store) as store:
+        records = [r for r in load_scored_cases(store) if r.grader == "judge-a" and r.sample == 0]
+        tables = build_tables(
+            records, load_raters(store), seed=1, resamples=100, imported=[("model-b", True)]
+        )
+    rows = {r["role"]: r for r in tables["deliberative"].rows}
+    assert set(rows) == {"online", "imported", "model"}
+    assert rows["model"]["model"] == "模型甲" and rows["model"]["images"] is True
+    assert {r["cases"] for r in rows.values()} == {15}
+    assert rows["online"]["cases_own"] == 16 and rows["imported"]["cases_own"] == 15
+    assert "同一批 15 个病例" in tables["deliberative"].title
+    online = [r for r in records if r.model == "online" and r.instance_id != "case-000"]
+    expected = 100 * sum(r.score for r in online) / len(online)
+    assert rows["online"]["mean"] == pytest.approx(expected, abs=1e-3)
+
+
+def test_table_2_uses_sample_0_only(tmp_path: Path) -> None:
+    """A k=2 run's second sample is not pooled into the agreement items."""
+    from medrealmm.schema import Verdict
+    from medrealmm.stats.raters import agreement_subset
+    from medrealmm.testing.synthetic_store import build_synthetic_store
+
+    path = build_synthetic_store(tmp_path / "run", cases=4)
+    with RunStore(path) as store:
+        before = agreement_subset(load_raters(store))
+        for key, verdict in list(store.items(stages.EVAL_VERDICT, Verdict)):
+            rater, _, rest = key.partition("|")
+            if "|0|" in rest:
+                extra = rest.replace("|0|", "|1|", 1)
+                store.put(stages.EVAL_VERDICT, f"{rater}|{extra}", verdict)
+        for key, verdict in list(store.items(stages.PANEL_VERDICT, Verdict)):
+            rater, _, rest = key.partition("|")
+            store.put(stages.PANEL_VERDICT, f"{rater}|{rest.replace('|0|', '|1|', 1)}", verdict)
+        after = agreement_subset(load_raters(store))
+    assert after.responses == before.responses and before.responses
+    assert all(r.endswith("|0") for r in after.responses)

@@ -57,3 +57,19 @@ def test_statistics_cover_turns_images_rubric_sizes_and_labels_by_name() -> None
     assert intents["examination_interpretation"]["cases"] == 1
     assert intents["unlabelled"]["cases"] == 1
     assert all(r["name"] for r in stats["stages"])
+
+
+def test_value_counts_give_every_value_between_min_and_max() -> None:
+    from medrealmm.stats.dataset import value_counts
+
+    instances = [_instance("a-1", 3, 1, None), _instance("b-1", 7, 3, None)]
+    rubrics = {"a-1": _rubric("a-1", [5, -3]), "b-1": _rubric("b-1", [5, 4, 2, -1])}
+    rows = value_counts(instances, rubrics)
+    turns = {r["value"]: r["cases"] for r in rows if r["quantity"] == "turns"}
+    assert turns == {3: 1, 4: 0, 5: 0, 6: 0, 7: 1}
+    images = {r["value"]: r["cases"] for r in rows if r["quantity"] == "images"}
+    assert images == {1: 1, 2: 0, 3: 1}
+    criteria = {r["value"]: r["cases"] for r in rows if r["quantity"] == "criteria"}
+    assert criteria == {2: 1, 3: 0, 4: 1}
+    for quantity in ("turns", "images", "criteria", "positive", "negative"):
+        assert sum(r["cases"] for r in rows if r["quantity"] == quantity) == 2

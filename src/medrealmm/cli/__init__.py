@@ -8,6 +8,7 @@ from medrealmm.cli import (
     deid,  # noqa: F401
     evaluate,  # noqa: F401
     mccp,  # noqa: F401
+    meta,  # noqa: F401
     models,  # noqa: F401
     pipeline,  # noqa: F401
     release,  # noqa: F401

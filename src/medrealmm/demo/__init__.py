@@ -10,8 +10,16 @@ from pathlib import Path
 
 CORPUS_FILE = "consultations.jsonl"
 TRUTH_FILE = "truth.json"
+#: simulated physician labels of the demo's replies (``scripts/make_demo_panel.py``)
+PANEL_FILE = "panel_labels.jsonl"
 
 
 def bundled_corpus_dir() -> Path:
     """Where the committed demo corpus lives inside the installed package."""
     return Path(str(resources.files("medrealmm.demo") / "data"))
+
+
+def bundled_panel_labels() -> Path:
+    """The demo's simulated physician panel: labels of its offline replies, made by
+    ``medrealmm.testing.simulated_panel`` from a demo run (never real physicians)."""
+    return bundled_corpus_dir() / PANEL_FILE

@@ -1,9 +1,10 @@
-"""Parquet export: nested fields are kept as JSON strings so any reader can load them."""
+"""Parquet export: nested fields as Arrow lists and structs under an explicit schema; the
+columns named in ``json_columns`` (free-form mappings) as JSON text."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -11,20 +12,28 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 
-def _flatten(record: BaseModel) -> dict[str, object]:
-    row: dict[str, object] = {}
-    for key, value in record.model_dump(mode="json").items():
-        row[key] = (
-            json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
-        )
+def _row(record: BaseModel, json_columns: Collection[str]) -> dict[str, object]:
+    row = record.model_dump(mode="json")
+    for key in json_columns:
+        row[key] = json.dumps(row[key], ensure_ascii=False)
     return row
 
 
-def write_parquet(path: Path | str, records: Iterable[BaseModel]) -> int:
-    rows = [_flatten(record) for record in records]
+def write_parquet(
+    path: Path | str,
+    records: Iterable[BaseModel],
+    schema: pa.Schema,
+    *,
+    json_columns: Collection[str] = (),
+) -> int:
+    """Write ``records`` under ``schema``; a field the schema lacks is an error, not a loss."""
+    rows = [_row(record, json_columns) for record in records]
+    missing = {key for row in rows for key in row} - set(schema.names)
+    if missing:
+        raise ValueError(f"{path}: fields {sorted(missing)} are not in the table's schema")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist(rows)
+    table = pa.Table.from_pylist(rows, schema=schema)
     # Fixed writer options so building twice gives byte-identical files.
     pq.write_table(table, path, compression="zstd", write_statistics=False)
     return len(rows)

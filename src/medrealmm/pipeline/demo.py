@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
+from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir, bundled_panel_labels
 from medrealmm.pipeline.chain import CHAIN
 from medrealmm.pipeline.contract import StageContext
 from medrealmm.pipeline.runner import run_chain
 from medrealmm.pipeline.settings import PipelineSettings, ReleaseSettings
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 
 def stage_input(out: Path) -> Path:
@@ -29,10 +29,25 @@ def demo_settings(out: Path) -> PipelineSettings:
     )
 
 
+def import_simulated_panel(store: RunStore) -> str:
+    """The bundled simulated physician panel's labels as panel verdicts, flagged as simulated
+    so the report says so (their noise model: ``medrealmm.testing.simulated_panel``)."""
+    from medrealmm.evaluate.meta_eval import import_labels
+
+    count = import_labels(store, bundled_panel_labels(), skip_unknown=True)
+    if count:
+        store.set_meta(stages.PANEL_SIMULATED_META, True)
+    return f"panel: {count} simulated physician labels stored (for the meta-evaluation demo)"
+
+
 def run_demo(out: Path | str) -> list[str]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = demo_settings(out)
+    split = next(i for i, stage in enumerate(CHAIN) if stage.name == "evaluate") + 1
     with RunStore(out, writer=True) as store:
-        reports = run_chain(StageContext(store, out, settings), CHAIN)
-    return [line for report in reports for line in report.lines]
+        ctx = StageContext(store, out, settings)
+        lines = [line for report in run_chain(ctx, CHAIN[:split]) for line in report.lines]
+        lines.append(import_simulated_panel(store))
+        lines += [line for report in run_chain(ctx, CHAIN[split:]) for line in report.lines]
+    return lines

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from medrealmm.io import file_sha256, resolve_image, write_parquet
-from medrealmm.release import layout, texts
+from medrealmm.release import arrow, layout, texts
 from medrealmm.release.layout import ReleaseInfo
 from medrealmm.release.loader import is_release
 from medrealmm.release.sources import ReleaseSources, UnreviewedReleaseError, collect
@@ -96,15 +96,13 @@ def write_release(
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".building"))
     try:
         rows = {
-            "consultations": write_parquet(
-                staging / layout.DATA_DIR / "consultations.parquet", released.consultations
-            ),
-            "instances": write_parquet(
-                staging / layout.DATA_DIR / "instances.parquet", released.instances
-            ),
-            "rubrics": write_parquet(
-                staging / layout.DATA_DIR / "rubrics.parquet", released.rubrics
-            ),
+            table: write_parquet(
+                staging / layout.DATA_DIR / f"{table}.parquet",
+                getattr(released, table),
+                arrow.SCHEMAS[table],
+                json_columns=arrow.JSON_COLUMNS[table],
+            )
+            for table in layout.TABLES
         }
         for target, source in sorted(moves.items()):
             (staging / target).parent.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from medrealmm.release.arrow import JSON_COLUMNS
 from medrealmm.release.sources import ReleaseSources
 from medrealmm.release.withdrawals import Withdrawal
 from medrealmm.schema import Consultation, Event, ImageRef, Instance
@@ -28,12 +29,8 @@ CHANGELOG = "CHANGELOG.md"
 CITATION = "CITATION.cff"
 CARD = "README.md"
 TABLES = ("consultations", "instances", "rubrics")
-# Parquet keeps nested fields as JSON strings (medrealmm.io.write_parquet); the loader decodes.
-JSON_COLUMNS = {
-    "consultations": ("events", "meta"),
-    "instances": ("context", "cropper", "verifier"),
-    "rubrics": ("criteria",),
-}
+# Nested fields are Arrow lists and structs (``release.arrow``); the free-form mappings in
+# ``JSON_COLUMNS`` stay JSON text, listed per table in the manifest for the loader.
 _VERSION = re.compile(r"\d+\.\d+(\.\d+)?")
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 

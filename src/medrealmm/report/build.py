@@ -13,10 +13,11 @@ from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, us
 from medrealmm.report.figures import render_figures
 from medrealmm.report.html import render_html
 from medrealmm.report.latency import latency_table
-from medrealmm.report.tables import Table, build_tables, condition_label
+from medrealmm.report.models_table import models_table
+from medrealmm.report.tables import Table, build_tables, condition_label, meta_eval_tables
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 REPORT_FILE = "index.html"
 
@@ -69,6 +70,7 @@ def write_report(
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
     (judge agreement still comes from ``store`` alone)."""
     from medrealmm.evaluate import K_DEFINITIONS_ZH
+    from medrealmm.evaluate.meta_eval import meta_eval
     from medrealmm.evaluate.results import load_leaderboard
 
     out = Path(out)
@@ -89,6 +91,13 @@ def write_report(
     latency = latency_table(store, tables["overall"])
     if latency.rows:  # only replies generated here carry a measurement
         extra.append(latency)
+    models = models_table(results)
+    if models.rows:  # results written before evaluations kept their specs have none
+        extra.append(models)
+    meta_rows = meta_eval(store, seed=seed, resamples=resamples)
+    if meta_rows:
+        simulated = bool(store.get_meta(stages.PANEL_SIMULATED_META))
+        extra += meta_eval_tables(meta_rows, simulated=simulated)
     usage = usage_table(store)
     if usage.rows:  # a run whose calls were all made elsewhere has nothing to show
         extra.append(usage)

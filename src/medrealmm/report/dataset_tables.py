@@ -7,15 +7,18 @@ from medrealmm.mccp.validation import summarize_validation
 from medrealmm.report.tables import Table
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Instance
-from medrealmm.stats.dataset import dataset_statistics
+from medrealmm.stats.dataset import dataset_statistics, value_counts
 from medrealmm.store import RunStore, stages
 
-DATASET_TABLES = ("dataset_overview", "dataset_intents", "dataset_stages")
+DATASET_TABLES = (
+    *("dataset_overview", "dataset_distributions", "dataset_intents", "dataset_stages"),
+)
 
 
 def dataset_tables(store: RunStore) -> list[Table]:
     instances = list(store.iter(stages.MCCP_INSTANCE, Instance))
-    stats = dataset_statistics(instances, evaluation_rubrics(store))
+    rubrics = evaluation_rubrics(store)
+    stats = dataset_statistics(instances, rubrics)
     head = [
         {"quantity": "instances", "name": "MCCP 实例", "count": stats["instances"]},
         {"quantity": "consultations", "name": "问诊", "count": stats["consultations"]},
@@ -43,8 +46,15 @@ def dataset_tables(store: RunStore) -> list[Table]:
     columns = ("label_id", "name", "cases", "share")
     intents = [{"label_id": r.pop("label"), **r} for r in stats["intents"]]
     stages_ = [{"label_id": r.pop("label"), **r} for r in stats["stages"]]
+    counts = Table(
+        "dataset_distributions",
+        "数据集分布（图 3）：每个取值的实例数（对话轮数、图片数、量表大小、正负向标准数）",
+        ("quantity", "name", "value", "cases"),
+        value_counts(instances, rubrics),
+    )
     return [
         overview,
+        counts,
         Table("dataset_intents", "患者意图分布（图 3）", columns, intents),
         Table("dataset_stages", "问诊阶段分布（图 3）", columns, stages_),
     ]

@@ -20,7 +20,7 @@ from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from medrealmm.fonts import MissingFontError, require_cjk_font
 from medrealmm.report.tables import SCALE, Table
@@ -271,6 +271,39 @@ def trend_figure(tables: Sequence[Table], titles: Sequence[str]) -> Figure:
     return figure
 
 
+def dataset_figure(distributions: Table, intents: Table, stages: Table) -> Figure:
+    """Fig 3: the benchmark's shape, as distributions: one bar per value of turns, images,
+    rubric size and positive / negative criteria per instance, then intents and stages."""
+    quantities = list(dict.fromkeys(r["quantity"] for r in distributions.rows))
+    figure = Figure(figsize=(13, 6))
+    axes = figure.subplots(2, 4, gridspec_kw={"hspace": 0.45, "wspace": 0.45}).ravel()
+    for ax, quantity in zip(axes, quantities, strict=False):
+        rows = [r for r in distributions.rows if r["quantity"] == quantity]
+        ax.bar([r["value"] for r in rows], [r["cases"] for r in rows], color=MODEL_COLOR)
+        ax.set_title(rows[0]["name"], fontsize=9)
+        ax.set_ylabel("实例数", fontsize=8)
+        values = [r["value"] for r in rows]
+        if len(values) <= 12:
+            ax.set_xticks(values)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.tick_params(labelsize=7)
+    for ax, table, title in zip(
+        axes[len(quantities) :], (intents, stages), ("患者意图", "问诊阶段"), strict=False
+    ):
+        rows = table.rows[::-1]
+        ax.barh(range(len(rows)), [r["cases"] for r in rows], color=POSITIVE_COLOR)
+        ax.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("实例数", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    for ax in axes[len(quantities) + 2 :]:
+        ax.set_visible(False)
+    figure.suptitle("图 3  数据集分布")
+    return figure
+
+
 @dataclass(frozen=True)
 class RenderedFigure:
     name: str  # file stem
@@ -281,6 +314,14 @@ class RenderedFigure:
 def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
     """Every figure whose table has data; a figure with nothing to show is left out."""
     plans: list[tuple[str, str, list[str], Callable[[], Figure]]] = [
+        (
+            "fig3_dataset",
+            "图 3 数据集分布",
+            ["dataset_distributions", "dataset_intents", "dataset_stages"],
+            lambda: dataset_figure(
+                tables["dataset_distributions"], tables["dataset_intents"], tables["dataset_stages"]
+            ),
+        ),
         ("fig4a_overall", "图 4a 总体得分", ["overall"], lambda: overall_figure(tables["overall"])),
         (
             "fig4b_decomposition",

@@ -76,22 +76,55 @@ COLUMN_NAMES = {
     "within_20s": "20 秒内占比",
     "first_token_s": "首 token 时延中位数（秒）",
     "tokens_per_s": "输出 token/秒（中位数）",
-    "endpoint": "服务端",
     "concurrency": "并发",
+    "kind": "类型",
+    "role": "来源",
+    "value": "取值",
+    "backend": "后端",
+    "endpoint": "接口地址",
+    "requested": "请求的模型 id",
+    "served": "服务端报告的模型 id",
+    "version": "版本",
+    "thinking": "思考强度",
+    "decoding": "解码参数",
+    "grader": "评审模型",
+    "grader_served": "评审服务端 id",
+    "package": "medrealmm 版本",
+    "evaluations": "评测次数",
+    "cases_own": "自身病例数",
+    "mean_own": "自身全部病例得分",
+    "reference": "参照",
+    "axis": "分层维度",
+    "items": "标准判定数",
+    "pairs": "比较对数",
+    "balanced_f1": "balanced F1",
+    "f1_met": "F1（满足）",
+    "f1_not_met": "F1（未满足）",
+    "precision_met": "精确率（满足）",
+    "recall_met": "召回率（满足）",
+    "precision_not_met": "精确率（未满足）",
+    "recall_not_met": "召回率（未满足）",
+    "inside_spread": "在医生范围内",
+    "f1_low": "F1 95% CI 下限",
+    "f1_high": "F1 95% CI 上限",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
-THREE_DECIMALS = {"ac1", "kappa", "agreement"}
+THREE_DECIMALS = {
+    *("ac1", "kappa", "agreement", "balanced_f1", "f1_met", "f1_not_met", "f1_low", "f1_high"),
+    *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
+}
 
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
     (
         "数据集统计（论文 3.5、图 3）",
-        (),
-        ("dataset_overview", "dataset_intents", "dataset_stages"),
+        ("fig3_dataset",),
+        ("dataset_overview", "dataset_distributions", "dataset_intents", "dataset_stages"),
     ),
     ("MCCP 医生验证（论文 6.3）", (), ("mccp_acceptance",)),
     ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall",)),
     ("导入的回复：医生审慎作答（论文表 3）", (), ("deliberative",)),
+    ("被评模型与设置（论文表 4）", (), ("models",)),
     ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
     ("视觉信息的作用（论文 4.3）", ("fig5_images",), ("images",)),
     (
@@ -112,6 +145,11 @@ SECTIONS = (
         ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
     ),
     ("时延与质量（论文 4.1：医生约 20 秒内回复）", ("fig_latency",), ("latency",)),
+    (
+        "评分器元评测：与医生判定的一致性（balanced F1）",
+        (),
+        ("meta_eval_headline", "meta_eval"),
+    ),
     ("调用、token 与费用", (), ("usage",)),
 )
 

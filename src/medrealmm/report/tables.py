@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
 from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means, consultation_of
+from medrealmm.stats.meta_eval import ALL, ALL_PHYSICIANS, MetaRow, physician_spread
 from medrealmm.stats.raters import (
     AgreementSubset,
     RaterData,
@@ -190,27 +191,66 @@ def images_table(overall: Table) -> Table:
     )
 
 
-def deliberative_table(overall: Table, imported: set[Condition]) -> Table:
-    """Replies imported from elsewhere (the paper's Table 3: physicians answering without
-    time pressure) beside the Online anchor, scored with the same rubrics and grader."""
+def strongest_model(overall: Table, imported: set[Condition]) -> Condition | None:
+    """The best-scoring evaluated model (not Online, not imported; a baseline only when no
+    model was evaluated), by its Score over its own cases."""
     rows = [
-        {
-            "label": row["label"],
-            "model": row["model"],
-            "images": row["images"],
-            "cases": row["cases"],
-            "incomplete": row["incomplete"],
-            "mean": row["mean"],
-            "ci_low": row["ci_low"],
-            "ci_high": row["ci_high"],
-        }
-        for row in overall.rows
-        if (row["model"], row["images"]) in imported or row["online"]
+        r
+        for r in overall.rows
+        if not r["online"] and (r["model"], r["images"]) not in imported and r["mean"] is not None
     ]
+    models = [r for r in rows if not r["baseline"]] or rows
+    best = max(models, key=lambda r: (r["mean"], r["label"]), default=None)
+    return None if best is None else (best["model"], best["images"])
+
+
+def deliberative_table(
+    records: Sequence[CaseRecord],
+    overall: Table,
+    imported: set[Condition],
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> Table:
+    """The paper's Table 3: Online, each set of imported replies (physicians answering without
+    time pressure) and the strongest model on the same cases, those every row scored in
+    full, so a gap between rows is not two missing cases. Each row's Score over all its own
+    cases stays beside it."""
+    labels = {(r["model"], r["images"]): r for r in overall.rows}
+    online = [c for c in labels if c[0] == ONLINE_MODEL]
+    best = strongest_model(overall, imported)
+    conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
+    means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
+    shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    rows = []
+    for condition in conditions:
+        values = [means[condition][case] for case in sorted(shared)]
+        interval = bootstrap_mean_ci(values, seed=seed, resamples=resamples) if values else None
+        own = labels[condition]
+        role = "online" if condition in online else "imported" if condition in imported else "model"
+        rows.append(
+            {
+                "label": own["label"],
+                "model": condition[0],
+                "images": condition[1],
+                "role": role,
+                "cases": len(values),
+                "mean": _scaled(interval.mean) if interval else None,
+                "ci_low": _scaled(interval.low) if interval else None,
+                "ci_high": _scaled(interval.high) if interval else None,
+                "cases_own": own["cases"],
+                "mean_own": own["mean"],
+            }
+        )
     return Table(
         "deliberative",
-        "导入的回复（表 3：医生审慎作答等外部来源）与 Online 原始回复，按同一评分标准与评审评分",
-        ("label", "model", "images", "cases", "incomplete", "mean", "ci_low", "ci_high"),
+        "表 3：Online 原始回复、导入的回复（医生审慎作答等）与最强模型，"
+        f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审）；"
+        "末两列为各行在自身全部病例上的得分",
+        (
+            *("label", "model", "images", "role", "cases", "mean", "ci_low", "ci_high"),
+            *("cases_own", "mean_own"),
+        ),
         rows,
     )
 
@@ -340,6 +380,50 @@ def rater_score_table(data: RaterData, subset: AgreementSubset | None = None) ->
     )
 
 
+META_COLUMNS = (
+    *("rater", "kind", "reference", "axis", "stratum", "items", "pairs", "cases"),
+    *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met"),
+    *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
+)
+
+
+def meta_eval_tables(rows: Sequence[MetaRow], *, simulated: bool = False) -> list[Table]:
+    """The meta-evaluation: every row (``meta_eval``), and the headline view (each rater
+    against all physicians, over all items) with the physicians' own spread beside it."""
+    note = "（医生标签为模拟数据，仅演示计算）" if simulated else ""
+    every = Table(
+        "meta_eval",
+        "评分器元评测：各评分器与每位医生、全体医生逐条标准比较的精确率、召回率与 F1"
+        "（满足 / 未满足两类及其均值 balanced F1，按病例自助法 95% CI），按正负向与类别分层；"
+        f"医生行为该医生对其他医生{note}",
+        META_COLUMNS,
+        [asdict(r) for r in rows],
+    )
+    spread = physician_spread(rows)
+    head = [
+        {
+            **asdict(r),
+            "inside_spread": None
+            if spread is None or r.balanced_f1 is None
+            else spread[0] <= r.balanced_f1 <= spread[1],
+        }
+        for r in rows
+        if r.reference == ALL_PHYSICIANS and r.axis == ALL
+    ]
+    headline = Table(
+        "meta_eval_headline",
+        "评分器与医生的一致性（balanced F1，对全体医生）；医生间的范围为"
+        + ("—" if spread is None else f" {spread[0]:.3f}–{spread[1]:.3f}")
+        + note,
+        (
+            *("rater", "kind", "items", "pairs", "cases"),
+            *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met", "inside_spread"),
+        ),
+        head,
+    )
+    return [headline, every]
+
+
 def build_tables(
     records: Sequence[CaseRecord],
     raters: RaterData,
@@ -357,7 +441,11 @@ def build_tables(
     imported = set(imported)
     tables = [
         overall,
-        *([deliberative_table(overall, imported)] if imported else []),
+        *(
+            [deliberative_table(records, overall, imported, seed=seed, resamples=resamples)]
+            if imported
+            else []
+        ),
         decomposition_table(records, overall),
         images_table(overall),
         *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),

@@ -50,6 +50,36 @@ def label_counts(labels: Iterable[str | None], taxonomy: Taxonomy) -> list[dict[
     ]
 
 
+def quantity_values(
+    instances: Sequence[Instance], rubrics: Mapping[str, Rubric]
+) -> dict[str, list[int]]:
+    """Per quantity of ``QUANTITIES``, one value per instance (rubric sizes: per instance
+    with a rubric)."""
+    graded = [rubrics[i.id] for i in instances if i.id in rubrics]
+    return {
+        "turns": [i.turn_count for i in instances],
+        "images": [i.image_count for i in instances],
+        "criteria": [len(r.criteria) for r in graded],
+        "positive": [sum(c.weight > 0 for c in r.criteria) for r in graded],
+        "negative": [sum(c.weight < 0 for c in r.criteria) for r in graded],
+    }
+
+
+def value_counts(
+    instances: Sequence[Instance], rubrics: Mapping[str, Rubric]
+) -> list[dict[str, Any]]:
+    """Figure 3's distributions: for each quantity, how many instances take each value
+    (every integer from the smallest to the largest, zeros kept, so a histogram has no gaps)."""
+    rows = []
+    for key, values in quantity_values(instances, rubrics).items():
+        counts = Counter(values)
+        for value in range(min(values, default=0), max(values, default=-1) + 1):
+            rows.append(
+                {"quantity": key, "name": QUANTITIES[key], "value": value, "cases": counts[value]}
+            )
+    return rows
+
+
 def dataset_statistics(
     instances: Sequence[Instance],
     rubrics: Mapping[str, Rubric],
@@ -60,13 +90,7 @@ def dataset_statistics(
     """JSON-ready counts and distributions: turns, images, rubric sizes, positive and negative
     criteria per case (over instances that have a rubric), intents and stages by name."""
     graded = [rubrics[i.id] for i in instances if i.id in rubrics]
-    values: dict[str, list[float]] = {
-        "turns": [i.turn_count for i in instances],
-        "images": [i.image_count for i in instances],
-        "criteria": [len(r.criteria) for r in graded],
-        "positive": [sum(c.weight > 0 for c in r.criteria) for r in graded],
-        "negative": [sum(c.weight < 0 for c in r.criteria) for r in graded],
-    }
+    values = quantity_values(instances, rubrics)
     return {
         "instances": len(instances),
         "consultations": len({i.consultation_id for i in instances}),

@@ -48,8 +48,8 @@ class PairAgreement:
 
 @dataclass(frozen=True)
 class AgreementSubset:
-    """Table 2's one declared item set: one evaluated condition's replies that every rater
-    (judges and, when present, the panel) judged on every LLM-graded criterion.
+    """Table 2's one declared item set: one evaluated condition's sample-0 replies that every
+    rater (judges and, when present, the panel) judged on every LLM-graded criterion.
 
     The paper compares graders on one model's replies to the same cases; pooling models, or
     letting each row pick its own items, would compare different things.
@@ -114,15 +114,16 @@ def scored_rubric_weights(store: RunStore) -> dict[str, dict[str, int]]:
 
 
 def agreement_subset(data: RaterData, condition: tuple[str, bool] | None = None) -> AgreementSubset:
-    """The responses of ``condition`` (model, images) every rater judged in full on the LLM
-    criteria; without ``condition``, the one with the most such responses (ties by name)."""
+    """The sample-0 responses of ``condition`` (model, images) every rater judged in full on
+    the LLM criteria; without ``condition``, the one with the most such responses (ties by
+    name). One reply per case, as the paper calls each model once."""
     raters = tuple(sorted(data.verdicts, key=_rater_order))
     complete: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for response in sorted({item[0] for v in data.verdicts.values() for item in v}):
         parsed = ResponseKey.parse(response)
         weights = data.weights.get(parsed.instance_id)
-        if not weights:
-            continue
+        if not weights or parsed.sample != 0:
+            continue  # one reply per case (sample 0): a k-sample run's extras are not pooled
         llm = [(response, c) for c in weights if not data.is_rule((response, c))]
         if raters and all(all(i in data.verdicts[r] for i in llm) for r in raters):
             complete[(parsed.model, parsed.images)].append(response)

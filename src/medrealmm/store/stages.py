@@ -49,6 +49,8 @@ PRIMARY_GRADER_META = "eval.primary_grader"
 # {model name: {"in": USD per 1M prompt tokens, "out": per 1M completion tokens}} from the
 # model YAML of the runs that used them: usage tables price their tokens with it.
 PRICES_META = "llm.prices"  # the grader whose scores the report leads with
+#: set when the panel's verdicts were simulated (the demo): a note the report shows beside them
+PANEL_SIMULATED_META = "panel.simulated"
 REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
 
 

@@ -1,0 +1,222 @@
+"""Meta-evaluation at the edges: physician labels in, agreement rows out.
+
+Physician labels come from the review app's panel (``panel.verdict``, one row per reviewer,
+response and criterion) and from JSONL exchange files for a panel that labelled elsewhere, one
+line per (reply, criterion, physician):
+
+    {"instance_id": "c1-t5", "model": "qwen3-vl", "images": true, "sample": 0,
+     "criterion_id": "c3", "physician": "dr_li", "met": true}
+
+``images`` defaults to true and ``sample`` to 0. A label is an error, naming its line and field,
+when its instance, criterion or reply is not in the results, or when it contradicts the same
+physician's label of the same item. The arithmetic is ``stats.meta_eval``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from medrealmm.io import DataError, iter_jsonl
+from medrealmm.rubric.agents import label_name
+from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.schema import CriterionKind, Instance, Rubric, Verdict
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
+from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ResponseKey, VerdictKey
+
+Item = tuple[str, str]  # (response key, criterion id)
+CATEGORY_TAG = "category:"
+UNCATEGORISED = "未分类"
+
+
+class PhysicianLabel(BaseModel):
+    """One line of a label exchange file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_id: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    images: bool = True
+    sample: int = Field(default=0, ge=0)
+    criterion_id: str = Field(min_length=1)
+    physician: str = Field(min_length=1, pattern=r"^[^|]+$")
+    met: bool
+
+    @property
+    def response(self) -> str:
+        return ResponseKey(self.model, self.images, self.instance_id, self.sample).format()
+
+
+@dataclass
+class MetaInputs:
+    graders: dict[str, dict[Item, bool]] = field(default_factory=dict)
+    physicians: dict[str, dict[Item, bool]] = field(default_factory=dict)
+    info: dict[Item, ItemInfo] = field(default_factory=dict)
+    skipped: int = 0  # labels of code-checked rules or criteria no longer in the rubric
+
+
+def criterion_category(tags: Iterable[str], instance: Instance | None) -> str:
+    """A criterion's ``category:NAME`` tag where its rubric gives one, else its case's intent
+    (by its taxonomy name): the category few-shot examples are matched and F1s split by."""
+    for tag in tags:
+        if tag.startswith(CATEGORY_TAG) and tag[len(CATEGORY_TAG) :]:
+            return tag[len(CATEGORY_TAG) :]
+    if instance is not None and instance.intent:
+        return label_name("intent", instance.intent) or instance.intent
+    return UNCATEGORISED
+
+
+def _numbered(path: Path) -> Iterator[tuple[int, PhysicianLabel]]:
+    lines = [n for n, text in enumerate(path.read_text("utf-8").splitlines(), 1) if text.strip()]
+    yield from zip(lines, iter_jsonl(path, PhysicianLabel), strict=False)
+
+
+def _unknown(
+    label: PhysicianLabel, rubrics: dict[str, Rubric], responses: set[str]
+) -> tuple[str, str] | None:
+    """(field, message) when the label names something the results do not hold, else None."""
+    rubric = rubrics.get(label.instance_id)
+    if rubric is None:
+        return "instance_id", f"no rubric for {label.instance_id!r}"
+    if label.criterion_id not in {c.id for c in rubric.criteria}:
+        return "criterion_id", f"{label.criterion_id!r} is not in the rubric"
+    if label.response not in responses:
+        return "model", f"no reply {label.response!r} in the results"
+    return None
+
+
+def read_labels(
+    path: Path | str,
+    rubrics: dict[str, Rubric],
+    responses: set[str],
+    *,
+    skip_unknown: bool = False,
+) -> dict[str, dict[Item, bool]]:
+    """physician -> item -> met, checked against the results (see the module docstring);
+    ``skip_unknown`` leaves out labels of cases, criteria or replies the results lack (the
+    demo's bundled panel on a run cut short) instead of refusing the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no labels file at {path}")
+    out: dict[str, dict[Item, bool]] = defaultdict(dict)
+    for number, label in _numbered(path):
+        problem = _unknown(label, rubrics, responses)
+        if problem is not None:
+            if skip_unknown:
+                continue
+            raise DataError(path, number, *problem)
+        item = (label.response, label.criterion_id)
+        known = out[label.physician].get(item)
+        if known is not None and known != label.met:
+            raise DataError(path, number, "met", "contradicts an earlier label of this item")
+        out[label.physician][item] = label.met
+    if not out and not skip_unknown:
+        raise DataError(path, 1, "<file>", "no labels in the file")
+    return dict(out)
+
+
+def _store_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, tuple[bool, Verdict]]]:
+    out: dict[str, dict[Item, tuple[bool, Verdict]]] = defaultdict(dict)
+    for key, verdict in store.items(stage, Verdict):
+        if verdict.value is None:
+            continue  # a failed verdict is no judgement
+        parsed = VerdictKey.parse(key)
+        out[parsed.rater][(parsed.response, parsed.criterion_id)] = (verdict.value, verdict)
+    return dict(out)
+
+
+def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> MetaInputs:
+    """Graders' verdicts and physicians' labels (panel and files) on LLM-graded criteria of
+    the rubrics that apply now; a grader verdict given to an older criterion version is left
+    out, as the report leaves out stale scores."""
+    rubrics = evaluation_rubrics(store)
+    instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
+    criteria = {(iid, c.id): c for iid, r in rubrics.items() for c in r.criteria}
+    inputs = MetaInputs()
+    physicians: dict[str, dict[Item, bool]] = {
+        rater: {item: value for item, (value, _) in found.items()}
+        for rater, found in _store_verdicts(store, stages.PANEL_VERDICT).items()
+    }
+    responses = set(store.keys(stages.EVAL_RESPONSE))
+    for path in labels:
+        for physician, found in read_labels(path, rubrics, responses).items():
+            mine = physicians.setdefault(physician, {})
+            clash = [i for i, v in found.items() if i in mine and mine[i] != v]
+            if clash:
+                raise ValueError(
+                    f"{path}: {physician} labels {len(clash)} items otherwise than before "
+                    f"(first: {clash[0][0]} {clash[0][1]})"
+                )
+            mine.update(found)
+
+    def known(item: Item) -> bool:
+        instance_id = ResponseKey.parse(item[0]).instance_id
+        criterion = criteria.get((instance_id, item[1]))
+        if criterion is None or criterion.kind is CriterionKind.RULE:
+            return False
+        if item not in inputs.info:
+            inputs.info[item] = ItemInfo(
+                case=instance_id,
+                polarity="positive" if criterion.weight > 0 else "negative",
+                category=criterion_category(criterion.tags, instances.get(instance_id)),
+            )
+        return True
+
+    for name, found_labels in physicians.items():
+        kept = {i: v for i, v in found_labels.items() if known(i)}
+        inputs.skipped += len(found_labels) - len(kept)
+        if kept:
+            inputs.physicians[name] = kept
+    labelled = set(inputs.info)
+    if not labelled:
+        return inputs  # no panel: the graders' verdicts are not worth reading
+    for grader, found in _store_verdicts(store, stages.EVAL_VERDICT).items():
+        kept_verdicts = {}
+        for item, (value, verdict) in found.items():
+            if item not in labelled:
+                continue
+            current = criteria[(ResponseKey.parse(item[0]).instance_id, item[1])].version
+            if verdict.criterion_version not in (None, current):
+                continue
+            kept_verdicts[item] = value
+        if kept_verdicts:
+            inputs.graders[grader] = kept_verdicts
+    return inputs
+
+
+def meta_eval(
+    store: RunStore,
+    labels: Iterable[Path | str] = (),
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> list[MetaRow]:
+    """Every grader and every physician against the physicians (``stats.meta_evaluate``)."""
+    inputs = load_meta_inputs(store, labels)
+    if not inputs.physicians:
+        return []
+    return meta_evaluate(
+        inputs.graders, inputs.physicians, inputs.info, seed=seed, resamples=resamples
+    )
+
+
+def import_labels(store: RunStore, path: Path | str, *, skip_unknown: bool = False) -> int:
+    """Store a label file's labels as panel verdicts (``panel.verdict``), as if given in the
+    review app, so the report and every later ``eval meta`` see them; returns the count."""
+    rubrics = evaluation_rubrics(store)
+    responses = set(store.keys(stages.EVAL_RESPONSE))
+    found = read_labels(path, rubrics, responses, skip_unknown=skip_unknown)
+    count = 0
+    for physician, items in sorted(found.items()):
+        for (response, criterion_id), value in sorted(items.items()):
+            key = VerdictKey(physician, response, criterion_id).format()
+            verdict = Verdict(criterion_id=criterion_id, value=value, grader=physician)
+            store.put(stages.PANEL_VERDICT, key, verdict)
+            count += 1
+    return count
