@@ -60,6 +60,7 @@ SCHEMAS = {
             ("stage", TEXT),
             ("cropper", JUDGEMENT),
             ("verifier", JUDGEMENT),
+            ("consultation_turns", pa.int64()),
         ]
     ),
     "rubrics": pa.schema(
