@@ -30,7 +30,7 @@ from medrealmm.deid.image_labels import (
     value_line,
     wrapped,
 )
-from medrealmm.deid.ocr import OcrLine, read_lines
+from medrealmm.deid.ocr import OcrLine, read_page, turn_points
 from medrealmm.deid.record import Box, ImageBox
 from medrealmm.deid.text import find_spans
 
@@ -566,7 +566,7 @@ def image_kind(
 
 # Overlay text that names a field is an identifier wherever it sits on a film.
 FIELD_LABEL = re.compile(
-    r"(姓名|name|pat|id\b|id[:：]|dob|birth|出生|性别|sex|年龄|age|住院|门诊|病历|检查号|mrn|acc"
+    r"(姓名|name|pat|id\b|id[:：]|dob|birth|出生|性别|sex|年龄|\bage\b|住院|门诊|病历|检查号|mrn|acc"
     r"|医院|hosp|clinic|中心|日期|date|时间|time|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2})",
     re.IGNORECASE,
 )
@@ -578,10 +578,31 @@ MEASUREMENT = re.compile(
 )
 
 
+# What a scanner prints beside the image about how it was taken and where the slice lies:
+# clinical, kept. Label-value pairs (W:1500 L:-600, Se:3 Im:45), values with units (120kV,
+# 5mm), sequence and plane names (T2WI AX, FLAIR SAG) and orientation letters (R, L).
+ACQUISITION = re.compile(
+    r"(?<![A-Za-z])(?:WW|WL|W|L|C|Se|Ser|Series|Im|Img|Image|Sl|Slice|Zoom|Z|FOV|TR|TE|TI|ST"
+    r"|Thk|THK|Fr|Frame|Mag)\s*[:：=]?\s*-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+    r"|-?\d+(?:\.\d+)?\s*(?:kVp|kV|mAs|mA|mm|cm|ms|s|%|°|Hz|x)(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:T1\w*|T2\w*|FLAIR|DWI|ADC|STIR|SWI|PDW?I?|AX|SAG|COR|TRA|MPR|MIP|VR|CE"
+    r"|[RLAPHFS])(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _acquisition(text: str) -> bool:
+    """Nothing but acquisition settings, measurements and orientation letters."""
+    rest = ACQUISITION.sub(" ", text)
+    rest = MEASUREMENT.sub(" ", rest)
+    return not re.search(r"[0-9A-Za-z\u4e00-\u9fff]", rest)
+
+
 def film_overlay_boxes(lines: list[OcrLine], width: int, height: int) -> list[ImageBox]:
     """Burnt-in text on films: labelled fields and anything the recognizers flag go
     everywhere; other text goes in the border bands where scanners print patient data;
-    measurements stay wherever they are unless they also carry a label."""
+    the image's own annotations (measurements, acquisition settings, slice numbers,
+    orientation letters) stay wherever they are unless they also carry a label."""
     flagged = flagged_text_boxes(lines)
     out = [item.model_copy(update={"kind": "overlay"}) for item in flagged]
     for line in lines:
@@ -589,20 +610,49 @@ def film_overlay_boxes(lines: list[OcrLine], width: int, height: int) -> list[Im
         y = (line.box[1] + line.box[3]) / 2 / max(1, height)
         labelled = bool(FIELD_LABEL.search(line.text))
         border = not (0.25 <= x <= 0.75 and 0.15 <= y <= 0.85)
-        measured = bool(MEASUREMENT.search(line.text))
-        if labelled or (border and not measured):
+        clinical = bool(MEASUREMENT.search(line.text)) or _acquisition(line.text)
+        if labelled or (border and not clinical):
             out.append(text_box(line, 0, len(line.text), "overlay", None))
     return out
 
 
 def mask_image(rgb: np.ndarray) -> MaskResult:
-    """Find identifying regions in ``rgb`` and return a copy with each one blacked out."""
+    """Find identifying regions in ``rgb`` and return a copy with each one blacked out.
+
+    A page photographed sideways or upside down is masked in the frame where OCR found its
+    text upright, then turned back: the masks follow the lines, not the image's axes."""
+    started = time.perf_counter()
+    page = read_page(rgb)
+    if page.turns == 0:
+        result = _mask_upright(rgb, page.lines)
+    else:
+        upright = np.ascontiguousarray(np.rot90(rgb, page.turns))
+        result = _mask_upright(upright, page.lines)
+        back = 4 - page.turns
+        height, width = upright.shape[:2]
+        result.image = np.ascontiguousarray(np.rot90(result.image, back))
+        result.boxes = [_turn_box(item, back, width, height) for item in result.boxes]
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _turn_box(item: ImageBox, turns: int, width: int, height: int) -> ImageBox:
+    """``item`` of a ``width`` x ``height`` image, placed in ``np.rot90(image, turns)``."""
+    x0, y0, x1, y1 = item.box
+    corners = item.polygon or [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    pts = turn_points(np.array(corners, dtype=np.float32), turns, width, height)
+    xs, ys = pts[:, 0], pts[:, 1]
+    box = (int(xs.min()), int(ys.min()), int(np.ceil(xs.max())), int(np.ceil(ys.max())))
+    polygon = [(round(float(x)), round(float(y))) for x, y in pts] if item.polygon else None
+    return item.model_copy(update={"box": box, "polygon": polygon})
+
+
+def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
+    """The masker on a page whose text stands upright, given what OCR read on it."""
     import cv2
 
-    started = time.perf_counter()
     height, width = rgb.shape[:2]
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    lines = read_lines(rgb)
     kind = image_kind(gray, rgb, lines)
     boxes: list[ImageBox] = []
     if kind == "film":
@@ -620,7 +670,9 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes += colour_mark_boxes(rgb, lines)
     # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo
     # pinned to a report); on pages the cascade's false positives sit on text, so those go.
-    detector, faces = face_boxes(rgb)
+    # Not on films: round grey anatomy (a skull, a breast, a slice's outline) trips the
+    # cascade, and a film shows no photographed face.
+    detector, faces = face_boxes(rgb) if kind != "film" else (face_backend()[0], [])
     if kind != "photo" or len(lines) >= 3:
         faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
@@ -645,7 +697,6 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes=clipped,
         face_detector=detector,
         needs_review=needs_review,
-        seconds=time.perf_counter() - started,
     )
 
 

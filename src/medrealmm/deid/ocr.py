@@ -1,4 +1,11 @@
-"""Chinese OCR (rapidocr-onnxruntime; its models ship inside the wheel, nothing is downloaded)."""
+"""Chinese OCR (rapidocr-onnxruntime; its models ship inside the wheel, nothing is downloaded).
+
+A page may be photographed sideways or upside down. The recognizer reads only upright lines,
+so the page's orientation is decided before recognition: text lines are long and thin, and on
+a page turned by 90 or 270 degrees the detector's line boxes stand upright; the direction
+classifier then tells a line from its upside-down copy. Lines are detected once, turned with
+the page, and read in the upright frame.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +31,24 @@ class OcrLine:
     quad: Quad | None = None
 
 
+@dataclass(frozen=True)
+class Page:
+    """What OCR read, in the frame where the text stands upright: ``np.rot90(rgb, turns)``."""
+
+    turns: int
+    lines: list[OcrLine]
+
+
 _LOCK = threading.Lock()
+# The recognizer's own floor: below it a "line" is noise (a texture, a stroke of a drawing).
+MIN_SCORE = 0.5
+# A detected box this many times longer than thick is a line of several characters, whose
+# long side shows the reading direction (a single glyph's box is square and says nothing).
+LINE_ASPECT = 2.0
+# Lines the direction classifier looks at: the longest few decide, the rest add only time.
+VOTERS = 24
+# Fewer line-shaped boxes than this leave the image as it is.
+MIN_VOTERS = 2
 
 
 def _engine() -> object:
@@ -39,17 +63,101 @@ def _build_engine() -> object:
 
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
     # Detection on at most 1280 px on the long side: a 1080p frame's text is still found,
-    # and recognition reads the crops at full resolution.
-    return RapidOCR(det_limit_side_len=1280, det_limit_type="max")
+    # and recognition reads the crops at full resolution. One inference thread: images are
+    # masked in parallel by worker processes, and onnxruntime's own pool spins idle cores
+    # (on a shared machine it more than doubled the CPU-seconds of each image).
+    return RapidOCR(
+        det_limit_side_len=1280,
+        det_limit_type="max",
+        intra_op_num_threads=1,
+        inter_op_num_threads=1,
+    )
 
 
-def read_lines(rgb: np.ndarray) -> list[OcrLine]:
-    """Text lines with axis-aligned boxes and their quads, top to bottom then left to right."""
-    result, _ = _engine()(rgb[:, :, ::-1].copy(), use_cls=False)  # type: ignore[operator]
+def _ordered(points: np.ndarray) -> np.ndarray:
+    """Four corners from the top-left one, clockwise (the order the recognizer crops by)."""
+    centre = points.mean(axis=0)
+    angles = np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0])
+    ring = points[np.argsort(angles)]  # clockwise in image coordinates (y down)
+    start = int(np.argmin(ring[:, 0] + ring[:, 1]))
+    return np.roll(ring, -start, axis=0)
+
+
+def turn_points(points: np.ndarray, turns: int, width: int, height: int) -> np.ndarray:
+    """Where ``points`` (x, y) of a ``width`` x ``height`` image land in
+    ``np.rot90(img, turns)`` (pixel edges: x = width lands on y = 0)."""
+    out = np.array(points, dtype=np.float32)
+    for _ in range(turns % 4):
+        x, y = out[..., 0].copy(), out[..., 1].copy()
+        out[..., 0], out[..., 1] = y, width - x
+        width, height = height, width
+    return out
+
+
+def _line_shaped(quad: np.ndarray) -> bool:
+    """Several characters long: a glyph's or a blob's box is square and shows no direction."""
+    sides = [float(np.linalg.norm(quad[(i + 1) % 4] - quad[i])) for i in range(4)]
+    return max(sides) >= LINE_ASPECT * max(1.0, min(sides))
+
+
+def _sideways(quads: list[np.ndarray]) -> bool:
+    """Most of the text, by length, runs top to bottom: the page lies on its side."""
+    along = across = 0.0
+    for quad in quads:
+        sides = [quad[(i + 1) % 4] - quad[i] for i in range(4)]
+        lengths = [float(np.linalg.norm(side)) for side in sides]
+        longest = int(np.argmax(lengths))
+        dx, dy = (abs(float(v)) for v in sides[longest])
+        if dy > dx:
+            across += lengths[longest]
+        else:
+            along += lengths[longest]
+    return across > along
+
+
+def _upside_down(engine: object, crops: list[np.ndarray]) -> bool:
+    """The direction classifier's vote over the longest lines, weighted by its confidence."""
+    voters = sorted(crops, key=lambda crop: crop.shape[1] / max(1, crop.shape[0]))[-VOTERS:]
+    _, votes, _ = engine.text_cls(voters)  # type: ignore[attr-defined]
+    flipped = sum(float(score) for label, score in votes if "180" in str(label))
+    level = sum(float(score) for label, score in votes if "180" not in str(label))
+    return flipped > level
+
+
+def _crops(engine: object, bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    return engine.get_crop_img_list(bgr, [q.astype(np.float32) for q in quads])  # type: ignore[attr-defined,no-any-return]
+
+
+def read_page(rgb: np.ndarray) -> Page:
+    """Detect lines, turn the page (and the lines) upright, then read them."""
+    engine = _engine()
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    found, _ = engine(bgr, use_cls=False, use_rec=False)  # type: ignore[operator]
+    quads = [np.array(q, dtype=np.float32).reshape(4, 2) for q in found or []]
+    if not quads:
+        return Page(0, [])
+    # Only line-shaped boxes vote, and only enough of them: a photo whose "text" is an
+    # eyebrow or a bar stays as it is.
+    voters = [i for i, quad in enumerate(quads) if _line_shaped(quad)]
+    enough = len(voters) >= MIN_VOTERS
+    turns = 1 if enough and _sideways([quads[i] for i in voters]) else 0
+    if turns:
+        height, width = bgr.shape[:2]
+        bgr = np.ascontiguousarray(np.rot90(bgr, turns))
+        quads = [_ordered(turn_points(q, turns, width, height)) for q in quads]
+    crops = _crops(engine, bgr, quads)
+    if enough and _upside_down(engine, [crops[i] for i in voters]):
+        height, width = bgr.shape[:2]
+        turns += 2
+        quads = [_ordered(turn_points(q, 2, width, height)) for q in quads]
+        crops = [np.ascontiguousarray(np.rot90(crop, 2)) for crop in crops]
+    read, _ = engine.text_rec(crops)  # type: ignore[attr-defined]
     lines: list[OcrLine] = []
-    for quad, text, score in result or []:
+    for quad, (text, score) in zip(quads, read, strict=True):
+        if float(score) < MIN_SCORE or not str(text).strip():
+            continue
         xs = [round(float(p[0])) for p in quad]
         ys = [round(float(p[1])) for p in quad]
         box = (min(xs), min(ys), max(xs), max(ys))
         lines.append(OcrLine(box, str(text), float(score), tuple(zip(xs, ys, strict=True))))
-    return sorted(lines, key=lambda line: (line.box[1], line.box[0]))
+    return Page(turns % 4, sorted(lines, key=lambda line: (line.box[1], line.box[0])))
