@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,17 +112,40 @@ def _char_weight(char: str) -> float:
     return 0.55 if ord(char) < 0x2E80 else 1.0
 
 
-def sub_box(line: OcrLine, start: int, end: int) -> Box:
-    """The part of a line's box holding characters ``[start, end)``, by glyph width."""
+# Half a glyph's width and the margin beyond it, as fractions of the line's height, where the
+# recognizer placed the characters (its columns are a sixth of the height apart).
+HALF_GLYPH = 0.35
+GLYPH_MARGIN = 0.25
+
+
+def _along(
+    line: OcrLine, start: int, end: int, length: float, height: float
+) -> tuple[float, float]:
+    """Where characters ``[start, end)`` begin and end along a line ``length`` long: at the
+    recognizer's own character positions when it gave them, else by estimated glyph widths
+    with one glyph of margin each side (widths are estimated, coverage must not be)."""
+    centres = line.centres
+    if centres is not None and len(centres) == len(line.text) and end > start:
+        first, last = line.text[start], line.text[end - 1]
+        left = centres[start] * length - (HALF_GLYPH * _char_weight(first) + GLYPH_MARGIN) * height
+        right = (
+            centres[end - 1] * length + (HALF_GLYPH * _char_weight(last) + GLYPH_MARGIN) * height
+        )
+        return left, right
     weights = [_char_weight(c) for c in line.text] or [1.0]
     total = sum(weights)
+    glyph = height * 0.6
+    left = length * sum(weights[:start]) / total - glyph
+    right = length * sum(weights[:end]) / total + glyph
+    return left, right
+
+
+def sub_box(line: OcrLine, start: int, end: int) -> Box:
+    """The part of a line's box holding characters ``[start, end)``."""
     x0, y0, x1, y1 = line.box
-    left = x0 + (x1 - x0) * sum(weights[:start]) / total
-    right = x0 + (x1 - x0) * sum(weights[:end]) / total
+    left, right = _along(line, start, end, x1 - x0, y1 - y0)
     pad = int((y1 - y0) * PAD)
-    # One extra glyph of margin each side: widths are estimated, coverage must not be.
-    glyph = (y1 - y0) * 0.6
-    return (int(left - glyph), y0 - pad, int(right + glyph + 0.5), y1 + pad)
+    return (int(x0 + left), y0 - pad, int(x0 + right + 0.5), y1 + pad)
 
 
 # Below this tilt (degrees) the axis-aligned box is tight enough and is used as is.
@@ -142,11 +165,7 @@ def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) 
     if not _tilted(line):
         return ImageBox(kind=kind, box=sub_box(line, start, end), label=label)
     length, height = _quad_size(line)
-    weights = [_char_weight(c) for c in line.text] or [1.0]
-    total = sum(weights)
-    glyph = height * 0.6
-    left = length * sum(weights[:start]) / total - glyph
-    right = length * sum(weights[:end]) / total + glyph
+    left, right = _along(line, start, end, length, height)
     return _slice(line, left, right, height * PAD, kind, label)
 
 
@@ -317,12 +336,13 @@ def _rotate(rgb: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
     return turned, cv2.invertAffineTransform(matrix)
 
 
-def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
+def code_boxes(rgb: np.ndarray, angles: Sequence[float] = CODE_ANGLES) -> list[ImageBox]:
     """Decoded QR codes and barcodes. zxing only tries right-angle turns, so a photo tilted
-    by a few tens of degrees is also read turned back by each of a few angles."""
+    by a few tens of degrees is also read turned back by each of ``angles`` (the masker
+    passes the tilt of the page's text: a code printed on it is tilted alike)."""
     found = _decode(rgb)
     if not found:
-        for angle in CODE_ANGLES:
+        for angle in angles:
             turned, inverse = _rotate(rgb, angle)
             for kind, pts in _decode(turned):
                 back = np.hstack([pts, np.ones((4, 1))]) @ inverse.T
@@ -336,10 +356,13 @@ def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
         span = max(float(xs.max() - xs.min()), float(ys.max() - ys.min()))
         margin = int(max(4, span / 10 if kind == "qr" else span / 4))
         box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-        out.append(ImageBox(kind=kind, box=_pad(box, margin)))
+        # The symbol's own outline when it can be traced; else the decode's box, grown (on a
+        # tilted photo that box is also the arm or table around the code).
         symbol = _symbol_polygon(rgb, pts, span)
         if symbol is not None:
             out.append(symbol.model_copy(update={"kind": kind}))
+        else:
+            out.append(ImageBox(kind=kind, box=_pad(box, margin)))
     return out
 
 
@@ -388,9 +411,13 @@ def _symbol_polygon(rgb: np.ndarray, pts: np.ndarray, span: float) -> ImageBox |
     )
 
 
-def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
+def barcode_like_boxes(
+    gray: np.ndarray, text: list[OcrLine], decoded: list[ImageBox] | None = None
+) -> list[ImageBox]:
     """Undecodable 1-D barcodes: dense vertical strokes with no horizontal ones, away from
-    any text OCR read (digits have vertical strokes too, and lab values must survive)."""
+    any text OCR read (digits have vertical strokes too, and lab values must survive) and
+    from codes already decoded. Each is covered by its turned rectangle: a wristband's
+    code is rarely level, and its axis-aligned box is mostly arm."""
     import cv2
 
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=-1)
@@ -411,11 +438,23 @@ def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
             continue
         if any(_overlap(box, line.box) > 0.2 * _area(box) for line in text):
             continue
+        if any(_overlap(box, code.box) > 0.5 * _area(box) for code in decoded or []):
+            continue
         vertical = float(np.abs(gx[y : y + h, x : x + w]).sum())
         horizontal = float(np.abs(gy[y : y + h, x : x + w]).sum()) + 1.0
         if vertical / horizontal < 3.0:  # bars: edges across, none along
             continue
-        out.append(ImageBox(kind="barcode", box=_pad(box, 10)))
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        corners = cv2.boxPoints(((cx, cy), (rw + 20, rh + 20), angle))
+        polygon = [(round(float(px)), round(float(py))) for px, py in corners]
+        xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
+        out.append(
+            ImageBox(
+                kind="barcode",
+                box=(min(xs), min(ys), max(xs) + 1, max(ys) + 1),
+                polygon=polygon,
+            )
+        )
     return out
 
 
@@ -491,12 +530,22 @@ def _new_face_backend() -> tuple[str, object | None]:
     return "unavailable", None
 
 
+# Faces are looked for on a copy at most this many pixels on its long side: the cascade's
+# cost grows with the pixels, and a face under ~50 px in a 1080 px photo identifies no one.
+FACE_SIDE = 960
+
+
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
     import cv2
 
     name, detector = face_backend()
     if detector is None:
         return name, []
+    height, width = rgb.shape[:2]
+    scale = min(1.0, FACE_SIDE / max(height, width))
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
     bgr = rgb[:, :, ::-1].copy()
     found: Iterable[tuple[int, int, int, int]]
     if name == "opencv-haar":
@@ -508,8 +557,9 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
     boxes = []
     for x, y, w, h in found:
-        m = int(0.15 * max(w, h))
-        boxes.append(ImageBox(kind="face", box=(x - m, y - m, x + w + m, y + h + m)))
+        m = 0.15 * max(w, h)
+        box = ((x - m) / scale, (y - m) / scale, (x + w + m) / scale, (y + h + m) / scale)
+        boxes.append(ImageBox(kind="face", box=tuple(round(v) for v in box)))  # type: ignore[arg-type]
     return name, boxes
 
 
@@ -662,10 +712,14 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines)
         boxes += signature_boxes(lines, width)
-    boxes += code_boxes(rgb)
+    # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
+    # may face either way); a level page or one with no text is read as it is.
+    tilt = float(np.degrees(page_angle(lines))) if lines else 0.0
+    codes = code_boxes(rgb, (tilt, -tilt) if abs(tilt) >= MIN_TILT else ())
+    boxes += codes
     # A rendered report is as flat as a screenshot; a photographed one is a photo with text.
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
-        boxes += barcode_like_boxes(gray, lines)
+        boxes += barcode_like_boxes(gray, lines, codes)
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += colour_mark_boxes(rgb, lines)
     # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo

@@ -29,6 +29,11 @@ class OcrLine:
     # The detector's four corners (top-left, top-right, bottom-right, bottom-left): on a
     # rotated photo the axis-aligned ``box`` spills over neighbouring lines, the quad does not.
     quad: Quad | None = None
+    # Where the recognizer placed each character of ``text``: the fraction of the way along
+    # the line (quad's top edge, else the box's width) of its centre. OCR drops the wide
+    # spaces of a form (柴燕悦  女  46岁 reads 柴燕悦女46岁), so evenly spaced glyphs would
+    # put a name's end on the field after it.
+    centres: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,13 @@ LINE_ASPECT = 2.0
 VOTERS = 24
 # Fewer line-shaped boxes than this leave the image as it is.
 MIN_VOTERS = 2
+# A line read at this confidence or more counts as legible.
+LEGIBLE = 0.8
+# Lines are detected on a copy at most this many pixels on its long side (rapidocr's own
+# limit rounds up to 1500 or 2000 px, and detection cost grows with the pixels): the text of
+# a 1080 px photo or an A4 scan stays over ten pixels high. Recognition reads each line's
+# crop from the full-resolution image.
+DETECT_SIDE = 960
 
 
 def _engine() -> object:
@@ -62,16 +74,10 @@ def _build_engine() -> object:
     from rapidocr_onnxruntime import RapidOCR
 
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-    # Detection on at most 1280 px on the long side: a 1080p frame's text is still found,
-    # and recognition reads the crops at full resolution. One inference thread: images are
-    # masked in parallel by worker processes, and onnxruntime's own pool spins idle cores
-    # (on a shared machine it more than doubled the CPU-seconds of each image).
-    return RapidOCR(
-        det_limit_side_len=1280,
-        det_limit_type="max",
-        intra_op_num_threads=1,
-        inter_op_num_threads=1,
-    )
+    # One inference thread: images are masked in parallel by worker processes, and
+    # onnxruntime's own pool spins idle cores (on a shared machine it nearly doubled the
+    # CPU-seconds of each image). The detector's input size is set by read_page.
+    return RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
 
 
 def _ordered(points: np.ndarray) -> np.ndarray:
@@ -124,6 +130,18 @@ def _upside_down(engine: object, crops: list[np.ndarray]) -> bool:
     return flipped > level
 
 
+def _legibility(engine: object, crops: list[np.ndarray]) -> float:
+    """Letters and digits read with confidence, weighted by it, over the longest lines (a
+    texture read as letters or symbols scores low either way up)."""
+    longest = sorted(crops, key=lambda crop: crop.shape[1] / max(1, crop.shape[0]))[-VOTERS:]
+    read, _ = engine.text_rec(longest)  # type: ignore[attr-defined]
+    return sum(
+        float(score) * sum(char.isalnum() for char in str(text))
+        for text, score in read
+        if score >= LEGIBLE
+    )
+
+
 def _crops(engine: object, bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
     return engine.get_crop_img_list(bgr, [q.astype(np.float32) for q in quads])  # type: ignore[attr-defined,no-any-return]
 
@@ -131,15 +149,24 @@ def _crops(engine: object, bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.
 def read_page(rgb: np.ndarray) -> Page:
     """Detect lines, turn the page (and the lines) upright, then read them."""
     engine = _engine()
+    import cv2
+
     bgr = np.ascontiguousarray(rgb[:, :, ::-1])
-    found, _ = engine(bgr, use_cls=False, use_rec=False)  # type: ignore[operator]
-    quads = [np.array(q, dtype=np.float32).reshape(4, 2) for q in found or []]
+    height, width = bgr.shape[:2]
+    scale = min(1.0, DETECT_SIDE / max(height, width))
+    small = bgr
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        small = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    found, _ = engine(small, use_cls=False, use_rec=False)  # type: ignore[operator]
+    quads = [np.array(q, dtype=np.float32).reshape(4, 2) / scale for q in found or []]
     if not quads:
         return Page(0, [])
     # Only line-shaped boxes vote, and only enough of them: a photo whose "text" is an
     # eyebrow or a bar stays as it is.
     voters = [i for i, quad in enumerate(quads) if _line_shaped(quad)]
     enough = len(voters) >= MIN_VOTERS
+    level_quads, level_bgr = quads, bgr
     turns = 1 if enough and _sideways([quads[i] for i in voters]) else 0
     if turns:
         height, width = bgr.shape[:2]
@@ -151,13 +178,38 @@ def read_page(rgb: np.ndarray) -> Page:
         turns += 2
         quads = [_ordered(turn_points(q, 2, width, height)) for q in quads]
         crops = [np.ascontiguousarray(np.rot90(crop, 2)) for crop in crops]
-    read, _ = engine.text_rec(crops)  # type: ignore[attr-defined]
+    # A turn stands only if the recognizer reads the turned lines, and at least as well as
+    # the lines as they lie (on a photo with a few letters the classifier's vote is a coin
+    # toss; the recognizer's crops of standing lines are read turned one way already).
+    legible = _legibility(engine, [crops[i] for i in voters]) if turns else 0.0
+    if turns and (
+        legible <= 0
+        or legible
+        < _legibility(engine, _crops(engine, level_bgr, [level_quads[i] for i in voters]))
+    ):
+        turns, quads = 0, level_quads
+        crops = _crops(engine, level_bgr, quads)
+    read, _ = engine.text_rec(crops, True)  # type: ignore[attr-defined]
     lines: list[OcrLine] = []
-    for quad, (text, score) in zip(quads, read, strict=True):
+    for quad, (text, score, where) in zip(quads, read, strict=True):
         if float(score) < MIN_SCORE or not str(text).strip():
             continue
         xs = [round(float(p[0])) for p in quad]
         ys = [round(float(p[1])) for p in quad]
         box = (min(xs), min(ys), max(xs), max(ys))
-        lines.append(OcrLine(box, str(text), float(score), tuple(zip(xs, ys, strict=True))))
+        quad_ = tuple(zip(xs, ys, strict=True))
+        standing = np.linalg.norm(quad[3] - quad[0]) >= 1.5 * np.linalg.norm(quad[1] - quad[0])
+        centres = None if standing else _centres(str(text), where)
+        lines.append(OcrLine(box, str(text), float(score), quad_, centres))
     return Page(turns % 4, sorted(lines, key=lambda line: (line.box[1], line.box[0])))
+
+
+def _centres(text: str, where: list[object]) -> tuple[float, ...] | None:
+    """Each character's centre as a fraction of the crop's width, from the CTC columns the
+    recognizer decoded it at (``where``: columns spanning the crop, then per-word columns)."""
+    columns, _, word_columns = where[0], where[1], where[2]
+    flat = [int(c) for word in word_columns for c in word]  # type: ignore[attr-defined]
+    span = float(columns)  # type: ignore[arg-type]
+    if len(flat) != len(text) or span <= 0:
+        return None
+    return tuple(min(1.0, (c + 0.5) / span) for c in flat)
