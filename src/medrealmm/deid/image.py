@@ -356,11 +356,12 @@ def code_boxes(rgb: np.ndarray, angles: Sequence[float] = CODE_ANGLES) -> list[I
         span = max(float(xs.max() - xs.min()), float(ys.max() - ys.min()))
         margin = int(max(4, span / 10 if kind == "qr" else span / 4))
         box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-        # The symbol's own outline when it can be traced; else the decode's box, grown (on a
-        # tilted photo that box is also the arm or table around the code).
-        symbol = _symbol_polygon(rgb, pts, span)
+        # A QR code's corners are exact: its box, grown by a module or so, with the quiet
+        # zone. A 1-D code's decode is a line: the symbol's traced outline when there is one
+        # (the decode's grown box on a tilted photo is mostly the arm or table around it).
+        symbol = _symbol_polygon(rgb, pts, span) if kind == "barcode" else None
         if symbol is not None:
-            out.append(symbol.model_copy(update={"kind": kind}))
+            out.append(symbol)
         else:
             out.append(ImageBox(kind=kind, box=_pad(box, margin)))
     return out
