@@ -404,6 +404,10 @@ def _symbol_polygon(rgb: np.ndarray, pts: np.ndarray, span: float) -> ImageBox |
     (rcx, rcy), (rw, rh), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
     if rw * rh > 4 * span * span:  # merged with the page's text: keep the decode's box
         return None
+    # Along the bars' run, the quiet zone too (ten modules, about a tenth of the decode each
+    # side): the light bars at either end close into the block last.
+    quiet = span / 10
+    rw, rh = (rw + 2 * quiet, rh) if rw >= rh else (rw, rh + 2 * quiet)
     corners = cv2.boxPoints(((rcx + x0, rcy + y0), (rw + 2 * gap, rh + 2 * gap), angle))
     polygon = [(round(float(x)), round(float(y))) for x, y in corners]
     px, py = [p[0] for p in polygon], [p[1] for p in polygon]
