@@ -112,10 +112,11 @@ def _char_weight(char: str) -> float:
     return 0.55 if ord(char) < 0x2E80 else 1.0
 
 
-# Half a glyph's width and the margin beyond it, as fractions of the line's height, where the
-# recognizer placed the characters (its columns are a sixth of the height apart).
-HALF_GLYPH = 0.35
-GLYPH_MARGIN = 0.25
+# Half a glyph's width and the margin beyond it, as fractions of the line's height, around
+# where the recognizer placed a character: a Han glyph is up to 0.9 of the detector's line
+# height wide, and the decoded centre strays up to ~0.2 of it (drawn lines, 14-30 px).
+HALF_GLYPH = 0.45
+GLYPH_MARGIN = 0.3
 
 
 def _along(
