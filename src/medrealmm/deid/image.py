@@ -153,11 +153,20 @@ def sub_box(line: OcrLine, start: int, end: int) -> Box:
 MIN_TILT = 3.0
 
 
+# An axis-aligned box this much taller than the line itself spills onto the lines around it.
+MAX_SPILL = 1.25
+
+
 def _tilted(line: OcrLine) -> bool:
+    """Tilted enough that the quad is tighter than the box: by the angle, or on a long line
+    (a keystoned page) by the height a small angle adds along its length."""
     if line.quad is None:
         return False
     (ax, ay), (bx, by) = line.quad[0], line.quad[1]
-    return abs(np.degrees(np.arctan2(by - ay, bx - ax))) >= MIN_TILT
+    if abs(np.degrees(np.arctan2(by - ay, bx - ax))) >= MIN_TILT:
+        return True
+    _, height = _quad_size(line)
+    return line.box[3] - line.box[1] > MAX_SPILL * height
 
 
 def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) -> ImageBox:
