@@ -155,3 +155,16 @@ def test_a_wristband_loses_its_name_id_and_barcode_but_not_the_arm() -> None:
         assert black[py - 3 : py + 4, px - 3 : px + 4].all(), (x, y)
     px, py = on_photo(260, 30)  # the age stays
     assert not black[py - 3 : py + 4, px - 3 : px + 4].any()
+
+
+def test_coloured_words_in_the_letterhead_are_text_not_a_logo() -> None:
+    from medrealmm.deid.image import colour_mark_boxes
+    from medrealmm.deid.ocr import OcrLine
+
+    page = Image.new("RGB", (600, 500), (250, 250, 247))
+    draw = ImageDraw.Draw(page)
+    draw.text((40, 20), "主诉：咳嗽", font=_font(40), fill=(30, 50, 170))  # blue ink, bold
+    box = tuple(int(v) for v in draw.textbbox((40, 20), "主诉：咳嗽", font=_font(40)))
+    line = OcrLine(box, "主诉：咳嗽", 0.99)  # type: ignore[arg-type]
+    assert colour_mark_boxes(np.array(page), [line]) == []
+    assert colour_mark_boxes(np.array(page), [])  # unread, the same ink is a mark

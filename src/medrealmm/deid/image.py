@@ -503,6 +503,8 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
                 continue  # a line of handwriting or a banner, not a stamp or logo
             if not stamp and y + h > LOGO_BAND * height:
                 continue
+            if not stamp and _written(_pad((x, y, x + w, y + h), -4), text):
+                continue  # coloured words OCR read (handwriting): the text rules judge them
             solid = float(np.mean(raw[y : y + h, x : x + w] > 0))
             if solid > (0.6 if stamp else 0.85):
                 continue  # a filled block (bubble, highlight), not a mark
@@ -515,6 +517,12 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
                 continue
             out.append(ImageBox(kind="logo", box=_pad((x, y, x + w, y + h), 3)))
     return out
+
+
+def _written(box: Box, text: list[OcrLine]) -> bool:
+    """Most of ``box`` lies on OCR lines that read as words (two Han characters or more)."""
+    words = [line.box for line in text if sum("\u4e00" <= c <= "\u9fff" for c in line.text) >= 2]
+    return sum(_overlap(box, line) for line in words) >= 0.6 * max(1, _area(box))
 
 
 _THREAD = threading.local()
