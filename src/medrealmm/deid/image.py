@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from medrealmm.deid.image_labels import (
     value_line,
     wrapped,
 )
-from medrealmm.deid.ocr import OcrLine, read_lines
+from medrealmm.deid.ocr import OcrLine, read_page, turn_points
 from medrealmm.deid.record import Box, ImageBox
 from medrealmm.deid.text import find_spans
 
@@ -112,28 +112,61 @@ def _char_weight(char: str) -> float:
     return 0.55 if ord(char) < 0x2E80 else 1.0
 
 
-def sub_box(line: OcrLine, start: int, end: int) -> Box:
-    """The part of a line's box holding characters ``[start, end)``, by glyph width."""
+# Half a glyph's width and the margin beyond it, as fractions of the line's height, around
+# where the recognizer placed a character: a Han glyph is up to 0.9 of the detector's line
+# height wide, and the decoded centre strays up to ~0.2 of it (drawn lines, 14-30 px).
+HALF_GLYPH = 0.45
+GLYPH_MARGIN = 0.3
+
+
+def _along(
+    line: OcrLine, start: int, end: int, length: float, height: float
+) -> tuple[float, float]:
+    """Where characters ``[start, end)`` begin and end along a line ``length`` long: at the
+    recognizer's own character positions when it gave them, else by estimated glyph widths
+    with one glyph of margin each side (widths are estimated, coverage must not be)."""
+    centres = line.centres
+    if centres is not None and len(centres) == len(line.text) and end > start:
+        first, last = line.text[start], line.text[end - 1]
+        left = centres[start] * length - (HALF_GLYPH * _char_weight(first) + GLYPH_MARGIN) * height
+        right = (
+            centres[end - 1] * length + (HALF_GLYPH * _char_weight(last) + GLYPH_MARGIN) * height
+        )
+        return left, right
     weights = [_char_weight(c) for c in line.text] or [1.0]
     total = sum(weights)
+    glyph = height * 0.6
+    left = length * sum(weights[:start]) / total - glyph
+    right = length * sum(weights[:end]) / total + glyph
+    return left, right
+
+
+def sub_box(line: OcrLine, start: int, end: int) -> Box:
+    """The part of a line's box holding characters ``[start, end)``."""
     x0, y0, x1, y1 = line.box
-    left = x0 + (x1 - x0) * sum(weights[:start]) / total
-    right = x0 + (x1 - x0) * sum(weights[:end]) / total
+    left, right = _along(line, start, end, x1 - x0, y1 - y0)
     pad = int((y1 - y0) * PAD)
-    # One extra glyph of margin each side: widths are estimated, coverage must not be.
-    glyph = (y1 - y0) * 0.6
-    return (int(left - glyph), y0 - pad, int(right + glyph + 0.5), y1 + pad)
+    return (int(x0 + left), y0 - pad, int(x0 + right + 0.5), y1 + pad)
 
 
 # Below this tilt (degrees) the axis-aligned box is tight enough and is used as is.
 MIN_TILT = 3.0
 
 
+# An axis-aligned box this much taller than the line itself spills onto the lines around it.
+MAX_SPILL = 1.25
+
+
 def _tilted(line: OcrLine) -> bool:
+    """Tilted enough that the quad is tighter than the box: by the angle, or on a long line
+    (a keystoned page) by the height a small angle adds along its length."""
     if line.quad is None:
         return False
     (ax, ay), (bx, by) = line.quad[0], line.quad[1]
-    return abs(np.degrees(np.arctan2(by - ay, bx - ax))) >= MIN_TILT
+    if abs(np.degrees(np.arctan2(by - ay, bx - ax))) >= MIN_TILT:
+        return True
+    _, height = _quad_size(line)
+    return line.box[3] - line.box[1] > MAX_SPILL * height
 
 
 def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) -> ImageBox:
@@ -142,11 +175,7 @@ def text_box(line: OcrLine, start: int, end: int, kind: str, label: str | None) 
     if not _tilted(line):
         return ImageBox(kind=kind, box=sub_box(line, start, end), label=label)
     length, height = _quad_size(line)
-    weights = [_char_weight(c) for c in line.text] or [1.0]
-    total = sum(weights)
-    glyph = height * 0.6
-    left = length * sum(weights[:start]) / total - glyph
-    right = length * sum(weights[:end]) / total + glyph
+    left, right = _along(line, start, end, length, height)
     return _slice(line, left, right, height * PAD, kind, label)
 
 
@@ -317,12 +346,13 @@ def _rotate(rgb: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
     return turned, cv2.invertAffineTransform(matrix)
 
 
-def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
+def code_boxes(rgb: np.ndarray, angles: Sequence[float] = CODE_ANGLES) -> list[ImageBox]:
     """Decoded QR codes and barcodes. zxing only tries right-angle turns, so a photo tilted
-    by a few tens of degrees is also read turned back by each of a few angles."""
+    by a few tens of degrees is also read turned back by each of ``angles`` (the masker
+    passes the tilt of the page's text: a code printed on it is tilted alike)."""
     found = _decode(rgb)
     if not found:
-        for angle in CODE_ANGLES:
+        for angle in angles:
             turned, inverse = _rotate(rgb, angle)
             for kind, pts in _decode(turned):
                 back = np.hstack([pts, np.ones((4, 1))]) @ inverse.T
@@ -336,10 +366,14 @@ def code_boxes(rgb: np.ndarray) -> list[ImageBox]:
         span = max(float(xs.max() - xs.min()), float(ys.max() - ys.min()))
         margin = int(max(4, span / 10 if kind == "qr" else span / 4))
         box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-        out.append(ImageBox(kind=kind, box=_pad(box, margin)))
-        symbol = _symbol_polygon(rgb, pts, span)
+        # A QR code's corners are exact: its box, grown by a module or so, with the quiet
+        # zone. A 1-D code's decode is a line: the symbol's traced outline when there is one
+        # (the decode's grown box on a tilted photo is mostly the arm or table around it).
+        symbol = _symbol_polygon(rgb, pts, span) if kind == "barcode" else None
         if symbol is not None:
-            out.append(symbol.model_copy(update={"kind": kind}))
+            out.append(symbol)
+        else:
+            out.append(ImageBox(kind=kind, box=_pad(box, margin)))
     return out
 
 
@@ -380,6 +414,10 @@ def _symbol_polygon(rgb: np.ndarray, pts: np.ndarray, span: float) -> ImageBox |
     (rcx, rcy), (rw, rh), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
     if rw * rh > 4 * span * span:  # merged with the page's text: keep the decode's box
         return None
+    # Along the bars' run, the quiet zone too (ten modules, about a tenth of the decode each
+    # side): the light bars at either end close into the block last.
+    quiet = span / 10
+    rw, rh = (rw + 2 * quiet, rh) if rw >= rh else (rw, rh + 2 * quiet)
     corners = cv2.boxPoints(((rcx + x0, rcy + y0), (rw + 2 * gap, rh + 2 * gap), angle))
     polygon = [(round(float(x)), round(float(y))) for x, y in corners]
     px, py = [p[0] for p in polygon], [p[1] for p in polygon]
@@ -388,9 +426,13 @@ def _symbol_polygon(rgb: np.ndarray, pts: np.ndarray, span: float) -> ImageBox |
     )
 
 
-def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
+def barcode_like_boxes(
+    gray: np.ndarray, text: list[OcrLine], decoded: list[ImageBox] | None = None
+) -> list[ImageBox]:
     """Undecodable 1-D barcodes: dense vertical strokes with no horizontal ones, away from
-    any text OCR read (digits have vertical strokes too, and lab values must survive)."""
+    any text OCR read (digits have vertical strokes too, and lab values must survive) and
+    from codes already decoded. Each is covered by its turned rectangle: a wristband's
+    code is rarely level, and its axis-aligned box is mostly arm."""
     import cv2
 
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=-1)
@@ -411,11 +453,23 @@ def barcode_like_boxes(gray: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
             continue
         if any(_overlap(box, line.box) > 0.2 * _area(box) for line in text):
             continue
+        if any(_overlap(box, code.box) > 0.5 * _area(box) for code in decoded or []):
+            continue
         vertical = float(np.abs(gx[y : y + h, x : x + w]).sum())
         horizontal = float(np.abs(gy[y : y + h, x : x + w]).sum()) + 1.0
         if vertical / horizontal < 3.0:  # bars: edges across, none along
             continue
-        out.append(ImageBox(kind="barcode", box=_pad(box, 10)))
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        corners = cv2.boxPoints(((cx, cy), (rw + 20, rh + 20), angle))
+        polygon = [(round(float(px)), round(float(py))) for px, py in corners]
+        xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
+        out.append(
+            ImageBox(
+                kind="barcode",
+                box=(min(xs), min(ys), max(xs) + 1, max(ys) + 1),
+                polygon=polygon,
+            )
+        )
     return out
 
 
@@ -449,6 +503,8 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
                 continue  # a line of handwriting or a banner, not a stamp or logo
             if not stamp and y + h > LOGO_BAND * height:
                 continue
+            if not stamp and _written(_pad((x, y, x + w, y + h), -4), text):
+                continue  # coloured words OCR read (handwriting): the text rules judge them
             solid = float(np.mean(raw[y : y + h, x : x + w] > 0))
             if solid > (0.6 if stamp else 0.85):
                 continue  # a filled block (bubble, highlight), not a mark
@@ -461,6 +517,12 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
                 continue
             out.append(ImageBox(kind="logo", box=_pad((x, y, x + w, y + h), 3)))
     return out
+
+
+def _written(box: Box, text: list[OcrLine]) -> bool:
+    """Most of ``box`` lies on OCR lines that read as words (two Han characters or more)."""
+    words = [line.box for line in text if sum("\u4e00" <= c <= "\u9fff" for c in line.text) >= 2]
+    return sum(_overlap(box, line) for line in words) >= 0.6 * max(1, _area(box))
 
 
 _THREAD = threading.local()
@@ -491,12 +553,22 @@ def _new_face_backend() -> tuple[str, object | None]:
     return "unavailable", None
 
 
+# Faces are looked for on a copy at most this many pixels on its long side: the cascade's
+# cost grows with the pixels, and a face under ~50 px in a 1080 px photo identifies no one.
+FACE_SIDE = 960
+
+
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
     import cv2
 
     name, detector = face_backend()
     if detector is None:
         return name, []
+    height, width = rgb.shape[:2]
+    scale = min(1.0, FACE_SIDE / max(height, width))
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
     bgr = rgb[:, :, ::-1].copy()
     found: Iterable[tuple[int, int, int, int]]
     if name == "opencv-haar":
@@ -508,8 +580,9 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
     boxes = []
     for x, y, w, h in found:
-        m = int(0.15 * max(w, h))
-        boxes.append(ImageBox(kind="face", box=(x - m, y - m, x + w + m, y + h + m)))
+        m = 0.15 * max(w, h)
+        box = ((x - m) / scale, (y - m) / scale, (x + w + m) / scale, (y + h + m) / scale)
+        boxes.append(ImageBox(kind="face", box=tuple(round(v) for v in box)))  # type: ignore[arg-type]
     return name, boxes
 
 
@@ -566,7 +639,7 @@ def image_kind(
 
 # Overlay text that names a field is an identifier wherever it sits on a film.
 FIELD_LABEL = re.compile(
-    r"(姓名|name|pat|id\b|id[:：]|dob|birth|出生|性别|sex|年龄|age|住院|门诊|病历|检查号|mrn|acc"
+    r"(姓名|name|pat|id\b|id[:：]|dob|birth|出生|性别|sex|年龄|\bage\b|住院|门诊|病历|检查号|mrn|acc"
     r"|医院|hosp|clinic|中心|日期|date|时间|time|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2})",
     re.IGNORECASE,
 )
@@ -578,10 +651,31 @@ MEASUREMENT = re.compile(
 )
 
 
+# What a scanner prints beside the image about how it was taken and where the slice lies:
+# clinical, kept. Label-value pairs (W:1500 L:-600, Se:3 Im:45), values with units (120kV,
+# 5mm), sequence and plane names (T2WI AX, FLAIR SAG) and orientation letters (R, L).
+ACQUISITION = re.compile(
+    r"(?<![A-Za-z])(?:WW|WL|W|L|C|Se|Ser|Series|Im|Img|Image|Sl|Slice|Zoom|Z|FOV|TR|TE|TI|ST"
+    r"|Thk|THK|Fr|Frame|Mag)\s*[:：=]?\s*-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+    r"|-?\d+(?:\.\d+)?\s*(?:kVp|kV|mAs|mA|mm|cm|ms|s|%|°|Hz|x)(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:T1\w*|T2\w*|FLAIR|DWI|ADC|STIR|SWI|PDW?I?|AX|SAG|COR|TRA|MPR|MIP|VR|CE"
+    r"|[RLAPHFS])(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _acquisition(text: str) -> bool:
+    """Nothing but acquisition settings, measurements and orientation letters."""
+    rest = ACQUISITION.sub(" ", text)
+    rest = MEASUREMENT.sub(" ", rest)
+    return not re.search(r"[0-9A-Za-z\u4e00-\u9fff]", rest)
+
+
 def film_overlay_boxes(lines: list[OcrLine], width: int, height: int) -> list[ImageBox]:
     """Burnt-in text on films: labelled fields and anything the recognizers flag go
     everywhere; other text goes in the border bands where scanners print patient data;
-    measurements stay wherever they are unless they also carry a label."""
+    the image's own annotations (measurements, acquisition settings, slice numbers,
+    orientation letters) stay wherever they are unless they also carry a label."""
     flagged = flagged_text_boxes(lines)
     out = [item.model_copy(update={"kind": "overlay"}) for item in flagged]
     for line in lines:
@@ -589,20 +683,49 @@ def film_overlay_boxes(lines: list[OcrLine], width: int, height: int) -> list[Im
         y = (line.box[1] + line.box[3]) / 2 / max(1, height)
         labelled = bool(FIELD_LABEL.search(line.text))
         border = not (0.25 <= x <= 0.75 and 0.15 <= y <= 0.85)
-        measured = bool(MEASUREMENT.search(line.text))
-        if labelled or (border and not measured):
+        clinical = bool(MEASUREMENT.search(line.text)) or _acquisition(line.text)
+        if labelled or (border and not clinical):
             out.append(text_box(line, 0, len(line.text), "overlay", None))
     return out
 
 
 def mask_image(rgb: np.ndarray) -> MaskResult:
-    """Find identifying regions in ``rgb`` and return a copy with each one blacked out."""
+    """Find identifying regions in ``rgb`` and return a copy with each one blacked out.
+
+    A page photographed sideways or upside down is masked in the frame where OCR found its
+    text upright, then turned back: the masks follow the lines, not the image's axes."""
+    started = time.perf_counter()
+    page = read_page(rgb)
+    if page.turns == 0:
+        result = _mask_upright(rgb, page.lines)
+    else:
+        upright = np.ascontiguousarray(np.rot90(rgb, page.turns))
+        result = _mask_upright(upright, page.lines)
+        back = 4 - page.turns
+        height, width = upright.shape[:2]
+        result.image = np.ascontiguousarray(np.rot90(result.image, back))
+        result.boxes = [_turn_box(item, back, width, height) for item in result.boxes]
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _turn_box(item: ImageBox, turns: int, width: int, height: int) -> ImageBox:
+    """``item`` of a ``width`` x ``height`` image, placed in ``np.rot90(image, turns)``."""
+    x0, y0, x1, y1 = item.box
+    corners = item.polygon or [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    pts = turn_points(np.array(corners, dtype=np.float32), turns, width, height)
+    xs, ys = pts[:, 0], pts[:, 1]
+    box = (int(xs.min()), int(ys.min()), int(np.ceil(xs.max())), int(np.ceil(ys.max())))
+    polygon = [(round(float(x)), round(float(y))) for x, y in pts] if item.polygon else None
+    return item.model_copy(update={"box": box, "polygon": polygon})
+
+
+def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
+    """The masker on a page whose text stands upright, given what OCR read on it."""
     import cv2
 
-    started = time.perf_counter()
     height, width = rgb.shape[:2]
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    lines = read_lines(rgb)
     kind = image_kind(gray, rgb, lines)
     boxes: list[ImageBox] = []
     if kind == "film":
@@ -612,15 +735,21 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines)
         boxes += signature_boxes(lines, width)
-    boxes += code_boxes(rgb)
+    # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
+    # may face either way); a level page or one with no text is read as it is.
+    tilt = float(np.degrees(page_angle(lines))) if lines else 0.0
+    codes = code_boxes(rgb, (tilt, -tilt) if abs(tilt) >= MIN_TILT else ())
+    boxes += codes
     # A rendered report is as flat as a screenshot; a photographed one is a photo with text.
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
-        boxes += barcode_like_boxes(gray, lines)
+        boxes += barcode_like_boxes(gray, lines, codes)
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += colour_mark_boxes(rgb, lines)
     # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo
     # pinned to a report); on pages the cascade's false positives sit on text, so those go.
-    detector, faces = face_boxes(rgb)
+    # Not on films: round grey anatomy (a skull, a breast, a slice's outline) trips the
+    # cascade, and a film shows no photographed face.
+    detector, faces = face_boxes(rgb) if kind != "film" else (face_backend()[0], [])
     if kind != "photo" or len(lines) >= 3:
         faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
@@ -645,7 +774,6 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         boxes=clipped,
         face_detector=detector,
         needs_review=needs_review,
-        seconds=time.perf_counter() - started,
     )
 
 

@@ -1,4 +1,11 @@
-"""Chinese OCR (rapidocr-onnxruntime; its models ship inside the wheel, nothing is downloaded)."""
+"""Chinese OCR (rapidocr-onnxruntime; its models ship inside the wheel, nothing is downloaded).
+
+A page may be photographed sideways or upside down. The recognizer reads only upright lines,
+so the page's orientation is decided before recognition: text lines are long and thin, and on
+a page turned by 90 or 270 degrees the detector's line boxes stand upright; the direction
+classifier then tells a line from its upside-down copy. Lines are detected once, turned with
+the page, and read in the upright frame.
+"""
 
 from __future__ import annotations
 
@@ -23,9 +30,38 @@ class OcrLine:
     # The detector's four corners (top-left, top-right, bottom-right, bottom-left): on a
     # rotated photo the axis-aligned ``box`` spills over neighbouring lines, the quad does not.
     quad: Quad | None = None
+    # Where the recognizer placed each character of ``text``: the fraction of the way along
+    # the line (quad's top edge, else the box's width) of its centre. OCR drops the wide
+    # spaces of a form (柴燕悦  女  46岁 reads 柴燕悦女46岁), so evenly spaced glyphs would
+    # put a name's end on the field after it.
+    centres: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """What OCR read, in the frame where the text stands upright: ``np.rot90(rgb, turns)``."""
+
+    turns: int
+    lines: list[OcrLine]
 
 
 _LOCK = threading.Lock()
+# The recognizer's own floor: below it a "line" is noise (a texture, a stroke of a drawing).
+MIN_SCORE = 0.5
+# A detected box this many times longer than thick is a line of several characters, whose
+# long side shows the reading direction (a single glyph's box is square and says nothing).
+LINE_ASPECT = 2.0
+# Lines the direction classifier looks at: the longest few decide, the rest add only time.
+VOTERS = 24
+# Fewer line-shaped boxes than this leave the image as it is.
+MIN_VOTERS = 2
+# A line read at this confidence or more counts as legible.
+LEGIBLE = 0.8
+# Lines are detected on a copy at most this many pixels on its long side (rapidocr's own
+# limit rounds up to 1500 or 2000 px, and detection cost grows with the pixels): the text of
+# a 1080 px photo or an A4 scan stays over ten pixels high. Recognition reads each line's
+# crop from the full-resolution image.
+DETECT_SIDE = 960
 
 
 def _engine() -> object:
@@ -40,18 +76,142 @@ def _build_engine() -> object:
     from rapidocr_onnxruntime import RapidOCR
 
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-    # Detection on at most 1280 px on the long side: a 1080p frame's text is still found,
-    # and recognition reads the crops at full resolution.
-    return RapidOCR(det_limit_side_len=1280, det_limit_type="max")
+    # One inference thread: images are masked in parallel by worker processes, and
+    # onnxruntime's own pool spins idle cores (on a shared machine it nearly doubled the
+    # CPU-seconds of each image). The detector's input size is set by read_page.
+    return RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
 
 
-def read_lines(rgb: np.ndarray) -> list[OcrLine]:
-    """Text lines with axis-aligned boxes and their quads, top to bottom then left to right."""
-    result, _ = _engine()(rgb[:, :, ::-1].copy(), use_cls=False)  # type: ignore[operator]
+def _ordered(points: np.ndarray) -> np.ndarray:
+    """Four corners from the top-left one, clockwise (the order the recognizer crops by)."""
+    centre = points.mean(axis=0)
+    angles = np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0])
+    ring = points[np.argsort(angles)]  # clockwise in image coordinates (y down)
+    start = int(np.argmin(ring[:, 0] + ring[:, 1]))
+    return np.roll(ring, -start, axis=0)
+
+
+def turn_points(points: np.ndarray, turns: int, width: int, height: int) -> np.ndarray:
+    """Where ``points`` (x, y) of a ``width`` x ``height`` image land in
+    ``np.rot90(img, turns)`` (pixel edges: x = width lands on y = 0)."""
+    out = np.array(points, dtype=np.float32)
+    for _ in range(turns % 4):
+        x, y = out[..., 0].copy(), out[..., 1].copy()
+        out[..., 0], out[..., 1] = y, width - x
+        width, height = height, width
+    return out
+
+
+def _line_shaped(quad: np.ndarray) -> bool:
+    """Several characters long: a glyph's or a blob's box is square and shows no direction."""
+    sides = [float(np.linalg.norm(quad[(i + 1) % 4] - quad[i])) for i in range(4)]
+    return max(sides) >= LINE_ASPECT * max(1.0, min(sides))
+
+
+def _sideways(quads: list[np.ndarray]) -> bool:
+    """Most of the text, by length, runs top to bottom: the page lies on its side."""
+    along = across = 0.0
+    for quad in quads:
+        sides = [quad[(i + 1) % 4] - quad[i] for i in range(4)]
+        lengths = [float(np.linalg.norm(side)) for side in sides]
+        longest = int(np.argmax(lengths))
+        dx, dy = (abs(float(v)) for v in sides[longest])
+        if dy > dx:
+            across += lengths[longest]
+        else:
+            along += lengths[longest]
+    return across > along
+
+
+def _upside_down(engine: object, crops: list[np.ndarray]) -> bool:
+    """The direction classifier's vote over the longest lines, weighted by its confidence."""
+    voters = sorted(crops, key=lambda crop: crop.shape[1] / max(1, crop.shape[0]))[-VOTERS:]
+    _, votes, _ = engine.text_cls(voters)  # type: ignore[attr-defined]
+    flipped = sum(float(score) for label, score in votes if "180" in str(label))
+    level = sum(float(score) for label, score in votes if "180" not in str(label))
+    return flipped > level
+
+
+def _legibility(engine: object, crops: list[np.ndarray]) -> float:
+    """Letters and digits read with confidence, weighted by it, over the longest lines (a
+    texture read as letters or symbols scores low either way up)."""
+    longest = sorted(crops, key=lambda crop: crop.shape[1] / max(1, crop.shape[0]))[-VOTERS:]
+    read, _ = engine.text_rec(longest)  # type: ignore[attr-defined]
+    return sum(
+        float(score) * sum(char.isalnum() for char in str(text))
+        for text, score in read
+        if score >= LEGIBLE
+    )
+
+
+def _crops(engine: object, bgr: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    return engine.get_crop_img_list(bgr, [q.astype(np.float32) for q in quads])  # type: ignore[attr-defined,no-any-return]
+
+
+def read_page(rgb: np.ndarray) -> Page:
+    """Detect lines, turn the page (and the lines) upright, then read them."""
+    engine = _engine()
+    import cv2
+
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    height, width = bgr.shape[:2]
+    scale = min(1.0, DETECT_SIDE / max(height, width))
+    small = bgr
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        small = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    found, _ = engine(small, use_cls=False, use_rec=False)  # type: ignore[operator]
+    quads = [np.array(q, dtype=np.float32).reshape(4, 2) / scale for q in found or []]
+    if not quads:
+        return Page(0, [])
+    # Only line-shaped boxes vote, and only enough of them: a photo whose "text" is an
+    # eyebrow or a bar stays as it is.
+    voters = [i for i, quad in enumerate(quads) if _line_shaped(quad)]
+    enough = len(voters) >= MIN_VOTERS
+    level_quads, level_bgr = quads, bgr
+    turns = 1 if enough and _sideways([quads[i] for i in voters]) else 0
+    if turns:
+        height, width = bgr.shape[:2]
+        bgr = np.ascontiguousarray(np.rot90(bgr, turns))
+        quads = [_ordered(turn_points(q, turns, width, height)) for q in quads]
+    crops = _crops(engine, bgr, quads)
+    if enough and _upside_down(engine, [crops[i] for i in voters]):
+        height, width = bgr.shape[:2]
+        turns += 2
+        quads = [_ordered(turn_points(q, 2, width, height)) for q in quads]
+        crops = [np.ascontiguousarray(np.rot90(crop, 2)) for crop in crops]
+    # A turn stands only if the recognizer reads the turned lines, and at least as well as
+    # the lines as they lie (on a photo with a few letters the classifier's vote is a coin
+    # toss; the recognizer's crops of standing lines are read turned one way already).
+    legible = _legibility(engine, [crops[i] for i in voters]) if turns else 0.0
+    if turns and (
+        legible <= 0
+        or legible
+        < _legibility(engine, _crops(engine, level_bgr, [level_quads[i] for i in voters]))
+    ):
+        turns, quads = 0, level_quads
+        crops = _crops(engine, level_bgr, quads)
+    read, _ = engine.text_rec(crops, True)  # type: ignore[attr-defined]
     lines: list[OcrLine] = []
-    for quad, text, score in result or []:
+    for quad, (text, score, where) in zip(quads, read, strict=True):
+        if float(score) < MIN_SCORE or not str(text).strip():
+            continue
         xs = [round(float(p[0])) for p in quad]
         ys = [round(float(p[1])) for p in quad]
         box = (min(xs), min(ys), max(xs), max(ys))
-        lines.append(OcrLine(box, str(text), float(score), tuple(zip(xs, ys, strict=True))))
-    return sorted(lines, key=lambda line: (line.box[1], line.box[0]))
+        quad_ = tuple(zip(xs, ys, strict=True))
+        standing = np.linalg.norm(quad[3] - quad[0]) >= 1.5 * np.linalg.norm(quad[1] - quad[0])
+        centres = None if standing else _centres(str(text), where)
+        lines.append(OcrLine(box, str(text), float(score), quad_, centres))
+    return Page(turns % 4, sorted(lines, key=lambda line: (line.box[1], line.box[0])))
+
+
+def _centres(text: str, where: list[object]) -> tuple[float, ...] | None:
+    """Each character's centre as a fraction of the crop's width, from the CTC columns the
+    recognizer decoded it at (``where``: columns spanning the crop, then per-word columns)."""
+    columns, _, word_columns = where[0], where[1], where[2]
+    flat = [int(c) for word in word_columns for c in word]  # type: ignore[attr-defined]
+    span = float(columns)  # type: ignore[arg-type]
+    if len(flat) != len(text) or span <= 0:
+        return None
+    return tuple(min(1.0, (c + 0.5) / span) for c in flat)
