@@ -11,6 +11,7 @@ from pathlib import Path
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
+from medrealmm.report.grader_tables import grader_tables
 from medrealmm.report.html import render_html
 from medrealmm.report.tables import Table, build_tables, condition_label
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
@@ -84,7 +85,7 @@ def write_report(
         summaries=results.summary(),
         imported=results.imported(),
     )
-    extra = [*dataset_tables(store), acceptance_table(store)]
+    extra = [*dataset_tables(store), acceptance_table(store), *grader_tables(store, results)]
     usage = usage_table(store)
     if usage.rows:  # a run whose calls were all made elsewhere has nothing to show
         extra.append(usage)

@@ -68,7 +68,7 @@ COLUMN_NAMES = {
     "outside_sample": "抽样外判定",
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
-THREE_DECIMALS = {"ac1", "kappa", "agreement"}
+THREE_DECIMALS = {"ac1", "kappa", "agreement", "alpha"}
 
 #: (heading, figure names, table names) in reading order
 SECTIONS = (
@@ -99,6 +99,7 @@ SECTIONS = (
         (),
         ("agreement_subset", "rater_scores", "agreement", "agreement_rules"),
     ),
+    ("评分器：无法评估与评审团", (), ("abstentions", "panel_members", "panel_agreement")),
     ("调用、token 与费用", (), ("usage",)),
 )
 

@@ -40,6 +40,7 @@ class CaseRecord:
     eval_id: str | None = None
     rubric_version: str | None = None
     stale: bool = False  # graded against a rubric version that no longer applies
+    abstained: int = 0  # criteria the grader could not assess
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -88,6 +89,7 @@ def to_record(
         eval_id=score.eval_id,
         rubric_version=score.rubric_version,
         stale=stale,
+        abstained=score.abstained,
     )
 
 
