@@ -174,3 +174,11 @@ def test_eval_run_cli_takes_a_panel_and_eval_score_shows_it(tmp_path: Path) -> N
         "judge-a": 3,
         "judge-b": 3,
     }
+
+
+def test_eval_run_help_documents_abstain_panels_and_grading() -> None:
+    result = CliRunner().invoke(app, ["eval", "run", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for option in ("--abstain", "--panel", "--grading", "unanimous", "grouped", "incomplete"):
+        assert option in result.output, option
+    assert "score-minimising" in result.output

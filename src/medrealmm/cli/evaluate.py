@@ -470,7 +470,9 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     )
     table.add_column("model", no_wrap=True)
     columns = ("img", "score", "mean@k", "worst@k", "k", "n@k", "+met", "-hit", "scored")
-    for column in (*columns, "incompl", "abst"):
+    # The abstentions column only where a grader abstained: the table is at its width.
+    abstained = any(row.abstentions for row in rows)
+    for column in (*columns, "incompl", *(("abst",) if abstained else ())):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         name = f"{row.model}*" if row.is_baseline else row.model
@@ -486,7 +488,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
             "-" if row.negative_triggered_mean is None else f"{row.negative_triggered_mean:.2f}",
             str(row.complete),
             str(row.incomplete),
-            str(row.abstentions),
+            *((str(row.abstentions),) if abstained else ()),
         )
     console.print(table)
     for (model, images), count in stale.items():
