@@ -10,7 +10,7 @@ does to a weak grader's answers, not what it does to a strong one. ``--grader of
 the rule-based baseline, which applies the same rule to each criterion in both modes, so its
 agreement is 1.0 by construction: it measures only the calls and tokens.
 
-    python benchmarks/grouped_grading.py --consultations 4 --grader llama
+    python benchmarks/grouped_grading.py --consultations 2 --grader llama
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def compare(store: RunStore, grader: str) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--consultations", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=384, help="llama: per answer")
     parser.add_argument(
         "--grader",
         choices=("llama", "offline"),
@@ -117,7 +118,7 @@ def main() -> None:
                 grader = MODEL_ALIAS
                 entry = {"name": grader, "model": grader, "base_url": server.base_url,
                          "concurrency": 1, "timeout_s": 600, "max_attempts": 2,
-                         "params": {"max_tokens": 512, "temperature": 0.0}}  # fmt: skip
+                         "params": {"max_tokens": args.max_tokens, "temperature": 0.0}}  # fmt: skip
                 config = folder / "models.yaml"
                 config.write_text(yaml.safe_dump({"models": [entry]}), encoding="utf-8")
             base = EvalSettings(
