@@ -232,7 +232,8 @@ def test_abstain_policy_and_a_two_grader_panel_end_to_end(
     panel = f"panel-majority({MODEL_ALIAS},{SECOND_GRADER})"
     verdicts = _rows(run, stages.EVAL_VERDICT)
     raters = {key.split("|")[0] for key in verdicts}
-    assert {MODEL_ALIAS, SECOND_GRADER} <= raters, sorted(raters)
+    output = (result.stdout + result.stderr)[-3000:]
+    assert {MODEL_ALIAS, SECOND_GRADER} <= raters, output
     for key, row in verdicts.items():  # a failed call is never turned into a verdict
         assert (row.get("status") == "ok") == (row.get("value") is not None), key
         if key.startswith(panel + "|"):
