@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from medrealmm.evaluate.grader import GraderPrompt, grader_request
+from medrealmm.evaluate.grader import GraderPrompt, grader_request, images_withheld
 from medrealmm.evaluate.respond import PACKAGE
 from medrealmm.llm import dialogue_messages, dialogue_parts
 from medrealmm.llm.dialogue import PresetMessages, slot_marker
@@ -70,7 +70,13 @@ def test_filled_prompt_is_the_full_render(tmp_path: Path, department: str, reply
                 assert [m.model_dump_json() for m in request.messages] == [
                     m.model_dump_json() for m in _full(department, reply, parts, criterion)
                 ]
-                assert request.inputs == {"criterion": text, "weight": weight, "reply": reply}
+                withheld = images_withheld(parts)
+                assert request.inputs == {
+                    "criterion": text,
+                    "weight": weight,
+                    "reply": reply,
+                    "images_withheld": withheld,
+                }
                 one = grader_request(
                     department=department, context=[], parts=parts, criterion=criterion, reply=reply
                 )

@@ -34,6 +34,7 @@ pytestmark = [
 
 CLI = [sys.executable, "-c", "from medrealmm.cli import main; main()"]
 CONSULTATIONS = 2
+SECOND_GRADER = "smollm2-warm"
 #: As a user runs it: no progress bars in captured output, the capability probe on.
 ENV = {"MEDREALMM_PROGRESS": "0", "MEDREALMM_PROBE": "on"}
 
@@ -69,8 +70,11 @@ def models(tmp_path_factory: pytest.TempPathFactory, server: LlamaServer) -> Pat
         "max_attempts": 2,
         "params": {"max_tokens": 96},
     }
+    # A second grader on the same server for the two-grader panel (its own name, so its own
+    # cache entries and rows; a different temperature, so its own verdicts).
+    other = {**entry, "name": SECOND_GRADER, "params": {"max_tokens": 96, "temperature": 0.7}}
     path = tmp_path_factory.mktemp("config") / "models.yaml"
-    path.write_text(yaml.safe_dump({"models": [entry]}), encoding="utf-8")
+    path.write_text(yaml.safe_dump({"models": [entry, other]}), encoding="utf-8")
     return path
 
 
@@ -216,3 +220,58 @@ def test_eval_killed_mid_run_resumes_without_losing_or_repeating_work(
     assert_clean(cli(*_eval_args(run, models)), 1)
     with RunStore(run) as store:
         assert len(store.cache) == calls  # a finished run asks nothing again
+
+
+def _rows(run: Path, stage: str) -> dict[str, dict[str, object]]:
+    with RunStore(run) as store:
+        return {key: store.get_raw(stage, key) or {} for key in store.keys(stage, status=None)}
+
+
+def test_abstain_policy_and_a_two_grader_panel_end_to_end(
+    tmp_path: Path, offline_chain: Path, models: Path
+) -> None:
+    run = fresh_copy(offline_chain, tmp_path)
+    args = [*_eval_args(run, models), "--grader", SECOND_GRADER, "--abstain", "incomplete"]
+    result = cli(*args)
+    assert_clean(result, 1)
+    panel = f"panel-majority({MODEL_ALIAS},{SECOND_GRADER})"
+    verdicts = _rows(run, stages.EVAL_VERDICT)
+    raters = {key.split("|")[0] for key in verdicts}
+    output = (result.stdout + result.stderr)[-3000:]
+    assert {MODEL_ALIAS, SECOND_GRADER} <= raters, output
+    for key, row in verdicts.items():  # a failed call is never turned into a verdict
+        assert (row.get("status") == "ok") == (row.get("value") is not None), key
+        if key.startswith(panel + "|"):
+            assert row.get("status") in ("ok", "abstained")
+    scores = _rows(run, stages.EVAL_SCORE)
+    for key, row in scores.items():
+        if row.get("abstained_criteria"):  # --abstain incomplete: no score, never a 0
+            assert row["score"] is None, key
+    assert_clean(cli(*args), 1)  # a rerun keeps every finished verdict as it was
+    after = _rows(run, stages.EVAL_VERDICT)
+    for key, row in verdicts.items():
+        if row.get("status") in ("ok", "abstained") and not key.startswith(panel + "|"):
+            assert after[key] == row, key
+    score = cli("eval", "score", run, "--grader", panel, "--json", tmp_path / "s.json")
+    assert_clean(score, 1)
+    if score.returncode == 0:
+        table = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+        assert table["panel"]["method"] == "majority"
+        assert all(spec["abstain"] == "incomplete" for spec in table["evaluations"])
+
+
+def test_grouped_grading_end_to_end(tmp_path: Path, offline_chain: Path, models: Path) -> None:
+    run = fresh_copy(offline_chain, tmp_path)
+    args = [*_eval_args(run, models), "--grading", "grouped"]
+    assert_clean(cli(*args), 1)
+    verdicts = _rows(run, stages.EVAL_VERDICT)
+    assert verdicts and all(k.startswith(f"{MODEL_ALIAS}[grouped]|") for k in verdicts)
+    for key, row in verdicts.items():
+        assert row.get("status") in ("ok", "abstained", "failed"), key
+        if row.get("status") == "failed":
+            assert str(row.get("error") or "").strip(), key  # with its reason
+    with RunStore(run) as store:
+        calls = len(store.cache)
+    assert_clean(cli(*args), 1)
+    with RunStore(run) as store:
+        assert len(store.cache) == calls  # nothing asked again

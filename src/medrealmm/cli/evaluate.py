@@ -27,7 +27,7 @@ from medrealmm.cli.common import (
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
-    from medrealmm.evaluate.results import Results
+    from medrealmm.evaluate.results import Abstentions, PanelSummary, Results
     from medrealmm.evaluate.scoring import ModelSummary
 
 eval_app = typer.Typer(
@@ -41,6 +41,24 @@ app.add_typer(eval_app, name="eval")
 class Switch(StrEnum):
     ON = "on"
     OFF = "off"
+
+
+class AbstainChoice(StrEnum):
+    UNMET = "unmet"
+    DROP = "drop"
+    INCOMPLETE = "incomplete"
+
+
+class PanelChoice(StrEnum):
+    MAJORITY = "majority"
+    UNANIMOUS = "unanimous"
+    ANY = "any"
+    WEIGHTED = "weighted"
+
+
+class GradingChoice(StrEnum):
+    PER_CRITERION = "per-criterion"
+    GROUPED = "grouped"
 
 
 RunArgument = Annotated[
@@ -91,7 +109,47 @@ def run_command(
             "with seed i, so give the model a sampling temperature in --models-config.",
         ),
     ] = 1,
-    grader: GraderOption = "offline",
+    grader: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grader",
+            help="Grader model: 'offline' (the lexical baseline), a name from --models-config, "
+            "or a model id served at OPENAI_BASE_URL. Repeat it for a judge panel (each "
+            "grader's verdicts are its own rows; the panel's verdict is derived from them), "
+            "or name a panel of --models-config (panels: [{name, graders, method, weights}]).",
+        ),
+    ] = None,
+    panel: Annotated[
+        PanelChoice | None,
+        typer.Option(
+            "--panel",
+            help="How a panel's verdicts make one: majority (default) or weighted (a vote; a "
+            "tie is the score-minimising verdict: not met for a positive criterion, met for a "
+            "negative one), unanimous (met only if every grader says met), any (met if one "
+            "does). A grader that cannot assess does not vote. Weights come from the panel "
+            "in --models-config (1 each otherwise).",
+        ),
+    ] = None,
+    abstain: Annotated[
+        AbstainChoice,
+        typer.Option(
+            "--abstain",
+            help="What a 'cannot assess' verdict (unreadable image, missing context) counts "
+            "as: unmet (default: v=0, the paper's denominator), drop (left out of numerator "
+            "and denominator; a case with nothing left is incomplete) or incomplete (the case "
+            "gets no score). Recorded in the evaluation's spec; changing it rescores without "
+            "a call. A failed or malformed grader call is never an abstention.",
+        ),
+    ] = AbstainChoice.UNMET,
+    grading: Annotated[
+        GradingChoice,
+        typer.Option(
+            "--grading",
+            help="per-criterion (default, as in the paper: one grader call per criterion) or "
+            "grouped (all of a reply's criteria in one call, a structured list back; stored "
+            "as grader 'NAME[grouped]' beside the per-criterion verdicts).",
+        ),
+    ] = GradingChoice.PER_CRITERION,
     grader_images: Annotated[
         Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
     ] = Switch.ON,
@@ -115,18 +173,27 @@ def run_command(
 
     A release is checked first (DUA accepted, every checksum) and never written to."""
     from medrealmm.evaluate import EvalSettings, run_evaluation
+    from medrealmm.evaluate.panel import panel_from_graders
+    from medrealmm.evaluate.scoring import AbstainPolicy
     from medrealmm.evaluate.source import results_store
     from medrealmm.release.dua import DUANotAccepted
 
+    with user_errors():
+        single, judges = panel_from_graders(
+            grader or [], None if panel is None else panel.value, models_config
+        )
     settings = EvalSettings(
         model=model,
         images=images is Switch.ON,
         k=k,
-        grader=grader,
+        grader=single or "offline",
         models_config=models_config,
         grader_images=grader_images is Switch.ON,
         limit=limit,
         retry_failed=retry_failed,
+        abstain=AbstainPolicy(abstain.value),
+        grading=grading.value,  # type: ignore[arg-type]
+        panel=judges,
     )
     with user_errors():
         try:
@@ -159,8 +226,16 @@ def run_command(
     )
     if outcome.no_rubric:
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
+    for member in outcome.members:
+        console.print(
+            f"  panel member {member.grader}: {member.verdicts.done} graded now, "
+            f"{member.verdicts.skipped} already done, {member.verdicts.failed} failed"
+        )
+    abstained = sum(score.abstained for score in outcome.scores)
+    if abstained:
+        console.print(f"{abstained} criteria the grader could not assess (--abstain {abstain})")
     errors = list(outcome.responses.errors.values())
-    for score in outcome.scores:
+    for score in [s for m in outcome.members for s in m.scores] or outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)
     failed = report_failures(errors, "calls", raw)
     if failed or outcome.incomplete:
@@ -247,7 +322,7 @@ def score_command(
     positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
     numbers the report shows: both read medrealmm.evaluate.load_results."""
     from medrealmm.evaluate import K_DEFINITIONS, load_results
-    from medrealmm.evaluate.results import usage_with_cost
+    from medrealmm.evaluate.results import abstentions_by_grader, panel_summary, usage_with_cost
 
     with user_errors(), RunStore(run, create=False) as store:
         results = load_results(store, grader)
@@ -255,8 +330,14 @@ def score_command(
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
         rows = results.summary()
         usage = usage_with_cost(store)
+        abstentions = abstentions_by_grader(store)
+        panel = panel_summary(store, results)
     show_summary(results.grader, rows, results.stale_by_condition())
     show_evaluations(results)
+    if any(a.abstained for a in abstentions):
+        show_abstentions(abstentions)
+    if panel is not None:
+        show_panel(panel)
     show_usage(usage)
     if json_out is not None:
         payload = {
@@ -273,6 +354,8 @@ def score_command(
                 if any(r.eval_id == spec.eval_id for r in results.records)
             ],
             "usage": usage,
+            "abstentions": [asdict(a) for a in abstentions],
+            "panel": None if panel is None else asdict(panel),
         }
         json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
 
@@ -295,6 +378,67 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
     if priced:
         spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
     print_table(spend)
+
+
+def show_abstentions(rows: list[Abstentions]) -> None:
+    """How often each grader could not assess, per model (counted as --abstain said)."""
+    table = Table(
+        title="Cannot assess, by grader", box=box.SIMPLE, pad_edge=False, collapse_padding=True
+    )
+    for column in ("grader", "model", "img", "cases", "with any", "criteria"):
+        table.add_column(column, no_wrap=True)
+    for row in rows:
+        table.add_row(
+            row.grader,
+            row.model,
+            "on" if row.images else "off",
+            str(row.cases),
+            str(row.cases_with_abstentions),
+            str(row.abstained),
+        )
+    console.print(table)
+
+
+def show_panel(panel: PanelSummary) -> None:
+    """A panel's members (weight, calls, tokens) and their agreement on criterion verdicts:
+    Krippendorff's alpha over all graders beside each pair's AC1."""
+    table = Table(
+        title=f"Judge panel {panel.name} ({panel.method})",
+        box=box.SIMPLE,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for column in ("grader", "weight", "calls", "cached", "prompt tok", "completion tok"):
+        table.add_column(column, no_wrap=True)
+    for m in panel.members:
+        table.add_row(
+            m.grader,
+            f"{m.weight:g}",
+            str(m.calls),
+            str(m.cached_calls),
+            str(m.prompt_tokens),
+            str(m.completion_tokens),
+        )
+    console.print(table)
+    agree = Table(
+        title="Panel agreement on LLM criterion verdicts",
+        box=box.SIMPLE,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for column in ("criteria", "items", "alpha", "pair", "n", "AC1"):
+        agree.add_column(column, no_wrap=True)
+    for row in panel.agreement:
+        for i, (a, b, n, ac1) in enumerate(row.pairs):
+            agree.add_row(
+                row.subset if i == 0 else "",
+                str(row.items) if i == 0 else "",
+                ("-" if row.alpha is None else f"{row.alpha:.3f}") if i == 0 else "",
+                f"{a} / {b}",
+                str(n),
+                "-" if ac1 is None else f"{ac1:.3f}",
+            )
+    console.print(agree)
 
 
 def show_evaluations(results: Results) -> None:
@@ -337,7 +481,10 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     )
     table.add_column("model", no_wrap=True)
     columns = ("img", "score", "mean@k", "worst@k", "k", "n@k", "+met", "-hit", "scored")
-    for column in (*columns, "incompl", *(("refused",) if refusals else ())):
+    # The refusals and abstentions columns only where they happened: the table keeps its width.
+    abstained = any(row.abstentions for row in rows)
+    extra = (*(("refused",) if refusals else ()), *(("abst",) if abstained else ()))
+    for column in (*columns, "incompl", *extra):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         name = f"{row.model}*" if row.is_baseline else row.model
@@ -354,6 +501,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
             str(row.complete),
             str(row.incomplete),
             *((str(row.refusals),) if refusals else ()),
+            *((str(row.abstentions),) if abstained else ()),
         )
     print_table(table)
     for (model, images), count in stale.items():

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 
 from medrealmm.evaluate import lexical
 from medrealmm.evaluate.canary import CANARY_TASK
-from medrealmm.evaluate.grader import GRADER_TASK, GraderOutput
+from medrealmm.evaluate.grader import (
+    GRADER_TASK,
+    GROUPED_TASK,
+    GraderOutput,
+    GroupedItem,
+    GroupedOutput,
+)
 from medrealmm.evaluate.respond import RESPOND_TASK
 from medrealmm.llm import ChatRequest
 from medrealmm.schema import Event, ImageRef
@@ -52,11 +58,24 @@ def respond_baseline(request: ChatRequest) -> str:
     return baseline_reply(request.inputs["context"], bool(request.inputs["with_images"]))
 
 
+def _baseline_verdict(criterion: str, weight: int, reply: str, withheld: bool) -> GraderOutput:
+    """Lexical overlap; "cannot assess" only when the criterion asks what an image shows and
+    the grader was not shown the images (``--grader-images off``)."""
+    if withheld and lexical.reads_image(criterion):
+        return GraderOutput(met=False, cannot_assess=True, rationale=lexical.CANNOT_READ_IMAGE)
+    found = lexical.judge(criterion, weight, reply)
+    return GraderOutput(met=found.met, rationale=found.rationale)
+
+
 def grader_baseline(request: ChatRequest) -> str:
-    found = lexical.judge(
-        request.inputs["criterion"], int(request.inputs["weight"]), request.inputs["reply"]
+    inputs = request.inputs
+    found = _baseline_verdict(
+        inputs["criterion"],
+        int(inputs["weight"]),
+        inputs["reply"],
+        inputs.get("images_withheld", False),
     )
-    return GraderOutput(met=found.met, rationale=found.rationale).model_dump_json()
+    return found.model_dump_json()
 
 
 def canary_baseline(request: ChatRequest) -> str:
@@ -64,8 +83,27 @@ def canary_baseline(request: ChatRequest) -> str:
     return "不知道"
 
 
+def grouped_baseline(request: ChatRequest) -> str:
+    """The per-criterion rule on each criterion: the same verdicts in one answer."""
+    inputs = request.inputs
+    items = [
+        GroupedItem(
+            id=item["id"],
+            **_baseline_verdict(
+                item["text"],
+                int(item["weight"]),
+                inputs["reply"],
+                inputs.get("images_withheld", False),
+            ).model_dump(),
+        )
+        for item in inputs["criteria"]
+    ]
+    return GroupedOutput(verdicts=items).model_dump_json()
+
+
 RULES = {
     RESPOND_TASK: respond_baseline,
     GRADER_TASK: grader_baseline,
     CANARY_TASK: canary_baseline,
+    GROUPED_TASK: grouped_baseline,
 }

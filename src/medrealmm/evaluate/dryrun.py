@@ -8,7 +8,10 @@ Requests come from ``CaseRequests`` as in the run, images included where the run
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from medrealmm.evaluate.cases import load_eval_cases, pixel_root
+from medrealmm.evaluate.provenance import GROUPED, rater_name
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import verdict_key
 from medrealmm.evaluate.run import ONLINE, EvalSettings
@@ -23,8 +26,17 @@ from medrealmm.store import RunStore, stages
 
 
 def plan_evaluation(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:
-    """(one DryRunClient per model that would be called, units already stored)."""
-    return run_async(_plan(store, settings))
+    """(one DryRunClient per model that would be called, units already stored); a panel
+    plans each member's calls, the replies once."""
+    if settings.panel is None:
+        return run_async(_plan(store, settings))
+    clients: list[DryRunClient] = []
+    resumed = 0
+    for i, member in enumerate(settings.panel.members):
+        planned, done = run_async(_plan(store, replace(settings, grader=member, panel=None)))
+        clients.extend(planned if i == 0 else planned[-1:])  # the grader is the last client
+        resumed += done
+    return clients, resumed
 
 
 async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunClient], int]:
@@ -50,6 +62,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
         DryRunClient(build_client(respondent), respondent, store.cache) if respondent else None
     )
     grader = DryRunClient(build_client(judge), judge, store.cache)
+    rater = rater_name(judge.name, settings.grading)
     stored_replies = store.keys(stages.EVAL_RESPONSE)
     stored_verdicts = store.keys(stages.EVAL_VERDICT)
     resumed = 0
@@ -67,12 +80,20 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
                 elif responder is not None:
                     request = requests.respond(with_images=images, sample=sample, base_seed=seed)
                     reply = (await responder.complete(request)).text
+                pending = []
                 for criterion in case.rubric.criteria:
                     if criterion.kind is not CriterionKind.LLM:
                         continue
-                    if verdict_key(judge.name, rkey, criterion.id) in stored_verdicts:
+                    if verdict_key(rater, rkey, criterion.id) in stored_verdicts:
                         resumed += 1
                         continue
+                    pending.append(criterion)
+                if settings.grading == GROUPED:
+                    if pending:
+                        request = requests.grouped(pending, reply, with_images=grader_images)
+                        await grader.complete(request)
+                    continue
+                for criterion in pending:
                     request = requests.grader(criterion, reply, with_images=grader_images)
                     await grader.complete(request)
     finally:

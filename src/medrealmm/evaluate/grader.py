@@ -18,8 +18,8 @@ from medrealmm.llm import (
     complete_structured,
     dialogue_messages,
 )
-from medrealmm.llm.dialogue import PresetMessages, slot_marker
-from medrealmm.llm.types import Message, Part
+from medrealmm.llm.dialogue import WITHHELD_IMAGE, PresetMessages, slot_marker
+from medrealmm.llm.types import Message, Part, TextPart
 from medrealmm.schema import Criterion, Event, Verdict, VerdictStatus
 
 GRADER_TASK = "evaluate.grader"
@@ -28,6 +28,24 @@ GRADER_TASK = "evaluate.grader"
 class GraderOutput(BaseModel):
     rationale: str = Field(default="", description="简短理由")
     met: bool = Field(description="回复是否符合该准则的描述")
+    cannot_assess: bool = Field(
+        default=False, description="图片无法辨认或问诊记录缺少判断所需信息时为 true"
+    )
+
+
+def verdict_of(output: GraderOutput, criterion_id: str, grader: str) -> Verdict:
+    """The verdict a parsed grader answer stands for: "cannot assess" outranks ``met``."""
+    if output.cannot_assess:
+        return Verdict(
+            criterion_id=criterion_id,
+            value=None,
+            status=VerdictStatus.ABSTAINED,
+            rationale=output.rationale,
+            grader=grader,
+        )
+    return Verdict(
+        criterion_id=criterion_id, value=output.met, rationale=output.rationale, grader=grader
+    )
 
 
 class _Weight(int):
@@ -63,7 +81,7 @@ class GraderPrompt:
         messages = self._preset(criterion.weight > 0).messages(
             parts, criterion=criterion.text, weight=criterion.weight
         )
-        return _request(messages, criterion, self.reply)
+        return _request(messages, criterion, self.reply, parts)
 
 
 def grader_request(
@@ -86,14 +104,26 @@ def grader_request(
         criterion=criterion.text,
         weight=criterion.weight,
     )
-    return _request(messages, criterion, reply)
+    return _request(messages, criterion, reply, parts)
 
 
-def _request(messages: list[Message], criterion: Criterion, reply: str) -> ChatRequest:
+def images_withheld(parts: Sequence[Part]) -> bool:
+    """Whether the dialogue shows an image's marker without its pixels."""
+    return any(isinstance(part, TextPart) and WITHHELD_IMAGE in part.text for part in parts)
+
+
+def _request(
+    messages: list[Message], criterion: Criterion, reply: str, parts: Sequence[Part]
+) -> ChatRequest:
     return ChatRequest(
         task=GRADER_TASK,
         messages=messages,
-        inputs={"criterion": criterion.text, "weight": criterion.weight, "reply": reply},
+        inputs={
+            "criterion": criterion.text,
+            "weight": criterion.weight,
+            "reply": reply,
+            "images_withheld": images_withheld(parts),
+        },
     )
 
 
@@ -105,13 +135,7 @@ async def grade(
     malformed one); failed_attempts counts the requests of a call that failed for good."""
     result = await complete_structured(client, request, GraderOutput, attempts=attempts)
     if result.value is not None:
-        verdict = Verdict(
-            criterion_id=criterion.id,
-            value=result.value.met,
-            rationale=result.value.rationale,
-            grader=client.name,
-        )
-        return verdict, result.completions, False, 0
+        return verdict_of(result.value, criterion.id, client.name), result.completions, False, 0
     verdict = Verdict(
         criterion_id=criterion.id,
         value=None,
@@ -121,3 +145,75 @@ async def grade(
     )
     transient = not result.permanent and len(result.completions) < result.attempts
     return verdict, result.completions, transient, result.failed_attempts
+
+
+GROUPED_TASK = "evaluate.grader_grouped"
+
+
+class GroupedItem(GraderOutput):
+    id: str = Field(description="准则编号")
+
+
+class GroupedOutput(BaseModel):
+    """All of a reply's criteria in one answer (``--grading grouped``)."""
+
+    verdicts: list[GroupedItem]
+
+
+def grouped_request(
+    *, department: str, parts: list[Part], criteria: Sequence[Criterion], reply: str
+) -> ChatRequest:
+    """One grader request for several LLM criteria of ``reply``, each shown with its id."""
+    items = [{"id": c.id, "text": c.text, "weight": c.weight} for c in criteria]
+    messages = dialogue_messages(
+        PACKAGE, "grader_grouped", parts, department=department, response=reply, criteria=items
+    )
+    return ChatRequest(
+        task=GROUPED_TASK,
+        messages=messages,
+        inputs={"criteria": items, "reply": reply, "images_withheld": images_withheld(parts)},
+    )
+
+
+async def grade_grouped(
+    client: LLMClient,
+    request: ChatRequest,
+    criteria: Sequence[Criterion],
+    grader: str,
+    *,
+    attempts: int = 3,
+) -> tuple[dict[str, Verdict], list[Completion], bool, int]:
+    """``grade`` for one grouped call: a verdict per criterion. A criterion the answer leaves
+    out (or a call that failed) gets a failed verdict naming why, never a guess or an
+    abstention; the first item given for an id counts."""
+    result = await complete_structured(client, request, GroupedOutput, attempts=attempts)
+    if result.value is None:
+        transient = not result.permanent and len(result.completions) < result.attempts
+        failed = {
+            c.id: Verdict(
+                criterion_id=c.id,
+                value=None,
+                status=VerdictStatus.FAILED,
+                grader=grader,
+                error=result.error,
+            )
+            for c in criteria
+        }
+        return failed, result.completions, transient, result.failed_attempts
+    given: dict[str, GroupedItem] = {}
+    for item in result.value.verdicts:
+        given.setdefault(item.id.strip().strip("[]"), item)
+    verdicts = {}
+    for criterion in criteria:
+        item = given.get(criterion.id)
+        if item is None:
+            verdicts[criterion.id] = Verdict(
+                criterion_id=criterion.id,
+                value=None,
+                status=VerdictStatus.FAILED,
+                grader=grader,
+                error="[malformed_output] the grouped answer has no item for this criterion",
+            )
+        else:
+            verdicts[criterion.id] = verdict_of(item, criterion.id, grader)
+    return verdicts, result.completions, False, 0

@@ -153,6 +153,7 @@ def rubric_score(
                 "positive_met": case.positive_met,
                 "negative_triggered": case.negative_triggered,
                 "rubric_version": case.rubric_version,
+                "abstained": case.abstained_criteria,
                 "verdicts": [v.model_dump(mode="json") for v in case.verdicts],
             },
         )

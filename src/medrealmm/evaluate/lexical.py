@@ -38,6 +38,12 @@ NEGATION_CUES = ("不建议", "不要", "不需", "无需", "不必", "避免", 
 _SENTENCE = re.compile(r"[。！？!?；;\n]+")
 _CLAUSE = re.compile(r"[，,；;：:]|或")
 _RUN = re.compile(r"[0-9A-Za-z\u4e00-\u9fff]+")
+#: A criterion about what an image shows: an image word and a reading word in one clause.
+_READS_IMAGE = re.compile(
+    r"(图片|照片|影像|片子|胶片)[^，,；;。]*(解读|所示|显示|内容|识别)"
+    r"|(解读|识别)[^，,；;。]*(图片|照片|影像|片子|胶片)"
+)
+CANNOT_READ_IMAGE = "离线基线（规则，非模型）：该准则需要看图判断，本次评分未提供图片，无法评估。"
 
 
 def content_bigrams(text: str) -> set[str]:
@@ -56,6 +62,12 @@ def coverage(needle: set[str], text: str) -> float:
     if not needle:
         return 0.0
     return len(needle & content_bigrams(text)) / len(needle)
+
+
+def reads_image(criterion: str) -> bool:
+    """Whether judging ``criterion`` needs the image itself, not only the reply's words: it
+    asks for a reading of an image. An omission ("未结合图片作答…") is judged from the reply."""
+    return _READS_IMAGE.search(criterion) is not None and _strip_omission(criterion) is None
 
 
 @dataclass(frozen=True)

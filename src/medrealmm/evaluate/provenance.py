@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm._version import __version__
 from medrealmm.evaluate.canary import CanaryCheck
+from medrealmm.evaluate.scoring import DEFAULT_ABSTAIN, AbstainPolicy
 from medrealmm.llm import Completion, ModelSpec
 from medrealmm.store import RunStore, stages
 
@@ -25,6 +26,22 @@ PROMPT_PACKAGE = "medrealmm.evaluate"
 BENCHMARK_META = "eval.benchmark"
 
 EvalKind = Literal["generated", "online", "imported"]
+#: One call per criterion (the paper's grader) or all of a reply's criteria in one call.
+GradingMode = Literal["per-criterion", "grouped"]
+PER_CRITERION: GradingMode = "per-criterion"
+GROUPED: GradingMode = "grouped"
+PanelMethod = Literal["majority", "unanimous", "any", "weighted"]
+
+
+class PanelRef(BaseModel):
+    """A judge panel: its graders' own evaluations hold their verdicts; the panel's verdict
+    is derived from them by ``method`` (evaluate.panel)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: PanelMethod
+    members: list[str]
+    weights: dict[str, float] = Field(default_factory=dict, description="weighted: by member.")
 
 
 class ModelRef(BaseModel):
@@ -79,6 +96,12 @@ class UsageTotals(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def merge(self, other: UsageTotals) -> None:
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
     def add(self, completion: Completion) -> None:
         self.calls += 1
         if completion.cached:
@@ -105,6 +128,11 @@ class EvalSpec(BaseModel):
     prompts: dict[str, str] = Field(description="Template file -> sha256 of its text.")
     benchmark: BenchmarkRef
     imported_from: str | None = Field(default=None, description="sha256 of an imported file.")
+    abstain: AbstainPolicy = Field(
+        default=DEFAULT_ABSTAIN, description="What a 'cannot assess' verdict counts as."
+    )
+    grading: GradingMode = PER_CRITERION
+    panel: PanelRef | None = None
     package_version: str = __version__
     started_at: datetime
     finished_at: datetime | None = None
@@ -120,6 +148,12 @@ class EvalSpec(BaseModel):
         ref = self.model if respondent else self.grader
         if ref is not None and ref.backend != "offline" and completion.model not in ref.served:
             ref.served.append(completion.model)
+
+
+def rater_name(grader: str, grading: GradingMode = PER_CRITERION) -> str:
+    """The name a grader's verdicts and scores are stored under: grouped grading is a
+    measurement of its own, kept beside the per-criterion one on the same replies."""
+    return grader if grading == PER_CRITERION else f"{grader}[{grading}]"
 
 
 def prompt_hashes(package: str = PROMPT_PACKAGE) -> dict[str, str]:
@@ -151,8 +185,13 @@ def eval_id_of(
     prompts: dict[str, str],
     benchmark: BenchmarkRef,
     imported_from: str | None = None,
+    abstain: AbstainPolicy = DEFAULT_ABSTAIN,
+    grading: GradingMode = PER_CRITERION,
+    panel: PanelRef | None = None,
 ) -> str:
-    """A digest of everything that decides the numbers; reruns of one evaluation share it."""
+    """A digest of everything that decides the numbers; reruns of one evaluation share it.
+    The abstain policy, grading mode and panel enter only when set, so an evaluation made
+    before they existed keeps its id."""
     identity = {
         "kind": kind,
         "label": label,
@@ -165,6 +204,12 @@ def eval_id_of(
         "benchmark": benchmark.identity,
         "imported_from": imported_from,
     }
+    if AbstainPolicy(abstain) is not DEFAULT_ABSTAIN:
+        identity["abstain"] = str(abstain)
+    if grading != PER_CRITERION:
+        identity["grading"] = grading
+    if panel is not None:
+        identity["panel"] = panel.model_dump(mode="json")
     blob = json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return "eval-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 

@@ -7,9 +7,10 @@ so the cache key hashes each image once per case (``ImagePart.digest``), not per
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from medrealmm.evaluate.grader import GraderPrompt
+from medrealmm.evaluate.grader import GraderPrompt, grouped_request
 from medrealmm.evaluate.respond import respond_request
 from medrealmm.llm import ChatRequest, dialogue_parts
 from medrealmm.llm.types import Part
@@ -54,3 +55,14 @@ class CaseRequests:
         if prompt is None:
             prompt = self._graders[reply] = GraderPrompt(self.instance.department, reply)
         return prompt.request(self.parts(with_images), criterion)
+
+    def grouped(
+        self, criteria: Sequence[Criterion], reply: str, *, with_images: bool
+    ) -> ChatRequest:
+        """One grader request for several LLM criteria of ``reply`` (``--grading grouped``)."""
+        return grouped_request(
+            department=self.instance.department,
+            parts=self.parts(with_images),
+            criteria=criteria,
+            reply=reply,
+        )

@@ -10,15 +10,24 @@ and listed as stale; ``medrealmm eval run`` regrades only the criteria that chan
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from medrealmm.evaluate.provenance import EvalSpec, benchmark_of, load_specs
+from medrealmm.evaluate.provenance import (
+    EvalSpec,
+    UsageTotals,
+    benchmark_of,
+    load_specs,
+    rater_name,
+)
 from medrealmm.evaluate.scoring import ModelSummary, summarize_models
 from medrealmm.llm import ModelSpec, display_name
-from medrealmm.schema import CaseScore, Response
+from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.schema import CaseScore, CriterionKind, Response
+from medrealmm.stats.alpha import PanelAgreement, panel_agreement
 from medrealmm.stats.cases import (
     ONLINE_MODEL,
     PRIMARY_GRADER_META,
@@ -28,7 +37,7 @@ from medrealmm.stats.cases import (
     primary_grader,
 )
 from medrealmm.store import RunStore, stages
-from medrealmm.store.keys import ScoreKey, VerdictKey
+from medrealmm.store.keys import SEP, ResponseKey, ScoreKey, VerdictKey
 
 Condition = tuple[str, bool]  # (model, images)
 
@@ -200,3 +209,113 @@ def record_prices(store: RunStore, specs: Iterable[ModelSpec | None]) -> None:
             prices[spec.name] = {"in": spec.price_per_mtok_in, "out": spec.price_per_mtok_out}
     if prices:
         store.set_meta(stages.PRICES_META, prices)
+
+
+@dataclass(frozen=True)
+class Abstentions:
+    """ "Cannot assess" verdicts of one grader on one model's replies (current scores)."""
+
+    grader: str
+    model: str
+    images: bool
+    cases: int
+    abstained: int  # criteria
+    cases_with_abstentions: int
+
+
+def abstentions_by_grader(store: RunStore) -> list[Abstentions]:
+    """Per grader (panel members and panels alike) and model: how often it could not assess."""
+    groups: dict[tuple[str, str, bool], list[CaseRecord]] = {}
+    for record in load_scored_cases(store):
+        if not record.stale:
+            groups.setdefault((record.grader, *record.condition), []).append(record)
+    return [
+        Abstentions(
+            grader,
+            model,
+            images,
+            len(records),
+            sum(r.abstained for r in records),
+            sum(1 for r in records if r.abstained),
+        )
+        for (grader, model, images), records in sorted(groups.items())
+    ]
+
+
+@dataclass(frozen=True)
+class PanelMember:
+    grader: str
+    weight: float
+    calls: int
+    cached_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class PanelSummary:
+    """A judge panel as ``eval score`` and the report show it: its members' own calls and
+    tokens (from their evaluations' specs) and their agreement on criterion verdicts."""
+
+    name: str
+    method: str
+    members: list[PanelMember]
+    agreement: list[PanelAgreement]
+
+
+def panel_summary(store: RunStore, results: Results) -> PanelSummary | None:
+    """The panel whose scores ``results`` shows, or None when its grader is no panel."""
+    ids = {r.eval_id for r in results.records}
+    specs = [s for s in results.specs.values() if s.eval_id in ids and s.panel is not None]
+    if not specs:
+        return None
+    panel = specs[0].panel
+    assert panel is not None
+    conditions = {(s.label, s.images) for s in specs}
+    members = []
+    for name in panel.members:
+        used = UsageTotals()
+        for spec in results.specs.values():
+            mine = spec.grader.name == name and spec.panel is None
+            if mine and (spec.label, spec.images) in conditions:
+                used.merge(spec.usage.get(stages.EVAL_VERDICT, UsageTotals()))
+        weight = panel.weights.get(name, 1.0) if panel.method == "weighted" else 1.0
+        members.append(
+            PanelMember(
+                name,
+                weight,
+                used.calls,
+                used.cached_calls,
+                used.prompt_tokens,
+                used.completion_tokens,
+            )
+        )
+    verdicts: dict[str, dict[tuple[str, str], bool]] = {m: {} for m in panel.members}
+    weights: dict[tuple[str, str], int] = {}
+    responses = {
+        stages.response_key(r.model, r.images, r.instance_id, r.sample) for r in results.records
+    }
+    rubrics = evaluation_rubrics(store)
+    llm = {
+        (iid, c.id): c.weight
+        for iid, rubric in rubrics.items()
+        for c in rubric.criteria
+        if c.kind is CriterionKind.LLM
+    }
+    for name in panel.members:
+        rater = rater_name(name, specs[0].grading)
+        for key, raw in store.raw_rows(stages.EVAL_VERDICT, prefix=rater + SEP).items():
+            parsed = VerdictKey.parse(key)
+            if parsed.response not in responses:
+                continue
+            instance_id = ResponseKey.parse(parsed.response).instance_id
+            weight = llm.get((instance_id, parsed.criterion_id))
+            value = json.loads(raw).get("value")
+            if weight is None or value is None:
+                continue
+            item = (parsed.response, parsed.criterion_id)
+            verdicts[name][item] = bool(value)
+            weights[item] = weight
+    return PanelSummary(
+        specs[0].grader.name, panel.method, members, panel_agreement(verdicts, weights)
+    )

@@ -15,24 +15,31 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from medrealmm.evaluate.canary import check_canary
 from medrealmm.evaluate.cases import EvalCase, load_eval_cases, pixel_root
-from medrealmm.evaluate.grader import grade
+from medrealmm.evaluate.grader import grade, grade_grouped
+from medrealmm.evaluate.panel import Panel, panel_verdict
 from medrealmm.evaluate.provenance import (
+    GROUPED,
+    PER_CRITERION,
     EvalSpec,
+    GradingMode,
     ModelRef,
+    UsageTotals,
     benchmark_of,
+    load_specs,
     open_spec,
     prompt_hashes,
+    rater_name,
     save_spec,
 )
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import record_prices, score_key, verdict_key
-from medrealmm.evaluate.scoring import refusal_score, score_case
+from medrealmm.evaluate.scoring import DEFAULT_ABSTAIN, AbstainPolicy, refusal_score, score_case
 from medrealmm.io import MissingImageError
 from medrealmm.llm import (
     Completion,
@@ -84,6 +91,10 @@ class EvalSettings:
     # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
     replies: Mapping[str, str] | None = None
     replies_sha256: str | None = None
+    abstain: AbstainPolicy = DEFAULT_ABSTAIN
+    grading: GradingMode = PER_CRITERION
+    #: Several graders whose verdicts make one derived panel verdict (evaluate.panel).
+    panel: Panel | None = None
 
 
 @dataclass
@@ -97,6 +108,7 @@ class EvalOutcome:
     verdicts: RunStats
     scores: list[CaseScore] = field(default_factory=list)
     eval_id: str = ""
+    members: list[EvalOutcome] = field(default_factory=list)  # a panel's graders
 
     @property
     def incomplete(self) -> int:
@@ -146,6 +158,8 @@ class _Plan:
     requests: _Requests
     targets: dict[str, tuple[EvalCase, int]]  # response key -> (case, sample)
     spec: EvalSpec
+    #: The name its verdicts and scores are stored under: the grader's, marked when grouped.
+    rater: str
     #: (rubric version, criterion versions by id) by id of the case: the digests hash the
     #: criteria, so a case's grading computes them once, from one dump, not once per verdict.
     versions: dict[int, tuple[str, dict[str, str]]] = field(default_factory=dict)
@@ -210,6 +224,8 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         prompts=prompt_hashes(),
         benchmark=benchmark_of(store),
         imported_from=settings.replies_sha256,
+        abstain=settings.abstain,
+        grading=settings.grading,
     )
     return _Plan(
         store,
@@ -222,6 +238,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         _Requests(root),
         targets,
         spec,
+        rater_name(judge.name, settings.grading),
     )
 
 
@@ -233,7 +250,8 @@ def _finished(store: RunStore, stage: str, keys: Sequence[str], retry_failed: bo
     return {
         key
         for key in done
-        if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK) == VerdictStatus.OK
+        if (store.get_raw(stage, key) or {}).get("status", VerdictStatus.OK)
+        != VerdictStatus.FAILED  # "cannot assess" is an answer, not a failure to ask again
     }
 
 
@@ -286,7 +304,7 @@ def _store_imported_replies(plan: _Plan, replies: Mapping[str, str]) -> RunStats
         changed.append((key, reply))
         if stored.get("text") != text:
             for criterion in case.rubric.criteria:
-                store.delete(stages.EVAL_VERDICT, verdict_key(plan.judge.name, key, criterion.id))
+                store.delete(stages.EVAL_VERDICT, verdict_key(plan.rater, key, criterion.id))
     store.put_many(stages.EVAL_RESPONSE, changed, sources=_from_instances(changed))
     missing = sum(1 for case, _ in plan.targets.values() if case.instance.id not in replies)
     return RunStats(done=len(changed), skipped=kept, failed=missing)
@@ -405,7 +423,7 @@ def _graded(plan: _Plan, units: dict[str, tuple[EvalCase, str, Criterion]]) -> s
 
 async def _grade(plan: _Plan) -> RunStats:
     """Step 2: one verdict per criterion of every reply (rule criteria in code)."""
-    store, grader = plan.store, plan.judge.name
+    store, grader = plan.store, plan.rater
     units = {}
     for rkey, (case, _) in plan.targets.items():
         response = store.get(stages.EVAL_RESPONSE, rkey, Response)
@@ -416,6 +434,11 @@ async def _grade(plan: _Plan) -> RunStats:
     done = _graded(plan, units)
     pending = [key for key in units if key not in done]
     client = build_client(plan.judge, cache=store.cache)
+    if plan.settings.grading == GROUPED:
+        try:
+            return await _grade_grouped(plan, client, units, pending)
+        finally:
+            await client.aclose()
 
     async def assess(key: str) -> None:
         case, reply, criterion = units[key]
@@ -472,9 +495,71 @@ def _refused(plan: _Plan) -> set[str]:
     }
 
 
+def _put_verdict(plan: _Plan, key: str, verdict: Verdict, *, retryable: bool = False) -> None:
+    plan.store.put(
+        stages.EVAL_VERDICT,
+        key,
+        verdict,
+        status=FAILED if retryable else DONE,
+        error=verdict.error,
+        sources=_from_response(key),
+    )
+
+
+async def _grade_grouped(
+    plan: _Plan,
+    client: LLMClient,
+    units: dict[str, tuple[EvalCase, str, Criterion]],
+    pending: list[str],
+) -> RunStats:
+    """Step 2 with ``--grading grouped``: one call per reply for its pending LLM criteria
+    (after a rubric change, only the changed ones); rule criteria in code, as always."""
+    groups: dict[str, list[str]] = {}
+    for key in pending:
+        case, reply, criterion = units[key]
+        if criterion.kind is CriterionKind.RULE:
+            _put_verdict(plan, key, _stamped(plan, case, criterion, grade_rule(criterion, reply)))
+            continue
+        groups.setdefault(VerdictKey.parse(key).response, []).append(key)
+
+    async def assess(rkey: str) -> None:
+        keys = groups[rkey]
+        case, reply, _ = units[keys[0]]
+        criteria = [units[key][2] for key in keys]
+        request = plan.requests.of(case.instance).grouped(
+            criteria, reply, with_images=plan.grader_images
+        )
+        verdicts, completions, retryable, failed_attempts = await grade_grouped(
+            client, request, criteria, plan.rater, attempts=plan.settings.attempts
+        )
+        for completion in completions:
+            plan.record(stages.EVAL_VERDICT, client, completion)
+        if failed_attempts:
+            store_label = usage_label(stages.EVAL_VERDICT)
+            plan.store.record_calls(store_label, client.name, failed_attempts=failed_attempts)
+        failed = []
+        for key, criterion in zip(keys, criteria, strict=True):
+            verdict = _stamped(plan, case, criterion, verdicts[criterion.id])
+            _put_verdict(plan, key, verdict, retryable=retryable)
+            if verdict.status is VerdictStatus.FAILED:
+                failed.append(criterion.id)
+        if failed:
+            raise RuntimeError(f"criteria {failed} not graded: {verdicts[failed[0]].error}")
+
+    done = len({VerdictKey.parse(k).response for k in units}) - len(groups)
+    return await run_units(
+        list(groups),
+        assess,
+        description=f"grade {plan.model} with {plan.rater}",
+        concurrency=plan.judge.concurrency,
+        ahead=units_ahead(plan.judge.concurrency),
+        already_done=max(done, 0),
+    )
+
+
 def _score(plan: _Plan) -> list[CaseScore]:
     """Step 3: a case score per reply, from whatever verdicts exist (pure but for reads)."""
-    grader = plan.judge.name
+    grader = plan.rater
     scores: list[tuple[str, CaseScore]] = []
     # One read of this grader's verdicts, not one per verdict (keys start with the grader).
     stored = plan.store.raw_rows(stages.EVAL_VERDICT, prefix=grader + SEP)
@@ -508,6 +593,7 @@ def _score(plan: _Plan) -> list[CaseScore]:
             rubric_approved=case.approved,
             eval_id=plan.spec.eval_id,
             rubric_version=case.rubric.version,
+            abstain=plan.settings.abstain,
         )
         scores.append((score_key(grader, rkey), score))
     links = {key: [(stages.MCCP_INSTANCE, score.instance_id)] for key, score in scores}
@@ -516,6 +602,8 @@ def _score(plan: _Plan) -> list[CaseScore]:
 
 
 async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
+    if settings.panel is not None:
+        return await _run_panel(store, settings, settings.panel)
     cases, missing = load_eval_cases(store)
     if settings.limit is not None:
         cases = cases[: settings.limit]
@@ -529,10 +617,10 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
         save_spec(store, plan.spec)  # usage so far, even when interrupted
     scores = _score(plan)
     save_spec(store, plan.spec, finished=True)
-    _elect_primary_grader(store, plan.judge)
+    _elect_primary_grader(store, plan.rater, baseline=plan.judge.backend == "offline")
     return EvalOutcome(
         model=plan.model,
-        grader=plan.judge.name,
+        grader=plan.rater,
         images=plan.images,
         cases=len(cases),
         no_rubric=missing,
@@ -555,13 +643,106 @@ async def _check_contamination(plan: _Plan) -> None:
         await client.aclose()
 
 
-def _elect_primary_grader(store: RunStore, judge: ModelSpec) -> None:
+async def _run_panel(store: RunStore, settings: EvalSettings, panel: Panel) -> EvalOutcome:
+    """Each member grades as a grader of its own (its rows, its spec, its calls), one after
+    the other on the same replies; then the panel's verdicts and scores are derived."""
+    members = []
+    for member in panel.members:
+        alone = replace(settings, grader=member, panel=None)
+        members.append(await run_eval(store, alone))
+    cases, missing = load_eval_cases(store)
+    if settings.limit is not None:
+        cases = cases[: settings.limit]
+    plan = _plan(store, replace(settings, grader=panel.members[0], panel=None), cases)
+    member_specs = load_specs(store)
+    plan.spec = open_spec(
+        store,
+        kind=plan.spec.kind,
+        label=plan.model,
+        model=plan.spec.model,
+        grader=ModelRef(name=panel.name, backend="panel"),
+        images=plan.images,
+        grader_images=plan.grader_images,
+        k=plan.spec.k,
+        prompts=plan.spec.prompts,
+        benchmark=plan.spec.benchmark,
+        imported_from=plan.spec.imported_from,
+        abstain=settings.abstain,
+        grading=settings.grading,
+        panel=panel.ref(),
+    )
+    plan.spec.usage = {}  # the panel's calls are its members': summed anew from their specs
+    for outcome in members:
+        for stage, used in member_specs[outcome.eval_id].usage.items():
+            plan.spec.usage.setdefault(stage, UsageTotals()).merge(used)
+    plan.rater = panel.name
+    _derive_panel_verdicts(plan, panel, [m.grader for m in members])
+    scores = _score(plan)
+    save_spec(store, plan.spec, finished=True)
+    _elect_primary_grader(store, panel.name, members=[m.grader for m in members])
+    first = members[0]
+    return EvalOutcome(
+        model=plan.model,
+        grader=panel.name,
+        images=plan.images,
+        cases=len(cases),
+        no_rubric=missing,
+        responses=first.responses,
+        verdicts=_merged([m.verdicts for m in members]),
+        scores=scores,
+        eval_id=plan.spec.eval_id,
+        members=members,
+    )
+
+
+def _merged(stats: Sequence[RunStats]) -> RunStats:
+    merged = RunStats()
+    for one in stats:
+        merged.done += one.done
+        merged.failed += one.failed
+        merged.skipped += one.skipped
+        merged.errors.update(one.errors)
+    return merged
+
+
+def _derive_panel_verdicts(plan: _Plan, panel: Panel, raters: Sequence[str]) -> None:
+    """The panel's verdict rows from its members' (no call); a criterion some member has no
+    finished verdict for gets none, and any older panel row for it is removed."""
+    store = plan.store
+    rows = {r: store.raw_rows(stages.EVAL_VERDICT, prefix=r + SEP) for r in raters}
+    derived: list[tuple[str, Verdict]] = []
+    for rkey, (case, _) in plan.targets.items():
+        for criterion in case.rubric.criteria:
+            votes = {}
+            for member, rater in zip(panel.members, raters, strict=True):
+                raw = rows[rater].get(verdict_key(rater, rkey, criterion.id))
+                if raw is not None:
+                    vote = Verdict.model_validate_json(raw)
+                    if vote.criterion_version == plan.versions_of(case, criterion)[1]:
+                        votes[member] = vote
+            key = verdict_key(panel.name, rkey, criterion.id)
+            verdict = panel_verdict(panel, criterion, votes)
+            if verdict is None:
+                store.delete(stages.EVAL_VERDICT, key)
+                continue
+            derived.append((key, _stamped(plan, case, criterion, verdict)))
+    sources = {key: _from_response(key) for key, _ in derived}
+    store.put_many(stages.EVAL_VERDICT, derived, sources=sources)
+
+
+def _elect_primary_grader(
+    store: RunStore, rater: str, *, baseline: bool = False, members: Sequence[str] = ()
+) -> None:
     """The first grader to score a run is its primary, until a real model grades it: the
-    offline baseline never outranks a model grader. ``--grader`` picks another for a view."""
+    offline baseline never outranks a model grader, and a panel outranks its own members.
+    ``--grader`` picks another for a view."""
     current = store.get_meta(PRIMARY_GRADER_META)
-    baseline = judge.backend == "offline"
-    if current is None or (not baseline and current == display_name("offline")):
-        store.set_meta(PRIMARY_GRADER_META, judge.name)
+    if (
+        current is None
+        or current in members
+        or (not baseline and current == display_name("offline"))
+    ):
+        store.set_meta(PRIMARY_GRADER_META, rater)
 
 
 def run_evaluation(store: RunStore, settings: EvalSettings) -> EvalOutcome:

@@ -1,7 +1,8 @@
 """Case scores and model-level aggregates (paper 3.4, 4.2, 8): pure functions, no I/O.
 
 S = clip(sum_j w_j v_j / sum_j max(w_j, 0), 0, 1). A case with any criterion left without a
-verdict is incomplete: it has no score and is reported as such, never counted as 0.
+verdict is incomplete: it has no score and is reported as such, never counted as 0. A
+criterion the grader could not assess counts as the run's ``AbstainPolicy`` says.
 """
 
 from __future__ import annotations
@@ -9,11 +10,26 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from statistics import fmean
 from typing import Protocol
 
 from medrealmm.schema import CaseScore, Criterion, Verdict, VerdictStatus
 from medrealmm.stats.scoring import rubric_score
+
+
+class AbstainPolicy(StrEnum):
+    """What a "cannot assess" verdict counts as in the case score (``--abstain``)."""
+
+    #: v_j = 0, as a binary grader would have answered: the paper's denominator, unchanged.
+    UNMET = "unmet"
+    #: Left out of numerator and denominator; a case with nothing left is incomplete.
+    DROP = "drop"
+    #: The case is incomplete: no score, listed, never a 0.
+    INCOMPLETE = "incomplete"
+
+
+DEFAULT_ABSTAIN = AbstainPolicy.UNMET
 
 
 def score_case(
@@ -27,15 +43,21 @@ def score_case(
     rubric_approved: bool = True,
     eval_id: str | None = None,
     rubric_version: str | None = None,
+    abstain: AbstainPolicy = DEFAULT_ABSTAIN,
 ) -> CaseScore:
-    """One CaseScore; criteria with a missing or failed verdict make the case incomplete."""
-    failed = [
-        c.id
-        for c in criteria
-        if c.id not in verdicts or verdicts[c.id].status is not VerdictStatus.OK
-    ]
-    graded = [(c, bool(verdicts[c.id].value)) for c in criteria if c.id not in failed]
-    complete = not failed
+    """One CaseScore; criteria with a missing or failed verdict make the case incomplete, and
+    abstained ones count as ``abstain`` says."""
+    abstain = AbstainPolicy(abstain)
+    status = {c.id: verdicts[c.id].status if c.id in verdicts else None for c in criteria}
+    abstained = [c.id for c in criteria if status[c.id] is VerdictStatus.ABSTAINED]
+    answered = (VerdictStatus.OK, VerdictStatus.ABSTAINED)
+    failed = [c.id for c in criteria if status[c.id] not in answered]
+    counted = [c for c in criteria if not (abstain is AbstainPolicy.DROP and c.id in abstained)]
+    graded = [(c, bool(verdicts[c.id].value)) for c in counted if c.id not in failed]
+    emptied = bool(criteria) and not counted  # every criterion dropped: nothing to score
+    complete = not failed and not emptied
+    if abstain is AbstainPolicy.INCOMPLETE and abstained:
+        complete = False
     return CaseScore(
         instance_id=instance_id,
         model=model,
@@ -44,10 +66,11 @@ def score_case(
         score=rubric_score([(c.weight, met) for c, met in graded]) if complete else None,
         complete=complete,
         positive_points_met=sum(c.weight for c, met in graded if met and c.weight > 0),
-        positive_points_total=sum(max(c.weight, 0) for c in criteria),
+        positive_points_total=sum(max(c.weight, 0) for c in counted),
         positive_met=sum(1 for c, met in graded if met and c.weight > 0),
         negative_triggered=sum(1 for c, met in graded if met and c.weight < 0),
         failed_criteria=failed,
+        abstained_criteria=abstained,
         verdicts=[verdicts[c.id] for c in criteria if c.id in verdicts],
         rubric_approved=rubric_approved,
         eval_id=eval_id,
@@ -100,6 +123,8 @@ class Scored(Protocol):
     def negative_triggered(self) -> int: ...
     @property
     def rubric_approved(self) -> bool: ...
+    @property
+    def abstained(self) -> int: ...
 
 
 #: Stated wherever mean@k and worst@k are shown.
@@ -146,6 +171,8 @@ class ModelSummary:
     incomplete_cases: list[str] = field(default_factory=list)
     #: Replies (every sample) in which the model declined; each is scored 0.
     refusals: int = 0
+    #: "cannot assess" verdicts over all the row's samples, counted as the run's policy says.
+    abstentions: int = 0
 
 
 def _mean(values: list[float]) -> float | None:
@@ -189,6 +216,7 @@ def _summary(
             f"{c.instance_id}#{c.sample}" for c in all_cases if c.score is None
         ),
         refusals=sum(1 for c in all_cases if getattr(c, "refused", False)),
+        abstentions=sum(c.abstained for c in all_cases),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
+from medrealmm.report.grader_tables import grader_tables
 from medrealmm.report.html import render_html
 from medrealmm.report.latency import latency_table
 from medrealmm.report.models_table import models_table
@@ -87,7 +88,7 @@ def write_report(
         summaries=results.summary(),
         imported=results.imported(),
     )
-    extra = [*dataset_tables(store), acceptance_table(store)]
+    extra = [*dataset_tables(store), acceptance_table(store), *grader_tables(store, results)]
     latency = latency_table(store, tables["overall"])
     if latency.rows:  # only replies generated here carry a measurement
         extra.append(latency)

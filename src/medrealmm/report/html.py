@@ -110,8 +110,8 @@ COLUMN_NAMES = {
 }
 CRITERIA_NAMES = {"all": "全部", "positive": "正向", "negative": "负向"}
 THREE_DECIMALS = {
-    *("ac1", "kappa", "agreement", "balanced_f1", "f1_met", "f1_not_met", "f1_low", "f1_high"),
-    *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
+    *("ac1", "kappa", "agreement", "alpha", "balanced_f1", "f1_met", "f1_not_met", "f1_low"),
+    *("f1_high", "precision_met", "recall_met", "precision_not_met", "recall_not_met"),
 }
 
 #: (heading, figure names, table names) in reading order
@@ -150,6 +150,7 @@ SECTIONS = (
         (),
         ("meta_eval_headline", "meta_eval"),
     ),
+    ("评分器：无法评估与评审团", (), ("abstentions", "panel_members", "panel_agreement")),
     ("调用、token 与费用", (), ("usage",)),
 )
 

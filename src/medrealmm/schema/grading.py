@@ -10,10 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 class VerdictStatus(StrEnum):
     OK = "ok"
     FAILED = "failed"
+    #: The grader answered "cannot assess" (an unreadable image, missing context): a finished
+    #: judgement without a value, scored by the run's abstain policy. Never a failed call.
+    ABSTAINED = "abstained"
 
 
 class Verdict(BaseModel):
-    """(v_j, r_j) for one criterion; a failed verdict has no value and is never counted as 0."""
+    """(v_j, r_j) for one criterion; a failed or abstained verdict has no value, and a failed
+    one is never counted as 0 (an abstained one counts as its run's abstain policy says)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -33,7 +37,7 @@ class Verdict(BaseModel):
     @model_validator(mode="after")
     def _value_iff_ok(self) -> Verdict:
         if (self.status is VerdictStatus.OK) != (self.value is not None):
-            raise ValueError("an ok verdict carries a value; a failed one carries none")
+            raise ValueError("an ok verdict carries a value; a failed or abstained one none")
         return self
 
 
@@ -105,6 +109,9 @@ class CaseScore(BaseModel):
     positive_met: int = 0
     negative_triggered: int = 0
     failed_criteria: list[str] = Field(default_factory=list)
+    abstained_criteria: list[str] = Field(
+        default_factory=list, description="Criteria the grader could not assess."
+    )
     verdicts: list[Verdict] = Field(default_factory=list)
     rubric_approved: bool = Field(
         default=True, description="False when scored against a rubric round not yet approved."
@@ -112,6 +119,10 @@ class CaseScore(BaseModel):
     eval_id: str | None = Field(default=None, description="Its evaluation (EvalSpec).")
     rubric_version: str | None = Field(default=None, description="Rubric.version scored against.")
     refused: bool = Field(default=False, description="The reply was a refusal: scored 0.")
+
+    @property
+    def abstained(self) -> int:
+        return len(self.abstained_criteria)
 
     @model_validator(mode="after")
     def _score_iff_complete(self) -> CaseScore:

@@ -45,6 +45,7 @@ class CaseRecord:
     consultation_id: str = ""
     position: str = UNLABELED  # early / middle / late in its consultation (Instance.position)
     refused: bool = False  # the model declined: scored 0, counted apart
+    abstained: int = 0  # criteria the grader could not assess
 
     @property
     def condition(self) -> tuple[str, bool]:
@@ -96,6 +97,7 @@ def to_record(
         stale=stale,
         consultation_id=instance.consultation_id if instance else "",
         position=(instance.position if instance else None) or UNLABELED,
+        abstained=score.abstained,
     )
 
 
