@@ -150,12 +150,13 @@ def test_the_streamed_build_selects_what_the_in_memory_path_selects(
     cases = [materialize(pick, records[pick.source_id]) for pick in picked.picks]
     expected = [c for c in cases if privacy_rule(c, config.privacy) is None]
     assert any(pick.is_copy for pick in picked.picks) == ("with_replacement" in settings)
+    (tmp_path / ".corpus-pool-killed").mkdir()  # what a killed build leaves
     build_corpus(demo_corpus, tmp_path, config, workers=1)
     built = list(iter_jsonl(tmp_path / SAMPLED_FILE, Consultation))
     assert built == expected
     dropped = {d.consultation_id for d in iter_jsonl(tmp_path / DROPPED_FILE, Drop)}
     assert {d.consultation_id for d in picked.drops} <= dropped
-    assert not list(tmp_path.glob(".corpus-pool-*"))  # the scratch pool is gone
+    assert not list(tmp_path.glob(".corpus-pool-*"))  # the scratch pools are gone
 
 
 def test_a_repeated_id_across_the_pool_batches_names_its_first_line(

@@ -9,6 +9,7 @@ Python's ``sorted`` order.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import tempfile
 from collections import Counter
@@ -34,6 +35,7 @@ CREATE TABLE agent_todo (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE survivors (id TEXT PRIMARY KEY) WITHOUT ROWID;
 """
 _BATCH = 2000
+_PREFIX = ".corpus-pool-"
 _ID_TABLES = ("rule_kept", "agent_todo", "survivors")
 
 
@@ -218,9 +220,12 @@ def _known(table: str) -> None:
 
 @contextmanager
 def open_pool(out: Path, input_path: Path) -> Iterator[CorpusPool]:
-    """A pool in a scratch folder inside ``out`` (room like the run's own), removed after."""
+    """A pool in a scratch folder inside ``out`` (room like the run's own), removed after; one
+    a killed build left there goes first (the caller holds the run's writer lock)."""
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".corpus-pool-", dir=out) as folder:
+    for stale in out.glob(f"{_PREFIX}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix=_PREFIX, dir=out) as folder:
         db = sqlite3.connect(Path(folder) / "pool.sqlite")
         try:
             # Nothing here outlives the build: no journal, no syncs, one transaction never
