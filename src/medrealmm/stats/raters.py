@@ -165,10 +165,15 @@ def pairwise_agreement(
     ``rules=True`` gives the code-checked ones, which every grader answers alike)."""
     subset = subset or agreement_subset(data)
     chosen = subset.rule_items if rules else subset.items
+    weights = [data.weight(i) for i in chosen]  # once per item, not per pair and sign
+    by_sign = {
+        sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
+        for sign in SUBSETS
+    }
     rows = []
     for a, b in combinations(subset.raters, 2):
         for sign in SUBSETS:
-            items = [i for i in chosen if _in_subset(data.weight(i), sign)]
+            items = by_sign[sign]
             if not items:
                 rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue
