@@ -46,17 +46,18 @@ def timed(call: object, repeat: int = 3) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, nargs="+", default=[200])
+    parser.add_argument("--bootstrap-cases", type=int, default=200)
     parser.add_argument("--against", default="", help="another source tree to time alongside")
     parser.add_argument("--resamples", type=int, default=2000)
     args = parser.parse_args()
 
     rng = random.Random(1)
-    values = [rng.random() for _ in range(args.cases[0])]
+    values = [rng.random() for _ in range(args.bootstrap_cases)]
     fast = timed(lambda: bootstrap_mean_ci(values, resamples=args.resamples, seed=0))
     slow = timed(lambda: loop_bootstrap(values, args.resamples, 0), repeat=1)
     interval = bootstrap_mean_ci(values, resamples=args.resamples, seed=0)
     low, high = loop_bootstrap(values, args.resamples, 0)
-    print(f"bootstrap of {args.cases[0]} cases x {args.resamples} resamples")
+    print(f"bootstrap of {args.bootstrap_cases} cases x {args.resamples} resamples")
     print(f"  numpy    {fast * 1e3:8.1f} ms  CI [{interval.low:.4f}, {interval.high:.4f}]")
     print(f"  loop     {slow * 1e3:8.1f} ms  CI [{low:.4f}, {high:.4f}]")
     print(f"  speed-up {slow / fast:8.1f}x")
