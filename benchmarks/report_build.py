@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, nargs="+", default=[200])
     parser.add_argument("--bootstrap-cases", type=int, default=200)
     parser.add_argument("--against", default="", help="another source tree to time alongside")
+    parser.add_argument("--stores", default="", help="keep (and reuse) the synthetic stores here")
     parser.add_argument("--resamples", type=int, default=2000)
     args = parser.parse_args()
 
@@ -65,9 +66,11 @@ def main() -> None:
     for cases in args.cases:
         with tempfile.TemporaryDirectory() as folder:
             start = time.perf_counter()
-            path = build_synthetic_store(Path(folder) / "run", cases=cases)
+            path = Path(args.stores or folder) / f"run-{cases}"
+            if not (path / "store.sqlite").is_file():  # a kept one is reused as it is
+                build_synthetic_store(path, cases=cases)
             built = time.perf_counter() - start
-            print(f"report of {cases} cases (synthetic store built in {built:.1f} s):")
+            print(f"report of {cases} cases (synthetic store ready in {built:.1f} s):")
             trees = [("this tree", "")] + ([("against", args.against)] if args.against else [])
             tables = {}
             for label, source in trees:
@@ -75,7 +78,8 @@ def main() -> None:
                 figures = report_in_fresh_process(path, out, args.resamples, source)
                 tables[label] = sorted((out / "tables").glob("*.json"))
                 print(
-                    f"  {label:10s} {figures['seconds']:6.2f} s  peak RSS "
+                    f"  {label:10s} {figures['seconds']:6.2f} s ({figures['cpu_s']:6.2f} CPU-s)  "
+                    f"peak RSS "
                     f"{figures['peak_mb']:5.0f} MB  ({figures['scored']} scored responses, "
                     f"{figures['figures']} figures)"
                 )
@@ -95,8 +99,10 @@ from medrealmm.store import RunStore
 started = time.perf_counter()
 with RunStore(Path(sys.argv[1])) as store:
     result = write_report(store, Path(sys.argv[2]), resamples=int(sys.argv[3]))
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({
     "seconds": time.perf_counter() - started,
+    "cpu_s": usage.ru_utime + usage.ru_stime,
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "scored": result.scored,
     "figures": len(result.figures),
