@@ -6,6 +6,8 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import cast
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.rubric.rounds import evaluation_rubrics
@@ -20,7 +22,7 @@ PRIMARY_GRADER_META = stages.PRIMARY_GRADER_META
 UNLABELED = "未标注"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a report holds one per scored reply
 class CaseRecord:
     grader: str
     model: str
@@ -92,7 +94,7 @@ def to_record(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InstanceStrata:
     """What a case record takes from its instance, read without building the ``Instance``
     (its whole dialogue) for each of many cases."""
@@ -160,20 +162,18 @@ _SCORE_FIELDS = (
 
 
 def _scores(store: RunStore) -> Iterator[tuple[str, CaseScore]]:
-    """The case scores with the fields a record takes: their verdicts (rationales and all)
-    are neither read nor validated; the rest is as written (a field an older store lacks
-    takes its default)."""
-    defaults = CaseScore.model_fields
+    """The case scores with the fields a record takes (``to_record`` reads no other): their
+    verdicts (rationales and all) are neither read nor validated, and no model is built; a
+    field an older store lacks takes its default."""
+    defaults = {name: CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS}
     for key, *values in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        found = {
-            name: value
-            if value is not None
-            else defaults[name].get_default(call_default_factory=True)
-            for name, value in zip(_SCORE_FIELDS, values, strict=True)
-        }
+        found = dict(zip(_SCORE_FIELDS, values, strict=True))
+        for name, value in found.items():
+            if value is None:
+                found[name] = defaults[name]
         for flag in ("images", "complete", "rubric_approved"):  # SQLite gives 0/1
             found[flag] = bool(found[flag])
-        yield key, CaseScore.model_construct(**found)
+        yield key, cast(CaseScore, SimpleNamespace(**found))
 
 
 def primary_grader(records: Iterable[CaseRecord], preferred: str | None = None) -> str | None:
