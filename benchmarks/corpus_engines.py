@@ -1,10 +1,16 @@
-"""Throughput of corpus screening (parse + Φ_img + Φ_cmpl) on each engine, side by side.
+"""Throughput of corpus screening (parse + Φ_img + Φ_cmpl) on each engine, side by side, and
+the peak memory of a whole ``corpus build`` as the corpus grows.
 
-Generates a synthetic corpus (default 100,000 consultations, department-skewed, with a share
-of planted drops), then screens the same shard plan with one local process, a local process
-pool and Ray Data, checks the three outputs are identical and prints consultations/s.
+1. Generates a synthetic corpus (``--n`` consultations, department-skewed, with a share of
+   planted drops), then screens the same shard plan with one local process, a local process
+   pool and Ray Data, checks the three outputs are identical and prints consultations/s.
+2. For each of ``--sizes``, builds the corpus (every stage: screening, completeness, balance,
+   the 4a rule and offline agent, the store and the files) in a fresh process on the local
+   engine and on Ray, and prints the build's time and its peak RSS: the driver's (what holds
+   the corpus between stages) and the largest worker process's.
 
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 100000 --workers 2
+    PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 1000000
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import argparse
 import json
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -69,12 +77,61 @@ def write_corpus(path: Path, n: int, seed: int) -> None:
             handle.write(json.dumps(synthetic_case(rng, index), ensure_ascii=False) + "\n")
 
 
+#: Run in a fresh interpreter, so ``ru_maxrss`` is this build's peak and nothing earlier's.
+BUILD = """
+import json, resource, sys, time
+from medrealmm.corpus import Engine, build_corpus
+started = time.perf_counter()
+build_corpus(sys.argv[1], sys.argv[2], engine=Engine(sys.argv[3]), workers=int(sys.argv[4]))
+elapsed = time.perf_counter() - started
+me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": elapsed, "driver_mb": me, "worker_mb": workers}))
+"""
+
+
+def build_memory(sizes: list[int], workers: int, seed: int) -> None:
+    print(f"corpus build, peak RSS by corpus size ({workers} workers; MB as ru_maxrss reports)")
+    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            corpus = Path(tmp) / "bench.jsonl"
+            write_corpus(corpus, size, seed)
+            mb = corpus.stat().st_size / 1e6
+            for engine in (Engine.LOCAL, Engine.RAY):
+                out = Path(tmp) / f"run-{engine.value}"
+                command = [sys.executable, "-c", BUILD, str(corpus), str(out), engine.value]
+                done = subprocess.run(
+                    [*command, str(workers)], env=env, capture_output=True, text=True
+                )
+                if done.returncode:
+                    print(f"{size:>9,} {engine.value:5s} FAILED: {done.stderr[-400:]}")
+                    continue
+                figures = json.loads(done.stdout.strip().splitlines()[-1])
+                print(
+                    f"{size:>9,} cases ({mb:6.0f} MB) {engine.value:5s} "
+                    f"{figures['seconds']:7.1f} s  driver {figures['driver_mb']:6.0f} MB  "
+                    f"largest worker {figures['worker_mb']:5.0f} MB  "
+                    f"({figures['driver_mb'] * 1024 / size:.2f} KB/case)"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--n", type=int, default=20_000, help="screening throughput; 0 skips")
+    parser.add_argument(
+        "--sizes", type=int, nargs="*", default=[20_000], help="corpus sizes for peak memory"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.n:
+        screening(args)
+    if args.sizes:
+        build_memory(args.sizes, args.workers, args.seed)
+
+
+def screening(args: argparse.Namespace) -> None:
     config = CompletenessConfig()
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "bench.jsonl"

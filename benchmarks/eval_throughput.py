@@ -95,7 +95,7 @@ def _serve(latency: float, concurrency: int, queue: Any) -> None:
         return web.Response(body=body, content_type="application/json")
 
     async def main() -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=1 << 26)  # image bodies run to megabytes
         app.router.add_post("/v1/chat/completions", completions)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()

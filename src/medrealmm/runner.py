@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -73,15 +73,18 @@ def units_ahead(concurrency: int) -> int:
 
 
 async def run_units(
-    keys: Sequence[str],
+    keys: Sequence[str] | Iterable[str],
     work: Callable[[str], Awaitable[None]],
     *,
     description: str,
     concurrency: int = 16,
     already_done: int = 0,
     ahead: int = 0,
+    total: int | None = None,
 ) -> RunStats:
     """Await ``work(key)`` for each key, at most ``concurrency + ahead`` at once.
+
+    ``keys`` may be a stream (a corpus too big to list) when ``total`` says how many it yields.
 
     ``ahead``: units beyond the ``concurrency`` that a client admits (an LLM client holds
     its own semaphore of that size). They wait at that semaphore with their request built,
@@ -94,7 +97,9 @@ async def run_units(
     stats = RunStats(skipped=already_done)
     pending = iter(keys)
     with make_progress() as progress:
-        task = progress.add_task(description, total=len(keys) + already_done)
+        if total is None:
+            total = len(keys)  # type: ignore[arg-type]
+        task = progress.add_task(description, total=total + already_done)
         progress.advance(task, already_done)
 
         async def worker() -> None:
@@ -110,6 +115,6 @@ async def run_units(
                 finally:
                     progress.advance(task)
 
-        workers = max(1, min(concurrency + ahead, len(keys)))
+        workers = max(1, min(concurrency + ahead, total))
         await asyncio.gather(*(worker() for _ in range(workers)))
     return stats

@@ -73,3 +73,42 @@ def test_conflicting_settings_are_rejected() -> None:
         BalanceConfig(cap=5, target_total=10)
     with pytest.raises(ValidationError):
         BalanceConfig(cap=5, min_per_department=6)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"cap": 7, "seed": 3},
+        {"cap": 1},
+        {"cap": 40, "seed": 5},  # a department past random.sample's set-based branch
+        {"target_total": 60, "min_per_department": 5, "with_replacement": True, "seed": 2},
+        {"target_total": 9, "min_per_department": 4, "with_replacement": True},
+        {"min_per_department": 30, "with_replacement": True},
+    ],
+)
+def test_the_streamed_balance_picks_and_drops_what_the_in_memory_one_does(
+    settings: dict[str, object],
+) -> None:
+    from medrealmm.corpus.balance import balance_cap, balance_stream
+    from medrealmm.corpus.reasons import Drop
+
+    rng = random.Random(11)
+    pool = [(f"{rng.random():.6f}", "皮肤科") for _ in range(400)] + [
+        *SKEWED,
+        *[(f"x{i:03d}", "眼科") for i in range(25)],
+    ]
+    rng.shuffle(pool)
+    config = BalanceConfig.model_validate(settings)
+    expected = balance(pool, config)
+    by_department: dict[str, list[str]] = {}
+    for consultation_id, department in pool:
+        by_department.setdefault(department, []).append(consultation_id)
+    sizes = {name: len(ids) for name, ids in by_department.items()}
+    cap = balance_cap(sizes.values(), config)
+    items = list(balance_stream(sizes, lambda d: sorted(by_department[d]), config, cap))
+    picks = sorted((i for i in items if not isinstance(i, Drop)), key=lambda p: p.id)
+    drops = sorted((i for i in items if isinstance(i, Drop)), key=lambda d: d.consultation_id)
+    assert cap == expected.cap
+    assert picks == expected.picks
+    assert drops == expected.drops

@@ -127,3 +127,49 @@ def test_duplicate_ids_are_rejected(demo_corpus: Path, tmp_path: Path) -> None:
 def test_missing_input_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"nope\.jsonl"):
         build_corpus(tmp_path / "nope.jsonl", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"cap": 4, "seed": 1}, {"cap": 5, "min_per_department": 3, "with_replacement": True}],
+)
+def test_the_streamed_build_selects_what_the_in_memory_path_selects(
+    demo_corpus: Path, tmp_path: Path, settings: dict[str, object]
+) -> None:
+    """The build streams through a pool on disk; the old path held every screened row and ran
+    ``balance`` and the 4a rule over lists. Both select the same cases and drops."""
+    from medrealmm.corpus import balance, privacy_rule
+    from medrealmm.corpus.build import materialize
+    from medrealmm.corpus.engines import run_screen
+    from medrealmm.corpus.screen import plan_shards
+
+    config = CorpusConfig.model_validate({"balance": settings, "privacy": {"model": None}})
+    rows = run_screen(plan_shards(demo_corpus), config.completeness, workers=1)
+    records = {row["id"]: row["record"] for row in rows if row["record"]}
+    picked = balance(
+        ((row["id"], row["department"]) for row in rows if row["record"]), config.balance
+    )
+    cases = [materialize(pick, records[pick.source_id]) for pick in picked.picks]
+    expected = [c for c in cases if privacy_rule(c, config.privacy) is None]
+    assert any(pick.is_copy for pick in picked.picks) == ("with_replacement" in settings)
+    (tmp_path / ".corpus-pool-killed").mkdir()  # what a killed build leaves
+    build_corpus(demo_corpus, tmp_path, config, workers=1)
+    built = list(iter_jsonl(tmp_path / SAMPLED_FILE, Consultation))
+    assert built == expected
+    dropped = {d.consultation_id for d in iter_jsonl(tmp_path / DROPPED_FILE, Drop)}
+    assert {d.consultation_id for d in picked.drops} <= dropped
+    assert not list(tmp_path.glob(".corpus-pool-*"))  # the scratch pools are gone
+
+
+def test_a_repeated_id_across_the_pool_batches_names_its_first_line(
+    demo_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.corpus import pool
+
+    monkeypatch.setattr(pool, "_BATCH", 3)
+    lines = demo_corpus.read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "dup.jsonl"
+    bad.write_text("\n".join([*lines[:10], lines[4], *lines[10:]]) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        build_corpus(bad, tmp_path / "out", workers=1)
+    assert info.value.line == 11 and "first on line 5" in str(info.value)

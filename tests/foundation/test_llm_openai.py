@@ -176,3 +176,34 @@ async def test_params_override_client_defaults() -> None:
     body = server.requests[0]
     assert body["temperature"] == 0.7  # the model's configured setting stays
     assert body["top_p"] == 0.95 and body["max_tokens"] == 50  # the request adds its own
+
+
+async def test_image_bodies_on_the_wire_are_the_plain_json_encoding(tmp_path: Path) -> None:
+    """Spliced image bytes (``medrealmm.llm.wire``) change nothing the server receives: the
+    body is byte for byte ``json.dumps(payload, ensure_ascii=False)``, on either transport."""
+    import json
+    import os
+
+    from medrealmm.llm.openai_compat import to_openai_messages
+
+    images = [
+        ImagePart(url="data:image/jpeg;base64," + base64.b64encode(os.urandom(3000)).decode())
+        for _ in range(3)
+    ]
+    text = 'é"\\\n\u0000image\u0000 看图'  # escapes, a NUL and the stand-in's own text
+    content = [TextPart(text=text), images[0], TextPart(text="图2"), images[1], images[2]]
+    request = ChatRequest(
+        task="t",
+        messages=[Message.text("system", "评分"), Message(role="user", content=content)],
+    )
+    with FakeOpenAIServer() as server:
+        client = _client(server)
+        await client.complete(request)
+        await client.complete(request)  # the second call splices the cached bytes
+        await client.aclose()
+    payload = client._payload(request, client.active_structured_mode)
+    assert payload["messages"] == to_openai_messages(request.messages)
+    old = json.dumps(payload, ensure_ascii=False).encode()
+    if _TRANSPORT["name"] == "http":
+        assert server.raw_bodies == [old, old]
+    assert [json.loads(b) for b in server.raw_bodies] == [json.loads(old)] * 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from medrealmm.corpus.config import BalanceConfig
@@ -58,15 +58,24 @@ def water_fill_cap(sizes: Iterable[int], target_total: int) -> int:
     return low
 
 
+def balance_cap(sizes: Iterable[int], config: BalanceConfig) -> int | None:
+    """The per-department cap: given, or water-filled from the target size (never below the
+    floor)."""
+    if config.target_total is None:
+        return config.cap
+    return max(water_fill_cap(sizes, config.target_total), config.min_per_department or 1)
+
+
 def balance(pool: Iterable[tuple[str, str]], config: BalanceConfig) -> BalanceResult:
-    """Sample ``(id, department)`` pairs; picks come back sorted by id."""
+    """Sample ``(id, department)`` pairs; picks come back sorted by id.
+
+    The in-memory form, for small pools; ``balance_stream`` makes the same picks and drops
+    from counts and ids read back in order, for a pool that does not fit in memory.
+    """
     by_department: dict[str, list[str]] = defaultdict(list)
     for consultation_id, department in pool:
         by_department[department].append(consultation_id)
-    cap = config.cap
-    if config.target_total is not None:
-        cap = water_fill_cap((len(ids) for ids in by_department.values()), config.target_total)
-        cap = max(cap, config.min_per_department or 1)
+    cap = balance_cap((len(ids) for ids in by_department.values()), config)
     result = BalanceResult(cap=cap)
     for department in sorted(by_department):
         ids = sorted(by_department[department])
@@ -88,3 +97,39 @@ def balance(pool: Iterable[tuple[str, str]], config: BalanceConfig) -> BalanceRe
     result.picks.sort(key=lambda pick: pick.id)
     result.drops.sort(key=lambda drop: drop.consultation_id)
     return result
+
+
+def balance_stream(
+    sizes: Mapping[str, int],
+    sorted_ids: Callable[[str], Iterable[str]],
+    config: BalanceConfig,
+    cap: int | None,
+) -> Iterator[Pick | Drop]:
+    """``balance`` over a pool on disk: ``sizes`` counts each department, ``sorted_ids`` reads
+    one department's ids back in id order. Departments come in name order, picks and drops
+    unsorted across them; sorted, they are ``balance``'s. Only a sampled department's kept
+    positions are held (and the ids of one topped up, which is below the floor).
+
+    ``random.sample`` and ``choices`` draw positions from the length alone, so drawing from
+    ``range(n)`` and reading those positions of the sorted ids picks what the list form picks.
+    """
+    for department in sorted(sizes):
+        size = sizes[department]
+        rng = random.Random(f"{config.seed}|{department}")
+        sampled = cap is not None and size > cap
+        chosen = iter(sorted(rng.sample(range(size), cap)) if sampled else ())  # type: ignore[arg-type]
+        next_kept = next(chosen, None) if sampled else None
+        for position, consultation_id in enumerate(sorted_ids(department)):
+            if not sampled or position == next_kept:
+                yield Pick(consultation_id, consultation_id, department)
+                next_kept = next(chosen, None) if sampled else None
+            else:
+                detail = f"cap={cap} pool={size}"
+                yield Drop.of(consultation_id, department, DropReason.DEPARTMENT_CAP, detail)
+        shortfall = config.min_per_department - size
+        if config.with_replacement and shortfall > 0:
+            ids = list(sorted_ids(department))
+            copies: dict[str, int] = defaultdict(int)
+            for source in rng.choices(ids, k=shortfall):
+                copies[source] += 1
+                yield Pick(source, copy_id(source, copies[source]), department)

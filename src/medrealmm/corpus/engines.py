@@ -1,8 +1,9 @@
 """Where the per-consultation screening runs: local processes (default) or Ray Data (the
 engines of ``medrealmm.engines``).
 
-Both engines run the same ``screen_shard`` over the same shard plan and return rows sorted
-by line, so their output is identical; only throughput and where the work runs differ.
+Both engines run the same ``screen_shard`` over the same shard plan and stream rows in line
+order (a bounded window of shards in flight), so their output is identical and the driver
+holds a few shards' rows at a time; only throughput and where the work runs differ.
 """
 
 from __future__ import annotations
@@ -33,6 +34,23 @@ SCREEN_SCHEMA = pa.schema(
 )
 
 
+def iter_screen(
+    shards: Sequence[Shard],
+    config: CompletenessConfig,
+    *,
+    engine: Engine = Engine.LOCAL,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> Iterator[ScreenRow]:
+    """Every row of the shards, in line order, as the shards finish."""
+    workers = workers or default_workers()
+    advance = progress or (lambda n: None)
+    runner = _run_ray if engine is Engine.RAY else _run_local
+    for batch in runner(shards, config, workers):
+        yield from batch
+        advance(len(batch))
+
+
 def run_screen(
     shards: Sequence[Shard],
     config: CompletenessConfig,
@@ -41,13 +59,8 @@ def run_screen(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> list[ScreenRow]:
-    workers = workers or default_workers()
-    advance = progress or (lambda n: None)
-    runner = _run_ray if engine is Engine.RAY else _run_local
-    rows: list[ScreenRow] = []
-    for batch in runner(shards, config, workers):
-        rows.extend(batch)
-        advance(len(batch))
+    """``iter_screen`` as one list (small inputs, tests and the engines benchmark)."""
+    rows = list(iter_screen(shards, config, engine=engine, workers=workers, progress=progress))
     rows.sort(key=lambda row: row["line"])
     return rows
 
@@ -81,6 +94,7 @@ def _run_ray(
 
             context = ray_data.DataContext.get_current()
             context.enable_progress_bars = False
+            context.execution_options.preserve_order = True  # rows stream in line order
             dataset = ray_data.from_items(
                 [shard.as_row() for shard in shards], override_num_blocks=max(1, len(shards))
             ).map_batches(_RayScreen(config), batch_size=1, batch_format="pyarrow")

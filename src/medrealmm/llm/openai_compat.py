@@ -276,6 +276,7 @@ class OpenAICompatibleClient:
 
     async def _complete(self, request: ChatRequest, mode: StructuredMode) -> Completion:
         payload = self._payload(request, mode)
+        images = _image_parts(request) if self.vision else ()
         initial, maximum = self._backoff
         for attempt in range(1, self._max_attempts + 1):
             self.attempts += 1
@@ -284,7 +285,7 @@ class OpenAICompatibleClient:
                     await self._limiter.wait()
                     started = time.perf_counter()
                     try:
-                        data = await self._transport.post_chat(payload)
+                        data = await self._transport.post_chat(payload, images)
                     except ValueError as exc:  # a body cut short or not JSON at all
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
@@ -319,6 +320,11 @@ class OpenAICompatibleClient:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+
+
+def _image_parts(request: ChatRequest) -> tuple[ImagePart, ...]:
+    """The parts whose URLs ``to_openai_messages`` put in the payload, as the same objects."""
+    return tuple(p for m in request.messages for p in m.content if isinstance(p, ImagePart))
 
 
 def _describe(exc: BaseException) -> str:

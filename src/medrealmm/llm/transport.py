@@ -18,10 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 import aiohttp
 import openai
+
+from medrealmm.llm.types import ImagePart
+from medrealmm.llm.wire import encode_body
 
 TransportName = Literal["openai-sdk", "http"]
 TRANSPORTS: tuple[TransportName, ...] = ("openai-sdk", "http")
@@ -49,8 +53,12 @@ class HTTPFailure(Exception):
 
 
 class ChatTransport(Protocol):
-    async def post_chat(self, payload: dict[str, Any]) -> object:
-        """The decoded JSON body of a 2xx reply; ``ValueError`` when it is not JSON."""
+    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
+        """The decoded JSON body of a 2xx reply; ``ValueError`` when it is not JSON.
+
+        ``images``: the parts whose URLs the payload carries, for a transport that splices
+        their pre-encoded bytes (``medrealmm.llm.wire``); the body sent is the same either way.
+        """
         ...
 
     async def aclose(self) -> None: ...
@@ -73,7 +81,7 @@ class SDKTransport:
             http_client=http_client,
         )
 
-    async def post_chat(self, payload: dict[str, Any]) -> object:
+    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
         return await self._client.post("/chat/completions", body=payload, cast_to=object)
 
     async def aclose(self) -> None:
@@ -109,9 +117,9 @@ class HTTPTransport:
             self._loop = loop
         return self._session
 
-    async def post_chat(self, payload: dict[str, Any]) -> object:
+    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
         session = self._current_session()
-        body = json.dumps(payload, ensure_ascii=False).encode()
+        body = encode_body(payload, images)
         try:
             async with session.post(self._url, data=body, allow_redirects=False) as response:
                 raw = await response.read()

@@ -58,9 +58,13 @@ class Instance(BaseModel):
 
     @property
     def position(self) -> str | None:
-        """Where t* falls in the consultation, by thirds of its T events: 'early', 'middle'
-        or 'late'; None when T was not recorded."""
-        if self.consultation_turns is None:
-            return None
-        third = 3 * (self.t_star + 1) / self.consultation_turns
-        return "early" if third <= 1 else "middle" if third <= 2 else "late"
+        return position_of(self.t_star, self.consultation_turns)
+
+
+def position_of(t_star: int, consultation_turns: int | None) -> str | None:
+    """Where t* falls in the consultation, by thirds of its T events: 'early', 'middle' or
+    'late'; None when T was not recorded."""
+    if consultation_turns is None:
+        return None
+    third = 3 * (t_star + 1) / consultation_turns
+    return "early" if third <= 1 else "middle" if third <= 2 else "late"

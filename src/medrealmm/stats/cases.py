@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import cast
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.rubric.rounds import evaluation_rubrics
-from medrealmm.schema import CaseScore, Instance, Response
+from medrealmm.schema import CaseScore, ImageKind, ImageOrigin, Instance, Response
+from medrealmm.schema.instance import position_of
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, ScoreKey
 
@@ -19,7 +23,7 @@ PRIMARY_GRADER_META = stages.PRIMARY_GRADER_META
 UNLABELED = "未标注"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a report holds one per scored reply
 class CaseRecord:
     grader: str
     model: str
@@ -65,7 +69,7 @@ def baseline_models(responses: Iterable[Response]) -> set[str]:
 def to_record(
     grader: str,
     score: CaseScore,
-    instance: Instance | None,
+    instance: Instance | InstanceStrata | None,
     baselines: set[str],
     applicable: Mapping[str, str] | None = None,
 ) -> CaseRecord:
@@ -101,20 +105,95 @@ def to_record(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class InstanceStrata:
+    """What a case record takes from its instance, read without building the ``Instance``
+    (its whole dialogue) for each of many cases."""
+
+    department: str
+    subspecialty: str | None
+    intent: str | None
+    stage: str | None
+    image_count: int
+    turn_count: int
+    consultation_id: str
+    position: str | None
+
+
+def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
+    """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``."""
+    names = ("id", "department", "subspecialty", "intent", "stage", "context")
+    names += ("consultation_id", "t_star", "consultation_turns")
+    found: dict[str, InstanceStrata] = {}
+    for row in store.fields(stages.MCCP_INSTANCE, names):
+        _, iid, department, subspecialty, intent, stage, context, consultation, t, turns = row
+        events = json.loads(context)
+        images = sum(
+            ref["origin"] == ImageOrigin.PATIENT
+            and ref.get("kind", ImageKind.MEDICAL) == ImageKind.MEDICAL
+            for event in events
+            for ref in event.get("images", ())
+        )
+        found[iid] = InstanceStrata(
+            *(department, subspecialty, intent, stage, images, len(events)),
+            *(consultation, position_of(t, turns)),
+        )
+    return found
+
+
 def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Every scored response, by every grader, with its instance's strata and whether it
     was graded against the rubric that applies now (``stale`` when not)."""
-    instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
-    baselines = baseline_models(store.iter(stages.EVAL_RESPONSE, Response))
+    instances = instance_strata(store)
+    baselines = {
+        model
+        for _, model, baseline in store.fields(stages.EVAL_RESPONSE, ("model", "is_baseline"))
+        if baseline
+    }
+    baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
     records = []
-    for key, score in store.items(stages.EVAL_SCORE, CaseScore):
+    for key, score in _scores(store):
         scored = ScoreKey.parse(key)
         grader, response = scored.rater, scored.response
         ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
         instance = instances.get(score.instance_id)
         records.append(to_record(grader, score, instance, baselines, applicable))
     return records
+
+
+_SCORE_FIELDS = (
+    "instance_id",
+    "model",
+    "sample",
+    "images",
+    "score",
+    "complete",
+    "positive_met",
+    "negative_triggered",
+    "rubric_approved",
+    "eval_id",
+    "rubric_version",
+    "refused",
+    "abstained_criteria",
+)
+
+
+def _scores(store: RunStore) -> Iterator[tuple[str, CaseScore]]:
+    """The case scores with the fields a record takes (``to_record`` reads no other): their
+    verdicts (rationales and all) are neither read nor validated, and no model is built; a
+    field an older store lacks takes its default."""
+    defaults = {name: CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS}
+    for key, *values in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
+        found = dict(zip(_SCORE_FIELDS, values, strict=True))
+        for name, value in found.items():
+            if value is None:
+                found[name] = defaults[name]
+        for flag in ("images", "complete", "rubric_approved", "refused"):  # SQLite gives 0/1
+            found[flag] = bool(found[flag])
+        abstained = found.pop("abstained_criteria")  # JSON text of a list, as SQLite gives it
+        found["abstained"] = len(json.loads(abstained) if isinstance(abstained, str) else abstained)
+        yield key, cast(CaseScore, SimpleNamespace(**found))
 
 
 def primary_grader(records: Iterable[CaseRecord], preferred: str | None = None) -> str | None:

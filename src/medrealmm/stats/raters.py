@@ -3,13 +3,14 @@ agreement, overall and split by positive vs negative criteria (paper 4.5, Table 
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from medrealmm.rubric.rounds import evaluation_rubrics
-from medrealmm.schema import CriterionKind, Verdict
+from medrealmm.schema import CriterionKind
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
@@ -82,13 +83,19 @@ def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item
 
 
 def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
+    """Only each verdict's value is read (``RunStore.fields``), and a reply's key is one
+    string shared by its items: a report over many cases stays small."""
     out: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for key, verdict in store.items(stage, Verdict):
-        if verdict.value is None:
+    shared: dict[str, str] = {}
+    for key, value in store.fields(stage, ("value",)):
+        if value is None:
             continue  # a failed verdict is no judgement, not a "no"
         parsed = VerdictKey.parse(key)
-        ResponseKey.parse(parsed.response)
-        out[parsed.rater][(parsed.response, parsed.criterion_id)] = verdict.value
+        response = shared.get(parsed.response)
+        if response is None:
+            ResponseKey.parse(parsed.response)
+            response = shared[parsed.response] = parsed.response
+        out[parsed.rater][(response, sys.intern(parsed.criterion_id))] = bool(value)
     return dict(out)
 
 
@@ -159,10 +166,15 @@ def pairwise_agreement(
     ``rules=True`` gives the code-checked ones, which every grader answers alike)."""
     subset = subset or agreement_subset(data)
     chosen = subset.rule_items if rules else subset.items
+    weights = [data.weight(i) for i in chosen]  # once per item, not per pair and sign
+    by_sign = {
+        sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
+        for sign in SUBSETS
+    }
     rows = []
     for a, b in combinations(subset.raters, 2):
         for sign in SUBSETS:
-            items = [i for i in chosen if _in_subset(data.weight(i), sign)]
+            items = by_sign[sign]
             if not items:
                 rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue

@@ -10,6 +10,7 @@ Separators: ``|`` between fields and ``#`` before a rubric round. Model names ma
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Self
 
@@ -111,11 +112,17 @@ class ResponseKey:
 
     @classmethod
     def parse(cls, key: str) -> Self:
-        parts = key.rsplit(SEP, 3)
-        if len(parts) != 4 or parts[1] not in ("img", "txt") or not parts[3].isdigit():
-            raise ValueError(f"not a response key (model|img/txt|instance|sample): {key!r}")
-        model, mode, instance_id, sample = parts
-        return cls(model, mode == "img", instance_id, int(sample))
+        """Parsed once per key and remembered: a report asks again for every criterion."""
+        return _parse_response(cls, key)  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _parse_response(cls: type[ResponseKey], key: str) -> ResponseKey:
+    parts = key.rsplit(SEP, 3)
+    if len(parts) != 4 or parts[1] not in ("img", "txt") or not parts[3].isdigit():
+        raise ValueError(f"not a response key (model|img/txt|instance|sample): {key!r}")
+    model, mode, instance_id, sample = parts
+    return cls(model, mode == "img", instance_id, int(sample))
 
 
 @dataclass(frozen=True)

@@ -395,6 +395,29 @@ class RunStore:
         for key, payload in rows:
             yield key, model.model_validate_json(payload)
 
+    def fields(
+        self, stage: str, names: Sequence[str], *, page: int = 5000
+    ) -> Iterator[tuple[Any, ...]]:
+        """``(key, *values)`` of a stage's finished records in key order: each value is
+        SQLite's ``json_extract`` of a top-level field (a bool as 0/1, an object as JSON
+        text). For readers that need a few fields of many rows (the report): no model is
+        built and the rows come ``page`` at a time, so memory does not grow with the stage."""
+        if not all(name.isidentifier() for name in names):  # they go into the SQL text
+            raise ValueError(f"not field names: {list(names)!r}")
+        columns = "".join(f", json_extract(payload, '$.{name}')" for name in names)
+        query = (
+            f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? "
+            "ORDER BY key LIMIT ?"
+        )
+        after = ""
+        while True:
+            with self._lock:
+                rows = self._db.execute(query, (stage, DONE, after, page)).fetchall()
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1][0]
+
     def failures(self, stage: str) -> dict[str, str]:
         with self._lock:
             rows = self._db.execute(

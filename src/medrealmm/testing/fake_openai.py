@@ -70,6 +70,8 @@ class FakeOpenAIServer:
         #: Extra fields of every listed model, e.g. ``{"max_model_len": 32768}`` (vLLM).
         self.model_info = model_info or {}
         self.requests: list[dict[str, Any]] = []
+        #: The bytes of each POST body as received, for tests of what goes on the wire.
+        self.raw_bodies: list[bytes] = []
         self.status_log: list[int] = []
         self.peak_concurrency = 0
         self._scripted: deque[FakeReply] = deque()
@@ -117,7 +119,10 @@ class FakeOpenAIServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                with outer._lock:
+                    outer.raw_bodies.append(raw)
+                body = json.loads(raw or b"{}")
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return

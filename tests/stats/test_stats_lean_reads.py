@@ -1,0 +1,68 @@
+"""The report reads a few fields of many rows (``RunStore.fields``), not whole models: the
+records, verdicts and strata it gets are those the whole models give."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from medrealmm.schema import CaseScore, Instance, Response, Verdict
+from medrealmm.stats import load_raters, load_scored_cases
+from medrealmm.stats.cases import baseline_models, instance_strata, to_record
+from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ScoreKey, VerdictKey
+from medrealmm.testing.synthetic_store import build_synthetic_store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> RunStore:
+    return RunStore(build_synthetic_store(tmp_path_factory.mktemp("lean"), cases=10, seed=5))
+
+
+def test_case_records_equal_those_built_from_whole_models(store: RunStore) -> None:
+    from medrealmm.rubric.rounds import evaluation_rubrics
+
+    instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
+    baselines = baseline_models(store.iter(stages.EVAL_RESPONSE, Response))
+    applicable = {iid: r.version for iid, r in evaluation_rubrics(store).items()}
+    expected = [
+        to_record(
+            ScoreKey.parse(key).rater,
+            score,
+            instances.get(score.instance_id),
+            baselines,
+            applicable,
+        )
+        for key, score in store.items(stages.EVAL_SCORE, CaseScore)
+    ]
+    assert load_scored_cases(store) == expected
+    strata = instance_strata(store)
+    for iid, instance in instances.items():
+        assert (strata[iid].image_count, strata[iid].turn_count) == (
+            instance.image_count,
+            instance.turn_count,
+        )
+
+
+def test_rater_verdicts_equal_those_read_as_models(store: RunStore) -> None:
+    expected: dict[str, dict[tuple[str, str], bool]] = defaultdict(dict)
+    for key, verdict in store.items(stages.EVAL_VERDICT, Verdict):
+        if verdict.value is not None:
+            parsed = VerdictKey.parse(key)
+            expected[parsed.rater][(parsed.response, parsed.criterion_id)] = verdict.value
+    data = load_raters(store)
+    assert {r: v for r, v in data.verdicts.items() if r in expected} == dict(expected)
+    assert all(type(v) is bool for d in data.verdicts.values() for v in d.values())
+
+
+def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        for i in range(7):
+            store.put("s", f"k{i}", {"a": i, "b": i % 2 == 0})
+        store.put("s", "k9", None, status="failed", error="x")
+        rows = list(store.fields("s", ("a", "b"), page=3))
+        assert rows == [(f"k{i}", i, int(i % 2 == 0)) for i in range(7)]
+        with pytest.raises(ValueError, match="field names"):
+            list(store.fields("s", ("a') FROM records --",)))
