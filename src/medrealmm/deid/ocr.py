@@ -57,6 +57,8 @@ VOTERS = 24
 MIN_VOTERS = 2
 # A line read at this confidence or more counts as legible.
 LEGIBLE = 0.8
+# Two readings of a page within this factor are the same reading.
+SAME_READING = 1.25
 # Lines are detected on a copy at most this many pixels on its long side (rapidocr's own
 # limit rounds up to 1500 or 2000 px, and detection cost grows with the pixels): the text of
 # a 1080 px photo or an A4 scan stays over ten pixels high. Recognition reads each line's
@@ -180,13 +182,14 @@ def read_page(rgb: np.ndarray) -> Page:
         turns += 2
         quads = [_ordered(turn_points(q, 2, width, height)) for q in quads]
         crops = [np.ascontiguousarray(np.rot90(crop, 2)) for crop in crops]
-    # A turn stands only if the recognizer reads the turned lines, and at least as well as
-    # the lines as they lie (on a photo with a few letters the classifier's vote is a coin
-    # toss; the recognizer's crops of standing lines are read turned one way already).
+    # A turn stands only if the recognizer reads the turned lines, and about as well as the
+    # lines as they lie (on a photo with a few letters the classifier's vote is a coin toss;
+    # the recognizer's own crops of standing lines are read turned one way already, so on a
+    # page turned that way both readings are the same text, a few hundredths apart).
     legible = _legibility(engine, [crops[i] for i in voters]) if turns else 0.0
     if turns and (
         legible <= 0
-        or legible
+        or legible * SAME_READING
         < _legibility(engine, _crops(engine, level_bgr, [level_quads[i] for i in voters]))
     ):
         turns, quads = 0, level_quads
