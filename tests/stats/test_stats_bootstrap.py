@@ -130,3 +130,22 @@ def test_correlated_points_widen_the_interval() -> None:
     alone = bootstrap_mean_ci(values, seed=1)
     assert clustered.high - clustered.low > naive.high - naive.low
     assert (clustered.low, clustered.high) == pytest.approx((alone.low, alone.high))
+
+
+@pytest.mark.parametrize("n", [2, 7, 1001, 4000])
+def test_drawing_in_chunks_gives_the_one_draw_interval(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resamples are drawn a chunk at a time (memory); the numbers are one draw's."""
+    import numpy as np
+
+    from medrealmm.stats import bootstrap
+
+    values = list(np.random.default_rng(n).random(n))
+    data = np.asarray(values)
+    picks = np.random.default_rng(3).integers(0, n, size=(301, n))
+    tail = (1 - 0.95) / 2  # as the library computes it
+    low, high = np.quantile(data[picks].mean(axis=1), [tail, 1 - tail])
+    monkeypatch.setattr(bootstrap, "_CHUNK_DRAWS", 50)
+    interval = bootstrap.bootstrap_mean_ci(values, resamples=301, seed=3)
+    assert (interval.low, interval.high) == (float(low), float(high))

@@ -202,11 +202,6 @@ class CorpusPool:
         )
         return Counter(dict(rows.fetchall()))
 
-    def drop_counts(self) -> list[tuple[str, str, int]]:
-        """(operator, reason, count) of every drop so far."""
-        rows = self._db.execute("SELECT operator, reason, COUNT(*) FROM drops GROUP BY 1, 2")
-        return [(operator, reason, int(n)) for operator, reason, n in rows]
-
     def drops(self) -> Iterator[Drop]:
         """Every drop of the build in id order."""
         for (text,) in self._db.execute("SELECT drop_json FROM drops ORDER BY id"):

@@ -54,8 +54,13 @@ def bootstrap_mean_ci(
     if len(sums) == 1:
         return Interval(mean=mean, low=mean, high=mean, n=len(data), clusters=count)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(sums), size=(resamples, len(sums)))
-    means = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+    units = len(sums)
+    means = np.concatenate(
+        [
+            _means_of(sums, sizes, rng.integers(0, units, size=(rows, units)))
+            for rows in _chunks(resamples, units)
+        ]
+    )
     tail = (1 - level) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return Interval(mean=mean, low=float(low), high=float(high), n=len(data), clusters=count)
@@ -116,3 +121,20 @@ def bootstrap_statistic_ci(
     tail = (1 - level) / 2
     low, high = np.quantile(values, [tail, 1 - tail])
     return Interval(mean=point, low=float(low), high=float(high), n=len(data))
+
+
+def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """Each resample's mean: its drawn clusters' sums over their sizes (singletons: a mean)."""
+    return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+
+
+#: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes.
+_CHUNK_DRAWS = 1 << 21
+
+
+def _chunks(resamples: int, n: int) -> list[int]:
+    """Resamples per draw, drawn in turn from one generator: the same numbers as one
+    ``(resamples, n)`` draw, since each chunk but the last asks for an even count and numpy
+    fills a small-range request from 64-bit words two 32-bit halves at a time."""
+    rows = max(2, (_CHUNK_DRAWS // n) // 2 * 2)
+    return [min(rows, resamples - start) for start in range(0, resamples, rows)]
