@@ -60,12 +60,15 @@ def test_schema_error_names_the_field(tmp_path: Path) -> None:
 def test_parquet_export_is_readable_and_deterministic(tmp_path: Path) -> None:
     records = [_consultation(i) for i in range(3)]
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
-    write_parquet(a, records)
-    write_parquet(b, records)
+    from medrealmm.release.arrow import JSON_COLUMNS, SCHEMAS
+
+    schema, json_columns = SCHEMAS["consultations"], JSON_COLUMNS["consultations"]
+    write_parquet(a, records, schema, json_columns=json_columns)
+    write_parquet(b, records, schema, json_columns=json_columns)
     assert a.read_bytes() == b.read_bytes()
     rows = read_parquet_rows(a)
     assert [r["id"] for r in rows] == ["c0", "c1", "c2"]
-    assert json.loads(rows[0]["events"])[0]["content"] == "第0条"
+    assert rows[0]["events"][0]["content"] == "第0条"  # nested: a list of structs, not JSON
 
 
 def test_symlinked_images_folder_is_accepted_by_every_command(tmp_path: Path) -> None:

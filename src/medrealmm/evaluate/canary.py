@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.llm import ChatRequest, LLMClient, LLMError, render_messages
 
-CANARY_TASK = "eval.canary"
+CANARY_TASK = "evaluate.canary"
 PROMPT_PACKAGE = "medrealmm.evaluate"
 #: Characters of the GUID shown: enough to name it, far too few to guess the rest (122 bits).
 SHOWN_GUID_CHARS = 8
