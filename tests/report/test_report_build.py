@@ -46,8 +46,8 @@ def test_html_is_self_contained(built_report: ReportResult) -> None:
 
 def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
     stems = {p.stem for p in built_report.tables}
-    # + meta-eval x2, Fig 3 counts, by_position
-    assert len(built_report.tables) == 2 * len(stems) == 2 * 23
+    # + meta-eval x2, Fig 3 counts, by_position, abstentions
+    assert len(built_report.tables) == 2 * len(stems) == 2 * 24
     folder = built_report.tables[0].parent
     for stem in stems:
         with (folder / f"{stem}.csv").open(encoding="utf-8-sig") as handle:

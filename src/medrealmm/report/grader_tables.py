@@ -13,13 +13,13 @@ if TYPE_CHECKING:
 
 
 def grader_tables(store: RunStore, results: Results) -> list[Table]:
-    """Abstentions when any grader abstained; the panel tables when the report's grader is
-    a panel. Nothing otherwise, so a run without either shows no empty section."""
+    """Abstentions per grader and model whenever anything was graded (a count of 0 says the
+    graders could always tell); the panel tables when the report's grader is a panel."""
     from medrealmm.evaluate.results import abstentions_by_grader, panel_summary
 
     tables = []
     counts = abstentions_by_grader(store)
-    if any(row.abstained for row in counts):
+    if counts:
         rows = [
             {
                 "grader": row.grader,
