@@ -57,6 +57,10 @@ def _inspect_messages(messages: list[Message]) -> list[ChatMessage]:
         ]
         if message.role == "system":
             converted.append(ChatMessageSystem(content=message.plain_text))
+        elif all(isinstance(part, ContentText) for part in content):
+            # text alone goes as one string: chat templates of llama.cpp-style servers
+            # concatenate the content and fail on a list of parts
+            converted.append(ChatMessageUser(content=message.plain_text))
         else:
             converted.append(ChatMessageUser(content=content))
     return converted
