@@ -121,13 +121,15 @@ def read_labels(
     return dict(out)
 
 
-def _store_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, tuple[bool, Verdict]]]:
-    out: dict[str, dict[Item, tuple[bool, Verdict]]] = defaultdict(dict)
-    for key, verdict in store.items(stage, Verdict):
-        if verdict.value is None:
-            continue  # a failed verdict is no judgement
+def _store_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, tuple[bool, str | None]]]:
+    """(value, criterion version) of every judged verdict, by rater: two fields read per row,
+    no model built (a large run holds millions of verdicts)."""
+    out: dict[str, dict[Item, tuple[bool, str | None]]] = defaultdict(dict)
+    for key, value, version in store.fields(stage, ("value", "criterion_version")):
+        if value is None:
+            continue  # a failed or abstained verdict is no judgement
         parsed = VerdictKey.parse(key)
-        out[parsed.rater][(parsed.response, parsed.criterion_id)] = (verdict.value, verdict)
+        out[parsed.rater][(parsed.response, parsed.criterion_id)] = (bool(value), version)
     return dict(out)
 
 
@@ -178,11 +180,11 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
         return inputs  # no panel: the graders' verdicts are not worth reading
     for grader, found in _store_verdicts(store, stages.EVAL_VERDICT).items():
         kept_verdicts = {}
-        for item, (value, verdict) in found.items():
+        for item, (value, version) in found.items():
             if item not in labelled:
                 continue
             current = criteria[(ResponseKey.parse(item[0]).instance_id, item[1])].version
-            if verdict.criterion_version not in (None, current):
+            if version not in (None, current):
                 continue
             kept_verdicts[item] = value
         if kept_verdicts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -79,13 +79,22 @@ def _cluster_totals(
     return sums, sizes
 
 
-@cache
+@lru_cache(maxsize=4)
 def _multiplicity(units: int, resamples: int, seed: int) -> np.ndarray:
     """How often each unit is drawn in each resample (the draws of ``bootstrap_mean_ci``'s
-    seeded generator); shared by every statistic over the same number of units, read-only."""
-    picks = np.random.default_rng(seed).integers(0, units, size=(resamples, units))
-    flat = (np.arange(resamples)[:, None] * units + picks).ravel()
-    counts = np.bincount(flat, minlength=resamples * units).reshape(resamples, units)
+    seeded generator, in the same chunks); shared by every statistic over the same number of
+    units, read-only. float32, so the products with per-unit counts run in BLAS; exact while
+    the summed counts stay below 2**24. A few sizes are kept: each is resamples x units."""
+    rng = np.random.default_rng(seed)
+    counts = np.empty((resamples, units), dtype=np.float32)
+    start = 0
+    for rows in _chunks(resamples, units):
+        picks = rng.integers(0, units, size=(rows, units))
+        flat = (np.arange(rows)[:, None] * units + picks).ravel()
+        counts[start : start + rows] = np.bincount(flat, minlength=rows * units).reshape(
+            rows, units
+        )
+        start += rows
     counts.setflags(write=False)
     return counts
 
@@ -114,7 +123,12 @@ def bootstrap_statistic_ci(
     point = float(statistic(data.sum(axis=0)))
     if len(data) == 1:
         return Interval(mean=point, low=point, high=point, n=1)
-    values = np.asarray(statistic(_multiplicity(len(data), resamples, seed) @ data), dtype=float)
+    draws = _multiplicity(len(data), resamples, seed)
+    if len(data) * int(data.max()) < 2**24:  # every summed count is exact in float32
+        summed = (draws @ data.astype(np.float32)).astype(np.float64)
+    else:
+        summed = draws.astype(np.float64) @ data.astype(np.float64)
+    values = np.asarray(statistic(summed), dtype=float)
     values = values[~np.isnan(values)]
     if not len(values):
         return Interval(mean=point, low=float("nan"), high=float("nan"), n=len(data))
