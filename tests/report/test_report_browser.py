@@ -29,7 +29,7 @@ def test_report_opens_in_headless_chromium(built_report: ReportResult) -> None:
             browser.close()
     assert errors == []
     assert title == "MedRealMM 评测报告"
-    assert len(widths) == 8 and all(w > 0 for w in widths)
+    assert len(widths) == 9 and all(w > 0 for w in widths)  # Fig 3 distributions: 9
     assert all(url.startswith(("file:", "data:")) for url in requests)
 
 

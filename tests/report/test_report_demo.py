@@ -17,7 +17,8 @@ def test_demo_ends_by_writing_the_report(demo_run: tuple[Path, list[str]]) -> No
     assert (report / "index.html").is_file()
     # 22 analysis tables (meta-evaluation, Table 4 and Fig 3's counts among them), plus calls
     # and tokens: the demo's offline agents count their calls.
-    assert len(list((report / "tables").glob("*.csv"))) == 24
+    # + by_position, latency and abstentions
+    assert len(list((report / "tables").glob("*.csv"))) == 27
     assert (report / "tables" / "usage.csv").is_file()
     with RunStore(out) as store:
         scored = store.count(stages.EVAL_SCORE)
