@@ -73,9 +73,13 @@ async def test_a_failed_row_keeps_the_cache_entry_of_its_call(
 
 async def test_cancelled_after_n_units_leaves_all_n_committed(tmp_path: Path) -> None:
     with RunStore(tmp_path / "run") as store:
+        in_flight = asyncio.Event()  # never set: units 10-39 are still waiting at the kill
 
         async def unit(n: int) -> None:
-            await asyncio.sleep(0.001 * n)  # the call
+            if n < 10:
+                await asyncio.sleep(0.001 * n)  # the call
+            else:
+                await in_flight.wait()  # not by timing: a loaded host once let all 40 finish
             _finish_call(store, n)
 
         tasks = [asyncio.create_task(unit(n)) for n in range(40)]
