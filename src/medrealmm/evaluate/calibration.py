@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from medrealmm.evaluate.grader import GRADER_TASK
-from medrealmm.evaluate.respond import PACKAGE
-from medrealmm.llm import ChatRequest, dialogue_messages
+from medrealmm.evaluate.grader import grader_request
+from medrealmm.llm import ChatRequest
 from medrealmm.llm.types import Part
 from medrealmm.schema import Criterion
 from medrealmm.stats.meta_eval import ItemInfo
@@ -122,23 +121,15 @@ def calibrated_request(
     reply: str,
     examples: Sequence[Example],
 ) -> ChatRequest:
-    """The grader request of ``evaluate.grader.grader_request`` with the examples block
-    filled; with no examples it is that request, byte for byte."""
-    shown = [asdict(e) for e in examples]
-    messages = dialogue_messages(
-        PACKAGE,
-        "grader",
-        parts,
+    """``evaluate.grader.grader_request`` with the examples block filled; with no examples it
+    is that request, byte for byte."""
+    return grader_request(
         department=department,
-        response=reply,
-        criterion=criterion.text,
-        weight=criterion.weight,
-        examples=shown,
-    )
-    return ChatRequest(
-        task=GRADER_TASK,
-        messages=messages,
-        inputs={"criterion": criterion.text, "weight": criterion.weight, "reply": reply},
+        context=(),
+        parts=parts,
+        criterion=criterion,
+        reply=reply,
+        examples=[asdict(e) for e in examples],
     )
 
 

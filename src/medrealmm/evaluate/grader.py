@@ -6,7 +6,7 @@ physician reply y_orig cannot reach it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -91,10 +91,12 @@ def grader_request(
     parts: list[Part],
     criterion: Criterion,
     reply: str,
+    examples: Sequence[Mapping[str, object]] = (),
 ) -> ChatRequest:
     """One grader request, its template rendered in full; ``parts`` is
     ``dialogue_parts(context, ...)`` with or without pixels. The criteria of one reply share a
-    ``GraderPrompt`` instead, which gives the same messages."""
+    ``GraderPrompt`` instead, which gives the same messages. ``examples`` fill the template's
+    few-shot block (calibration); none render nothing."""
     messages = dialogue_messages(
         PACKAGE,
         "grader",
@@ -103,6 +105,7 @@ def grader_request(
         response=reply,
         criterion=criterion.text,
         weight=criterion.weight,
+        examples=list(examples),
     )
     return _request(messages, criterion, reply, parts)
 
