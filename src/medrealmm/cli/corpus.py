@@ -188,7 +188,7 @@ def review_queue(
     ] = stages.CORPUS_DEID,
 ) -> None:
     """Queue both review passes for every case of the de-identified corpus (idempotent)."""
-    with user_errors(), RunStore(run, create=False) as store:
+    with user_errors(), RunStore(run, create=False, writer=True) as store:
         config = load_config(config_path)
         if not store.count(source_stage):
             raise ValueError(f"stage {source_stage!r} in {store.path} has no cases to review")
@@ -219,7 +219,7 @@ def review_import(
     config_path: ConfigOption = None,
 ) -> None:
     """Record reviewers' decisions, plan the audit when due, finalize decided cases."""
-    with user_errors(), RunStore(run, create=False) as store:
+    with user_errors(), RunStore(run, create=False, writer=True) as store:
         config = load_config(config_path)
         count = queue.import_sheet(store, sheet)
         status = queue.advance(store, config.review)
@@ -230,7 +230,7 @@ def review_import(
 @review_app.command("status")
 def review_status(run: RunDir, config_path: ConfigOption = None) -> None:
     """Show review progress (and advance the queue if the audit is due)."""
-    with user_errors(), RunStore(run, create=False) as store:
+    with user_errors(), RunStore(run, create=False, writer=True) as store:
         status = queue.advance(store, load_config(config_path).review)
     print_status(status)
 

@@ -169,7 +169,7 @@ def export_validation(
     from medrealmm.mccp import export_validation_csv
 
     target = to or out / "mccp" / "validation.csv"
-    with user_errors(), RunStore(out, create=False) as store:
+    with user_errors(), RunStore(out, create=False, writer=True) as store:
         count = export_validation_csv(store, target, n, seed)
     console.print(f"wrote {count} MCCPs for validation to {target}")
 
@@ -185,7 +185,7 @@ def import_validation(
     """Record physicians' accept/reject decisions and report the MCCP acceptance rate."""
     from medrealmm.mccp import import_validation_csv
 
-    with user_errors(), RunStore(out, create=False) as store:
+    with user_errors(), RunStore(out, create=False, writer=True) as store:
         summary = import_validation_csv(store, decisions, reviewer)
     for line in summary.lines():
         console.print(line)

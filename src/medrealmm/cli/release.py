@@ -112,7 +112,7 @@ def withdraw(
 
     with user_errors():
         day = date.fromisoformat(when) if when else datetime.now(UTC).date()
-        with RunStore(existing_store(store)) as run:
+        with RunStore(existing_store(store), writer=True) as run:
             withdrawal = record_withdrawal(
                 run, register or default_register(store), case_id, reason, day
             )

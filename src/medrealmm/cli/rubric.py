@@ -168,7 +168,7 @@ def import_feedback_command(
     Empty feedback approves the round as the final rubric."""
     from medrealmm.rubric.exchange import import_feedback
 
-    with user_errors(), _open(run) as store:
+    with user_errors(), _open(run, writer=True) as store:
         saved = import_feedback(store, feedback_file, reviewer=reviewer)
     approved = sum(f.approves for f in saved)
     console.print(

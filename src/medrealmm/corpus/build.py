@@ -32,7 +32,6 @@ from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.runner import make_progress, run_units
 from medrealmm.schema import Consultation
 from medrealmm.store import FAILED, RunStore, stages
-from medrealmm.store.derived import remove_derived
 from medrealmm.store.keys import usage_label
 
 SAMPLED_FILE = "corpus.sampled.jsonl"
@@ -131,7 +130,6 @@ def build_corpus(
             built = store.keys(stages.CORPUS_SAMPLED) | store.keys(stages.CORPUS_DROPPED)
             previous = {key.split(COPY_MARK)[0] for key in built}
             check_shrink(out, previous, incoming, allow=allow_shrink)
-            remove_derived(out)
         return _build(input_path, out, config, engine, workers, spec, store, limit)
     finally:
         if owned:

@@ -17,6 +17,8 @@ import contextlib
 import functools
 import hashlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -28,7 +30,10 @@ from pydantic import BaseModel
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
+from medrealmm.store.derived import DERIVED, REBUILD, derived_for, remove_derived
 from medrealmm.store.stages import built_key
+
+log = logging.getLogger("medrealmm.store")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -119,6 +124,8 @@ class RunStore:
         path = existing_store(path) if not create else _store_file(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        # what shows each derived folder is there (store.derived), checked on every write
+        self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -190,6 +197,21 @@ class RunStore:
             if not self._closed and self._db.in_transaction:
                 self._db.execute("COMMIT")
 
+    # -- derived outputs ---------------------------------------------------------------
+    def _rows_changing(self, stage: str) -> None:
+        """Rows of ``stage`` are about to change: the run's folders made from them
+        (``store.derived``) go first, so none outlives its rows. Every row write calls it;
+        it costs a stat per derived folder while none is there. Says what went, never a row."""
+        names = tuple(n for n in derived_for(stage) if os.path.isfile(self._derived[n]))
+        removed = remove_derived(self.path.parent, names) if names else []
+        if removed:
+            log.warning(
+                "rows of stage %s changed: removed %s, made from the rows before; rebuild with %s",
+                stage,
+                " and ".join(str(self.path.parent / name) for name in removed),
+                " and ".join(REBUILD[name] for name in removed),
+            )
+
     # -- generic records -------------------------------------------------------------
     def put(
         self,
@@ -209,6 +231,7 @@ class RunStore:
             blob = None
         else:
             blob = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        self._rows_changing(stage)
         with self._transaction():
             self._db.execute(
                 "INSERT OR REPLACE INTO records(stage, key, status, payload, error, updated_at)"
@@ -289,6 +312,8 @@ class RunStore:
                 if child not in seen:
                     seen.add(child)
                     todo.append(child)
+        for stage in sorted({stage for stage, _ in dropped}):
+            self._rows_changing(stage)  # before the caller's commit, as for a written row
         return sorted(dropped)
 
     def put_many(
@@ -299,7 +324,9 @@ class RunStore:
     ) -> None:
         """Write many finished rows in one transaction; ``sources`` as in ``put``, by key."""
         with self._transaction():
-            for key, payload in items:
+            for number, (key, payload) in enumerate(items):
+                if not number:
+                    self._rows_changing(stage)  # at the first row: an empty batch changes none
                 self._db.execute(
                     "INSERT OR REPLACE INTO records(stage, key, status, payload) VALUES (?,?,?,?)",
                     (stage, key, DONE, payload.model_dump_json()),
@@ -313,6 +340,7 @@ class RunStore:
         built: a reader (or a killed rebuild) sees all old rows or all new, never a mix."""
         with self._transaction():
             for stage, items in rows.items():
+                self._rows_changing(stage)
                 self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
                 self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                 self._db.executemany(
@@ -327,6 +355,7 @@ class RunStore:
         transaction (a redo)."""
         with self._transaction():
             for stage in stages:
+                self._rows_changing(stage)
                 self._db.execute("DELETE FROM records WHERE stage=?", (stage,))
                 self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                 self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
@@ -438,6 +467,7 @@ class RunStore:
 
     def delete(self, stage: str, key: str | None = None) -> None:
         """Delete a row (or a whole stage) and every row made from it, in one transaction."""
+        self._rows_changing(stage)
         with self._transaction():
             if key is None:
                 self._db.execute("DELETE FROM records WHERE stage=?", (stage,))

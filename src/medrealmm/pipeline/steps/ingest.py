@@ -15,7 +15,6 @@ from medrealmm.io.jsonl import iter_jsonl_lines
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
-from medrealmm.store.derived import remove_derived
 
 
 def input_file(corpus_dir: Path) -> Path:
@@ -32,8 +31,8 @@ def load_raw(
     given) in one transaction; refuse a run folder that already holds a different corpus.
 
     Nothing is written before the file passes ``validate``'s checks and, on a run that holds
-    consultations already, before the shrink guard (``--allow-shrink``); then the run's
-    release and report, made from the rows about to change, are removed."""
+    consultations already, before the shrink guard (``--allow-shrink``); the run's release and
+    report, made from the rows about to change, go with the first write (``store.derived``)."""
     source = input_file(corpus_dir)
     root = str(corpus_dir.resolve())
     recorded = store.get_meta(stages.image_root_key(stages.RAW))
@@ -43,7 +42,6 @@ def load_raw(
         )
     summary = check_dataset(source, limit=limit)
     check_shrink(store.path.parent, store.keys(stages.RAW), summary.ids, allow=allow_shrink)
-    remove_derived(store.path.parent)
     store.replace({stages.RAW: islice(_unique(source), limit)})
     store.set_meta(stages.image_root_key(stages.RAW), root)
     store.set_meta(
