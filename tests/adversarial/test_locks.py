@@ -316,3 +316,107 @@ def test_kill_9_of_corpus_build_at_a_random_moment_leaves_the_folder_usable(
         [*command, "--workers", "1"], env=ENV, capture_output=True, text=True, timeout=300
     )
     assert rerun.returncode == 0, rerun.stderr[-2000:]
+
+
+# -- every command that changes a run's rows holds its one writer lock ----------------------
+HOLD = (
+    "import sys, time; from medrealmm.store import RunStore; "
+    "s = RunStore(sys.argv[1], writer=True); print('held', flush=True); time.sleep(120)"
+)
+
+#: Every command that changes a run store's rows (or its meta), with arguments that get it
+#: as far as opening the store of the folder ``{run}``; each must be refused while another
+#: process holds the lock. ``{corpus}`` is the bundled corpus folder, ``{file}`` any file.
+WRITERS = {
+    "run": ["run", "{run}", "--config", "{config}"],
+    "demo": ["demo", "--out", "{run}"],
+    "corpus build": ["corpus", "build", "{corpus}/consultations.jsonl", "{run}"],
+    "corpus review queue": ["corpus", "review", "queue", "{run}"],
+    "corpus review import": ["corpus", "review", "import", "{run}", "{file}"],
+    "corpus review status": ["corpus", "review", "status", "{run}"],  # advances the queue
+    "deid run": ["deid", "run", "{run}", "--no-llm"],
+    "mccp extract": ["mccp", "extract", "{corpus}", "{run}"],
+    "mccp export-validation": ["mccp", "export-validation", "{run}"],  # records its sample
+    "mccp import-validation": ["mccp", "import-validation", "{run}", "{file}"],
+    "rubric generate": ["rubric", "generate", "{run}"],
+    "rubric refine": ["rubric", "refine", "{run}"],
+    "rubric import-feedback": ["rubric", "import-feedback", "{run}", "{file}"],
+    "eval run": ["eval", "run", "{run}", "--model", "offline"],
+    "eval import-responses": ["eval", "import-responses", "{run}", "{file}", "--name", "x"],
+    "eval import-labels": ["eval", "import-labels", "{run}", "{file}"],
+    "release withdraw": ["release", "withdraw", "c1", "--reason", "asked", "--store", "{run}"],
+    "models probe": ["models", "probe", "some-model", "--run", "{run}"],  # keeps its result
+}
+
+#: Commands that leave every row as it was, and why.
+NOT_WRITERS = {
+    "validate": "reads an input file",
+    "deid text": "masks text given on the command line",
+    "deid image": "masks one image file",
+    "corpus review export": "writes a sheet from the queue",
+    "rubric export-round": "writes review files from the rounds",
+    "rubric status": "reads the rounds",
+    "eval score": "reads the scores",
+    "eval meta": "reads verdicts and labels (--calibrate: only the LLM cache, not rows)",
+    "report": "reads the rows into another folder",
+    "release build": "reads the rows into another folder",
+    "release verify": "reads a release",
+    "release accept-dua": "writes a user-level acceptance file",
+    "review export-suspects": "writes a file from decided tasks",
+    # The review app and its accounts write while pipeline commands run, by design: a
+    # physician's decision or a new account must not wait for a day-long `eval run`.
+    # Each request is its own transaction, and the rows it writes remove the report
+    # made from them like any other write (``store.derived``).
+    "review serve": "the review app, alongside runs by design",
+    "review add-user": "accounts, alongside runs by design",
+}
+
+
+def _command_paths() -> set[str]:
+    from typer.main import get_command
+
+    def walk(command: object, path: tuple[str, ...]) -> list[str]:
+        subcommands = getattr(command, "commands", None)
+        if not subcommands:
+            return [" ".join(path)]
+        return [p for name, sub in subcommands.items() for p in walk(sub, (*path, name))]
+
+    return set(walk(get_command(app), ()))
+
+
+def test_every_command_is_known_as_a_writer_or_not() -> None:
+    """A new command must say here whether it changes rows (and then take the lock)."""
+    assert _command_paths() == set(WRITERS) | set(NOT_WRITERS)
+    assert not set(WRITERS) & set(NOT_WRITERS)
+
+
+def test_every_command_that_changes_rows_takes_the_writer_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, file = tmp_path / "run", tmp_path / "input.jsonl"
+    RunStore(run).close()
+    file.write_text("", encoding="utf-8")
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(f"input: {bundled_corpus_dir()}\nworkers: 1\n", encoding="utf-8")
+    values = {"run": run, "corpus": bundled_corpus_dir(), "file": file, "config": config}
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # never reached
+    monkeypatch.setenv("OPENAI_API_KEY", "t")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(run)], env=ENV, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        for name, args in WRITERS.items():
+            argv = [arg.format(**values) for arg in args]
+            result = CliRunner().invoke(app, argv)
+            assert result.exit_code == 2, f"{name}: {result.output}"
+            message = " ".join(result.output.split())
+            assert f"is in use by pid {holder.pid} on {socket.gethostname()} since " in message, (
+                f"{name}: {result.output}"
+            )
+            assert "finished work is kept" in message and "Traceback" not in result.output
+    finally:
+        holder.kill()
+        holder.wait()
+    with RunStore(run) as store:
+        assert store.stages() == {}  # no refused command wrote a row

@@ -122,3 +122,37 @@ def test_malformed_register_names_file_line_and_field(run_dir: Path, tmp_path: P
     with pytest.raises(DataError) as caught:
         build_release(run_dir, tmp_path / "rel", INFO, register=register)
     assert (caught.value.line, caught.value.field) == (2, "date")
+
+
+def test_a_withdrawal_removes_the_runs_release_and_report_and_says_so(run_dir: Path) -> None:
+    """The run's release still holds the withdrawn case: it goes with the write that withdraws
+    it, and the command says so on stderr without the case's text."""
+    import os
+    import subprocess
+    import sys
+
+    from medrealmm.release.demo import release_demo
+
+    with RunStore(run_dir) as store:
+        release_demo(store, run_dir, allow_unreviewed=True)  # the chain's release step
+        victim = next(store.iter(stages.CORPUS_FINAL, Consultation))
+    (run_dir / "report").mkdir()
+    (run_dir / "report" / "index.html").write_text("<html></html>", encoding="utf-8")
+    assert (run_dir / "release" / "manifest.json").is_file()
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    command = "import sys; from medrealmm.cli import main; sys.exit(main())"
+    args = ["release", "withdraw", victim.id, "--reason", REASON, "--store", str(run_dir)]
+    result = subprocess.run(
+        [sys.executable, "-c", command, *args],
+        env={**os.environ, "PYTHONPATH": src, "COLUMNS": "400"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not (run_dir / "release").exists() and not (run_dir / "report").exists()
+    message = " ".join(result.stderr.split())
+    assert f"rows of stage {WITHDRAWN} changed: removed {run_dir / 'release'} and" in message
+    assert "`medrealmm release build`" in message
+    texts = [event.content for event in victim.events if len(event.content) > 3]
+    assert REASON not in result.stderr and not any(t in result.stderr for t in texts)
