@@ -8,6 +8,9 @@ half done repeats none of its finished calls.
 The cache and the usage counters share the store's connection, and inside an event loop their
 writes commit with the unit's row (``write_soon``): one commit per graded criterion, not
 three, the largest part of the harness's CPU per call. None waits past the current loop step.
+
+Every row write goes through one hook, ``_rows_changing``, first: the run's release and report
+made from the stage written (``store.derived``) are removed, so neither outlives its rows.
 """
 
 from __future__ import annotations
