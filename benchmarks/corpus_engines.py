@@ -3,12 +3,13 @@ the peak memory of a whole ``corpus build`` as the corpus grows.
 
 1. Generates a synthetic corpus (``--n`` consultations, department-skewed, with a share of
    planted drops; their photos are a pool of real small JPEGs, referenced round-robin, so the
-   validator every build runs first finds each one), then screens the same shard plan with one local process, a local process
-   pool and Ray Data, checks the three outputs are identical and prints consultations/s.
+   validator every build runs first finds each one), then screens the same shard plan with
+   one local process, a local process pool and Ray Data, checks the three outputs are
+   identical and prints consultations/s.
 2. For each of ``--sizes``, builds the corpus (every stage: screening, completeness, balance,
    the 4a rule and offline agent, the store and the files) in a fresh process on the local
-   engine and on Ray (``--engines``), and prints the build's time and its peak RSS: the driver's (what holds
-   the corpus between stages) and the largest worker process's.
+   engine and on Ray (``--engines``), and prints the build's time and its peak RSS: the
+   driver's (what holds the corpus between stages) and the largest worker process's.
 
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 100000 --workers 2
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 1000000
