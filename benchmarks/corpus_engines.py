@@ -2,15 +2,18 @@
 the peak memory of a whole ``corpus build`` as the corpus grows.
 
 1. Generates a synthetic corpus (``--n`` consultations, department-skewed, with a share of
-   planted drops), then screens the same shard plan with one local process, a local process
-   pool and Ray Data, checks the three outputs are identical and prints consultations/s.
+   planted drops; their photos are a pool of real small JPEGs, referenced round-robin, so the
+   validator every build runs first finds each one), then screens the same shard plan with
+   one local process, a local process pool and Ray Data, checks the three outputs are
+   identical and prints consultations/s.
 2. For each of ``--sizes``, builds the corpus (every stage: screening, completeness, balance,
    the 4a rule and offline agent, the store and the files) in a fresh process on the local
-   engine and on Ray, and prints the build's time and its peak RSS: the driver's (what holds
-   the corpus between stages) and the largest worker process's.
+   engine and on Ray (``--engines``), and prints the build's time and its peak RSS: the
+   driver's (what holds the corpus between stages) and the largest worker process's.
 
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 100000 --workers 2
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 1000000
+    PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 --engines local
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from medrealmm.corpus import CompletenessConfig, Engine
 from medrealmm.corpus.engines import run_screen
 from medrealmm.corpus.screen import plan_shards
 
+#: Photos written once and shared round-robin: a 1M-case corpus must not mean 1M files.
+IMAGE_POOL = 500
+IMAGE_DIR = "images"
 DEPARTMENTS = [("皮肤科", 40), ("内科", 20), ("儿科", 15), ("妇产科", 8), ("骨科", 6)] + [
     (name, 1) for name in ("肿瘤科", "感染科", "精神心理科", "眼科", "口腔科", "泌尿外科")
 ]
@@ -54,7 +60,8 @@ def synthetic_case(rng: random.Random, index: int) -> dict[str, object]:
         patient = t % 2 == 0
         images = []
         if patient and t == 2 and rng.random() > 0.05:
-            images = [{"path": f"images/{index}/1.jpg", "origin": "patient", "category": "skin"}]
+            photo = f"{IMAGE_DIR}/{index % IMAGE_POOL}.jpg"
+            images = [{"path": photo, "origin": "patient", "category": "skin"}]
         events.append(
             {
                 "sender": "patient" if patient else "physician",
@@ -70,7 +77,20 @@ def synthetic_case(rng: random.Random, index: int) -> dict[str, object]:
     }
 
 
+def write_images(folder: Path) -> None:
+    """The photo pool the cases share: IMAGE_POOL small real JPEGs, written once, so the
+    validator's image checks (present, decodable) run as on a real export."""
+    from PIL import Image
+
+    (folder / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
+    for k in range(IMAGE_POOL):
+        colour = (k % 256, (k * 7) % 256, (k * 13) % 256)
+        Image.new("RGB", (32, 24), colour).save(folder / IMAGE_DIR / f"{k}.jpg", quality=80)
+
+
 def write_corpus(path: Path, n: int, seed: int) -> None:
+    """``n`` synthetic cases at ``path`` and their photo pool beside it."""
+    write_images(path.parent)
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8") as handle:
         for index in range(n):
@@ -90,7 +110,7 @@ print(json.dumps({"seconds": elapsed, "driver_mb": me, "worker_mb": workers}))
 """
 
 
-def build_memory(sizes: list[int], workers: int, seed: int) -> None:
+def build_memory(sizes: list[int], workers: int, seed: int, engines: list[Engine]) -> None:
     print(f"corpus build, peak RSS by corpus size ({workers} workers; MB as ru_maxrss reports)")
     env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
     for size in sizes:
@@ -98,7 +118,7 @@ def build_memory(sizes: list[int], workers: int, seed: int) -> None:
             corpus = Path(tmp) / "bench.jsonl"
             write_corpus(corpus, size, seed)
             mb = corpus.stat().st_size / 1e6
-            for engine in (Engine.LOCAL, Engine.RAY):
+            for engine in engines:
                 out = Path(tmp) / f"run-{engine.value}"
                 command = [sys.executable, "-c", BUILD, str(corpus), str(out), engine.value]
                 done = subprocess.run(
@@ -124,11 +144,19 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=[e.value for e in Engine],
+        default=[e.value for e in Engine],
+        help="engines the whole-build memory runs use (the screening comparison runs both)",
+    )
     args = parser.parse_args()
     if args.n:
         screening(args)
     if args.sizes:
-        build_memory(args.sizes, args.workers, args.seed)
+        engines = [Engine(name) for name in args.engines]
+        build_memory(args.sizes, args.workers, args.seed, engines)
 
 
 def screening(args: argparse.Namespace) -> None:

@@ -17,6 +17,10 @@ from cases import CASES, BadInput, good_record, write_dataset, write_image
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
+from medrealmm.io import dataset, idhash
+from medrealmm.io.dataset import check_dataset, check_shrink
+from medrealmm.io.errors import DataError
+from medrealmm.io.idhash import IdDigests
 
 
 def _symlink_out(folder: Path) -> None:
@@ -168,3 +172,42 @@ def test_a_chain_run_never_keeps_a_release_made_from_other_rows(tmp_path: Path) 
         with pytest.raises(ValueError):  # report reads eval.score, which is missing
             run_chain(ctx, CHAIN, skip=everything_but_report)
     assert (run / "release").is_dir() and not (run / "report").exists()
+
+
+def test_a_duplicate_id_is_named_with_both_lines_before_a_later_problem(tmp_path: Path) -> None:
+    """Ids are checked as digests after the scan, yet the first problem in line order wins."""
+    lines = [_line(good_record(f"c{i}")) for i in range(5)]
+    write_dataset(tmp_path / "a", [*lines, lines[2], b"{"])
+    with pytest.raises(DataError) as dup:
+        check_dataset(tmp_path / "a")
+    assert str(dup.value).endswith(
+        "consultations.jsonl:6: field 'id': duplicate id 'c2' (first on line 3)"
+    )
+    write_dataset(tmp_path / "b", [*lines, b"{", lines[2]])
+    with pytest.raises(DataError, match=r":6: field '<json>': not valid JSON"):
+        check_dataset(tmp_path / "b")
+    write_dataset(tmp_path / "c", [*lines, lines[4]])
+    assert len(check_dataset(tmp_path / "c", limit=5).ids) == 5  # the repeat is past the limit
+
+
+def test_colliding_digests_are_no_duplicate_and_hide_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every id given one digest: distinct ids pass, a real repeat is still named exactly."""
+    monkeypatch.setattr(idhash, "id_digest", lambda value: 7)
+    monkeypatch.setattr(dataset, "id_digest", lambda value: 7)
+    lines = [_line(good_record(f"c{i}")) for i in range(4)]
+    write_dataset(tmp_path / "a", lines)
+    assert check_dataset(tmp_path / "a").departments.total() == 4
+    write_dataset(tmp_path / "b", [*lines, lines[1]])
+    with pytest.raises(DataError, match=r":5: field 'id': duplicate id 'c1' \(first on line 2\)"):
+        check_dataset(tmp_path / "b")
+
+
+def test_the_shrink_guard_counts_distinct_consultations_from_digests(tmp_path: Path) -> None:
+    held = ["a", "a", "b", "c", "d"]  # a copy's source counts once
+    with pytest.raises(ValueError, match=r"over 4 consultations .* drop 3 of them \(75%\)"):
+        check_shrink(tmp_path, iter(held), IdDigests(["a", "x"]), allow=False)
+    check_shrink(tmp_path, iter(held), IdDigests(["a", "b"]), allow=False)  # half: allowed
+    check_shrink(tmp_path, iter(held), IdDigests([]), allow=True)
+    check_shrink(tmp_path, iter([]), IdDigests(["a"]), allow=False)  # a new run

@@ -127,13 +127,19 @@ def build_corpus(
     store = store or RunStore(out, writer=True)
     try:
         if incoming is not None:
-            built = store.keys(stages.CORPUS_SAMPLED) | store.keys(stages.CORPUS_DROPPED)
-            previous = {key.split(COPY_MARK)[0] for key in built}
-            check_shrink(out, previous, incoming, allow=allow_shrink)
+            check_shrink(out, _built_sources(store), incoming, allow=allow_shrink)
         return _build(input_path, out, config, engine, workers, spec, store, limit)
     finally:
         if owned:
             store.close()
+
+
+def _built_sources(store: RunStore) -> Iterator[str]:
+    """The source id of every case the run's corpus holds (sampled or dropped), a page of
+    keys at a time: a copy counts as its source."""
+    for stage in (stages.CORPUS_SAMPLED, stages.CORPUS_DROPPED):
+        for (key,) in store.fields(stage, ()):
+            yield key.split(COPY_MARK)[0]
 
 
 def _build(

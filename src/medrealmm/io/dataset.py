@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from medrealmm.io.errors import DataError, duplicate_id
+from medrealmm.io.idhash import IdDigests, id_digest
 from medrealmm.io.images import check_image
 from medrealmm.io.jsonl import iter_jsonl_lines
 from medrealmm.schema import Consultation
@@ -29,7 +31,8 @@ class DatasetSummary:
     path: Path
     departments: Counter[str] = field(default_factory=Counter)
     images: int = 0
-    ids: list[str] = field(default_factory=list)
+    #: Every consultation's id, as a digest (the shrink guard compares them).
+    ids: IdDigests = field(default_factory=IdDigests)
 
 
 def dataset_file(path: Path | str) -> Path:
@@ -66,21 +69,37 @@ def check_dataset(
     path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS, limit: int | None = None
 ) -> DatasetSummary:
     """Schema, unique ids, events in time order, every image present, inside the dataset
-    folder, within the pixel cap and decodable. Raises the first problem as a DataError.
+    folder, within the pixel cap and decodable. Raises the first problem (in line order) as a
+    DataError.
 
     The one validator: ``validate`` and every command that ingests a file (``corpus build``,
     ``run``, ``demo``, ``mccp extract --from raw``) call it before writing anything, so they
-    refuse the same files with the same error. ``limit``: only the first N consultations."""
+    refuse the same files with the same error. ``limit``: only the first N consultations.
+    Ids are kept as 8-byte digests (``IdDigests``), so memory stays flat on large files; a
+    repeated digest sends a second pass over the file for the exact duplicate."""
     source = dataset_file(path)
-    root = source.parent
     summary = DatasetSummary(source)
-    first_line: dict[str, int] = {}
+    problem: DataError | None = None
+    try:
+        _scan(source, summary, max_pixels, limit)
+    except DataError as error:
+        problem = error
+    _raise_duplicate(source, summary.ids)  # a duplicate on an earlier line (or this one) first
+    if problem is not None:
+        raise problem
+    if not summary.ids:
+        # An empty export is almost always a failed dump; passing it would build an empty run.
+        raise DataError(source, 1, "<file>", "no consultations in this file")
+    return summary
+
+
+def _scan(source: Path, summary: DatasetSummary, max_pixels: int, limit: int | None) -> None:
+    """Every check but the duplicate one, made on the digests after (``_raise_duplicate``)."""
+    root = source.parent
     for number, case in iter_jsonl_lines(source, Consultation):
-        if limit is not None and len(first_line) >= limit:
+        if limit is not None and len(summary.ids) >= limit:
             break
-        if case.id in first_line:
-            raise duplicate_id(source, number, case.id, first_line[case.id])
-        first_line[case.id] = number
+        summary.ids.add(case.id)
         problem = clock_problem(case)
         if problem:
             raise DataError(source, number, *problem)
@@ -92,26 +111,41 @@ def check_dataset(
                     raise DataError(source, number, where, problem)
                 summary.images += 1
         summary.departments[case.department] += 1
-        summary.ids.append(case.id)
-    if not first_line:
-        # An empty export is almost always a failed dump; passing it would build an empty run.
-        raise DataError(source, 1, "<file>", "no consultations in this file")
-    return summary
 
 
-def check_shrink(
-    run: Path, previous: Collection[str], incoming: Collection[str], *, allow: bool
-) -> None:
+def _raise_duplicate(source: Path, ids: IdDigests) -> None:
+    """Raise the first repeated id among the consultations ``ids`` holds (the file's first
+    ``len(ids)``), naming both lines. Only ids whose digest repeats are reread as strings; a
+    digest shared by different ids (a collision) raises nothing."""
+    suspects = ids.repeated()
+    if not suspects:
+        return
+    first_line: dict[str, int] = {}
+    # islice reads no line past those scanned (the one after may not parse)
+    for number, case in islice(iter_jsonl_lines(source, Consultation), len(ids)):
+        if id_digest(case.id) not in suspects:
+            continue
+        if case.id in first_line:
+            raise duplicate_id(source, number, case.id, first_line[case.id])
+        first_line[case.id] = number
+
+
+def check_shrink(run: Path, previous: Iterable[str], incoming: IdDigests, *, allow: bool) -> None:
     """Refuse a rebuild that would drop most of the consultations a run already holds (an
     emptied or truncated export, a wrong file): every row made from them would go with them.
-    ``allow`` (``--allow-shrink``) says the smaller input is meant."""
-    if allow or not previous:
+    ``previous``: the run's consultation ids (repeats count once); ``allow``
+    (``--allow-shrink``) says the smaller input is meant."""
+    if allow:
         return
-    lost = len(set(previous) - set(incoming))
-    if lost > SHRINK_LIMIT * len(previous):
+    held = IdDigests(previous)
+    total = held.distinct() if len(held) else 0
+    if not total:
+        return
+    lost = held.missing_from(incoming)
+    if lost > SHRINK_LIMIT * total:
         raise ValueError(
-            f"{run} holds a run over {len(previous)} consultations and this input would drop "
-            f"{lost} of them ({lost / len(previous):.0%}), with every row made from them; "
+            f"{run} holds a run over {total} consultations and this input would drop "
+            f"{lost} of them ({lost / total:.0%}), with every row made from them; "
             "nothing was changed. Check the input file, or pass --allow-shrink (allow_shrink: "
             "true in a pipeline YAML) to rebuild from it"
         )

@@ -41,7 +41,8 @@ def load_raw(
             f"{store.path} already holds a run over {recorded}; use another run folder"
         )
     summary = check_dataset(source, limit=limit)
-    check_shrink(store.path.parent, store.keys(stages.RAW), summary.ids, allow=allow_shrink)
+    held = (key for (key,) in store.fields(stages.RAW, ()))
+    check_shrink(store.path.parent, held, summary.ids, allow=allow_shrink)
     store.replace({stages.RAW: islice(_unique(source), limit)})
     store.set_meta(stages.image_root_key(stages.RAW), root)
     store.set_meta(
