@@ -55,6 +55,11 @@ class ReplyLatency(BaseModel):
     first_token_s: float | None = Field(
         default=None, ge=0.0, description="Time to first token; None: the reply was not streamed."
     )
+    first_token_note: str | None = Field(
+        default=None,
+        description="Why first_token_s is None (stream off in the config, the server refused "
+        "streaming, the offline baseline); None when it was measured.",
+    )
     output_tokens: int = Field(default=0, ge=0)
     endpoint: str = Field(default="", description="Host the reply came from ('' offline).")
     concurrency: int = Field(default=1, ge=1, description="Calls in flight allowed meanwhile.")
