@@ -66,6 +66,13 @@ def test_replies_record_latency_tokens_endpoint_and_concurrency(tmp_path: Path) 
     assert slow_scores == fast_scores  # latency never changes a score
 
 
+def test_the_evaluated_answer_is_the_task_that_streams() -> None:
+    from medrealmm.evaluate import RESPOND_TASK
+    from medrealmm.llm.openai_compat import STREAMED_TASKS
+
+    assert {RESPOND_TASK} == STREAMED_TASKS
+
+
 def test_a_server_that_refuses_streams_gives_replies_that_say_why(tmp_path: Path) -> None:
     plain, plain_scores, _ = _evaluate(tmp_path / "plain", 0.0, streaming=False)
     streamed, streamed_scores, _ = _evaluate(tmp_path / "streamed", 0.0)

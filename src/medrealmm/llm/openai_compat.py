@@ -57,7 +57,8 @@ FALLBACK_MAX_TOKENS = 1024
 
 #: The calls that stream when the model's ``stream`` setting allows: the evaluated model's
 #: answer, whose time to first token is what a patient waits for. Graders and the pipeline's
-#: agents are not timed, so they send plain requests.
+#: agents are not timed, so they send plain requests. (``evaluate.respond.RESPOND_TASK``;
+#: ``llm`` does not import ``evaluate``, a test pins the two together.)
 STREAMED_TASKS = frozenset({"evaluate.respond"})
 
 #: ``stream`` in a model's config: ``auto`` streams and falls back to plain requests for the
