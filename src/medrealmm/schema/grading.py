@@ -51,7 +51,11 @@ class ReplyLatency(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    total_s: float = Field(ge=0.0, description="Request sent to reply received, retries included.")
+    total_s: float = Field(
+        ge=0.0,
+        description="Request sent to the reply's last byte, for the request that answered "
+        "(earlier failed attempts and their backoff are not counted).",
+    )
     first_token_s: float | None = Field(
         default=None, ge=0.0, description="Time to first token; None: the reply was not streamed."
     )
