@@ -163,6 +163,18 @@ async def test_a_request_rejected_either_way_is_not_a_streaming_refusal(transpor
     assert streamed.first_token_s is not None
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_stream_cut_mid_reply_is_retried_whole(transport: str) -> None:
+    with FakeOpenAIServer(lambda body: FakeReply(content=REPLY)) as server:
+        server.script(FakeReply(content=REPLY, cut_after=3))
+        client = _client(server, transport)
+        completion = await client.complete(_answer())
+        await client.aclose()
+    assert completion.text == REPLY and completion.attempts == 2
+    assert completion.first_token_s is not None
+    assert [body.get("stream") for body in server.requests] == [True, True]
+
+
 def test_the_assembler_counts_tokens_without_usage_and_skips_role_chunks() -> None:
     started = time.perf_counter()
     assembler = ChunkAssembler(started)

@@ -222,8 +222,9 @@ def test_a_streamed_answer_is_the_plain_answer_on_the_real_server(server: LlamaS
     assert streamed.first_token_s is not None, streamed.first_token_note
     assert 0 < streamed.first_token_s <= streamed.latency_s
     assert streamed.text == plain.text and streamed.finish_reason == plain.finish_reason
-    # llama-cpp-python's server ignores stream_options (no usage chunk), so the streamed count is one
-    # per content chunk, and it may merge tokens it held back (an unfinished UTF-8 character).
+    # llama-cpp-python's server ignores stream_options (no usage chunk), so the streamed count
+    # is one per content chunk, and it may merge tokens it held back (an unfinished UTF-8
+    # character).
     counted, reported = streamed.usage.completion_tokens, plain.usage.completion_tokens
     assert abs(counted - reported) <= max(1, reported // 10), (counted, reported)
 

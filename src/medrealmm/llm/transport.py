@@ -138,8 +138,11 @@ class SDKTransport:
                         json.loads(raw), None, not_streamed_note(content_type), streamed=False
                     )
                 assembler = ChunkAssembler(started)
-                async for chunk in stream:
-                    assembler.add(chunk)
+                try:
+                    async for chunk in stream:
+                        assembler.add(chunk)
+                finally:  # a chunk that failed leaves the connection open otherwise
+                    await stream.close()
         except TimeoutError:
             raise HTTPFailure("timeout", "Request timed out.") from None
         except StreamError as exc:

@@ -28,7 +28,8 @@ class FakeReply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
-    cut_after: int | None = None  # promise the whole body, send this many bytes, hang up
+    #: Promise the whole body, send this many bytes (of a stream: token chunks), hang up.
+    cut_after: int | None = None
     refusal: str | None = None  # the message's ``refusal`` field (the model declined)
 
 
@@ -173,7 +174,10 @@ class FakeOpenAIServer:
                                                  refusal=reply.refusal)  # fmt: skip
                     self._event(chunks[0])  # the role: no token yet
                     time.sleep(outer.first_token_delay_s)
-                    for chunk in chunks[1:-2]:
+                    for sent, chunk in enumerate(chunks[1:-2]):
+                        if sent == reply.cut_after:  # the connection drops mid-stream
+                            self.close_connection = True
+                            return
                         self._event(chunk)
                         time.sleep(outer.token_delay_s)
                 finally:
