@@ -7,6 +7,7 @@ The tests assert behaviour (rows, recorded failures, resume), never the model's 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -22,7 +23,14 @@ import pytest
 import yaml
 
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
-from medrealmm.schema import Instance
+from medrealmm.llm import (
+    ChatRequest,
+    Completion,
+    GenerationParams,
+    Message,
+    OpenAICompatibleClient,
+)
+from medrealmm.schema import Instance, Response
 from medrealmm.store import RunStore, stages
 from medrealmm.testing.llama_server import MODEL_ALIAS, LlamaServer, missing_reason
 
@@ -185,6 +193,40 @@ def test_eval_run_score_and_report_with_a_real_respondent_and_grader(
     report = cli("report", run, tmp_path / "report")
     assert_clean(report)
     assert (tmp_path / "report" / "index.html").is_file()
+    with RunStore(run) as store:
+        replies = [r for r in store.iter(stages.EVAL_RESPONSE, Response) if r.text is not None]
+    for reply in replies:  # the answer streamed through llama.cpp's server (stream: auto)
+        latency = reply.latency
+        assert latency is not None and latency.first_token_s is not None, latency
+        assert 0 < latency.first_token_s <= latency.total_s
+
+
+def test_a_streamed_answer_is_the_plain_answer_on_the_real_server(server: LlamaServer) -> None:
+    """Same request, streamed and whole, at temperature 0: the same text and token count."""
+
+    async def both() -> tuple[Completion, Completion]:
+        settings = {"base_url": server.base_url, "timeout_s": 300, "concurrency": 1}
+        params = GenerationParams(max_tokens=24, seed=7)
+        streamed = OpenAICompatibleClient(MODEL_ALIAS, params=params, **settings)
+        plain = OpenAICompatibleClient(MODEL_ALIAS, params=params, stream=False, **settings)
+        request = ChatRequest(
+            task="evaluate.respond", messages=[Message.text("user", "Name three colours.")]
+        )
+        try:
+            return await streamed.complete(request), await plain.complete(request)
+        finally:
+            await streamed.aclose()
+            await plain.aclose()
+
+    streamed, plain = asyncio.run(both())
+    assert streamed.first_token_s is not None, streamed.first_token_note
+    assert 0 < streamed.first_token_s <= streamed.latency_s
+    assert streamed.text == plain.text and streamed.finish_reason == plain.finish_reason
+    # llama-cpp-python's server ignores stream_options (no usage chunk), so the streamed count
+    # is one per content chunk, and it may merge tokens it held back (an unfinished UTF-8
+    # character).
+    counted, reported = streamed.usage.completion_tokens, plain.usage.completion_tokens
+    assert abs(counted - reported) <= max(1, reported // 10), (counted, reported)
 
 
 def test_eval_killed_mid_run_resumes_without_losing_or_repeating_work(

@@ -298,6 +298,41 @@ def test_a_redirect_is_a_failure_never_a_resend(
     assert set(egress.hosts) <= {"127.0.0.1", "localhost"}  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_streamed_answer_obeys_the_proxy_and_redirect_rules(
+    transport: str, proxy_env: Listener, egress: object
+) -> None:
+    """The evaluated model's answer streams (``stream: auto``): it goes straight to the
+    configured loopback server whatever the proxy variables say, and a 307 to a stream request
+    is a failure, the body never re-sent; a remote host stays refused for un-masked data."""
+    request = ChatRequest(task="evaluate.respond", messages=[Message.text("user", "x")])
+
+    async def call(spec: ModelSpec) -> float | None:
+        client = build_client(spec)
+        try:
+            return (await client.complete(request)).first_token_s
+        finally:
+            await client.aclose()
+
+    with FakeOpenAIServer(lambda body: FakeReply(content="好的")) as server:
+        spec = ModelSpec(name="local", model="m", base_url=server.base_url, transport=transport)
+        assert asyncio.run(call(spec)) is not None  # streamed
+        assert server.requests[0]["stream"] is True
+        redirect = FakeReply(status=307, headers={"Location": f"{proxy_env.url}/v1/chat"})
+        server.script(redirect)
+        with pytest.raises(LLMError) as caught:
+            asyncio.run(call(spec))
+        assert caught.value.reason == "redirect" and len(server.requests) == 2
+    assert proxy_env.received == []
+    assert set(egress.hosts) <= {"127.0.0.1", "localhost"}  # type: ignore[attr-defined]
+    for stream in ("auto", True, False):
+        remote = ModelSpec(
+            name="h", model="m", base_url="https://api.example.com/v1", stream=stream
+        )
+        with pytest.raises(PHIEgressError, match="not loopback"):
+            guard_unmasked(remote, "deid LLM pass")
+
+
 def test_an_endpoint_that_redirects_is_refused_before_any_work(
     listener: Listener, tmp_path: Path
 ) -> None:

@@ -360,6 +360,8 @@ async def _respond(plan: _Plan) -> RunStats:
                 "truncated": completion.truncated,
                 "latency": ReplyLatency(
                     total_s=completion.latency_s,
+                    first_token_s=completion.first_token_s,
+                    first_token_note=_first_token_note(completion),
                     output_tokens=completion.usage.completion_tokens,
                     endpoint=urlsplit(spec.base_url).netloc if spec.base_url else "",
                     concurrency=spec.concurrency,
@@ -382,6 +384,14 @@ async def _respond(plan: _Plan) -> RunStats:
         )
     finally:
         await client.aclose()
+
+
+def _first_token_note(completion: Completion) -> str | None:
+    """Why a reply has no time to first token; a reply never lacks one silently (a cached
+    reply from before replies streamed carries no note of its own)."""
+    if completion.first_token_s is not None:
+        return None
+    return completion.first_token_note or "not streamed: no time to first token was measured"
 
 
 def _stamped(plan: _Plan, case: EvalCase, criterion: Criterion, verdict: Verdict) -> Verdict:

@@ -15,7 +15,7 @@ from medrealmm.io.errors import DataError
 from medrealmm.llm.cache import CachedClient, LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient
-from medrealmm.llm.openai_compat import OpenAICompatibleClient, StructuredMode
+from medrealmm.llm.openai_compat import OpenAICompatibleClient, StreamSetting, StructuredMode
 from medrealmm.llm.transport import TransportName
 from medrealmm.llm.types import GenerationParams
 
@@ -43,6 +43,12 @@ class ModelSpec(BaseModel):
         default="http",
         description="http (bare aiohttp: under half the client CPU per call, for many calls "
         "in flight) or openai-sdk (the official SDK); both pass the same fault tests.",
+    )
+    stream: StreamSetting = Field(
+        default="auto",
+        description="Whether the evaluated model's answers stream (time to first token): "
+        "auto streams and falls back to whole replies for this endpoint if the server refuses, "
+        "noting why; true always streams; false never. Graders and other agents never stream.",
     )
     context_window: int | None = Field(default=None, gt=0, description="Tokens, if known.")
     price_per_mtok_in: float | None = Field(default=None, ge=0, description="Cost per 1M input.")
@@ -167,5 +173,6 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
             vision=spec.vision,
             transport=spec.transport,
             proxy=proxy_url(spec),
+            stream=spec.stream,
         )
     return CachedClient(client, cache) if cache is not None else client

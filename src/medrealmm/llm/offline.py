@@ -103,6 +103,7 @@ class OfflineClient:
             model=self.name,
             usage=Usage(prompt_tokens=chars, completion_tokens=len(text)),
             latency_s=time.perf_counter() - started,
+            first_token_note="not streamed: the offline baseline answers in process",
         )
 
     def forget(self, request: ChatRequest) -> None:

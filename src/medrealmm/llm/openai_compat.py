@@ -55,6 +55,23 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
 }
 FALLBACK_MAX_TOKENS = 1024
 
+#: The calls that stream when the model's ``stream`` setting allows: the evaluated model's
+#: answer, whose time to first token is what a patient waits for. Graders and the pipeline's
+#: agents are not timed, so they send plain requests. (``evaluate.respond.RESPOND_TASK``;
+#: ``llm`` does not import ``evaluate``, a test pins the two together.)
+STREAMED_TASKS = frozenset({"evaluate.respond"})
+
+#: ``stream`` in a model's config: ``auto`` streams and falls back to plain requests for the
+#: endpoint when the server refuses; ``True`` streams (a refusal is the call's failure);
+#: ``False`` never streams.
+StreamSetting = Literal["auto"] | bool
+
+#: Statuses with which servers refuse a stream request (a 5xx other than 501 is the server's
+#: trouble, retried as usual, not a refusal).
+_STREAM_REJECTIONS = frozenset({400, 404, 405, 415, 422, 501})
+
+STREAM_OFF_NOTE = "not streamed: stream is false in the model's config"
+
 #: Longest server-requested wait we honour before a retry; longer ones count as a failure.
 MAX_RETRY_AFTER_S = 120.0
 
@@ -132,10 +149,17 @@ class _Malformed(Exception):
 
 
 def parse_completion(
-    data: object, model: str, *, latency_s: float = 0.0, attempts: int = 1
+    data: object,
+    model: str,
+    *,
+    latency_s: float = 0.0,
+    attempts: int = 1,
+    first_token_s: float | None = None,
+    first_token_note: str | None = None,
 ) -> Completion:
     """The SDK's decoded body (a dict, or a string for a non-JSON body) as a ``Completion``,
-    with the call's latency and attempts (made whole at once: no copy per call)."""
+    with the call's latency, time to first token and attempts (made whole at once: no copy
+    per call)."""
     try:
         assert isinstance(data, dict)
         choice = data["choices"][0]
@@ -154,6 +178,8 @@ def parse_completion(
         ),
         finish_reason=choice.get("finish_reason"),
         latency_s=latency_s,
+        first_token_s=first_token_s,
+        first_token_note=first_token_note,
         attempts=attempts,
         refusal=str(refusal) if refusal else None,
     )
@@ -181,6 +207,7 @@ class OpenAICompatibleClient:
         vision: bool = True,
         transport: TransportName = "http",
         proxy: str | None = None,
+        stream: StreamSetting = "auto",
     ) -> None:
         self.model = model
         self.name = name or model
@@ -203,6 +230,9 @@ class OpenAICompatibleClient:
         self._mode: StructuredMode = "json_schema" if structured_mode == "auto" else structured_mode
         self._mode_settled = structured_mode != "auto"
         self._mode_lock = asyncio.Lock()
+        self.stream: StreamSetting = stream
+        #: Why the streamed tasks go plain (config, or the server refused); None: they stream.
+        self.stream_note: str | None = STREAM_OFF_NOTE if stream is False else None
         #: Calls that ended in failure after all attempts, and attempts made in all.
         self.failed_calls = 0
         self.attempts = 0
@@ -277,6 +307,7 @@ class OpenAICompatibleClient:
     async def _complete(self, request: ChatRequest, mode: StructuredMode) -> Completion:
         payload = self._payload(request, mode)
         images = _image_parts(request) if self.vision else ()
+        streamed = request.task in STREAMED_TASKS
         initial, maximum = self._backoff
         for attempt in range(1, self._max_attempts + 1):
             self.attempts += 1
@@ -284,12 +315,24 @@ class OpenAICompatibleClient:
                 async with self._semaphore:
                     await self._limiter.wait()
                     started = time.perf_counter()
+                    first: float | None = None
+                    note = self.stream_note if streamed else None
                     try:
-                        data = await self._transport.post_chat(payload, images)
+                        if streamed and self.stream_note is None:
+                            data, first, note, started = await self._stream(payload, images)
+                        else:
+                            data = await self._transport.post_chat(payload, images)
                     except ValueError as exc:  # a body cut short or not JSON at all
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
-                return parse_completion(data, self.model, latency_s=latency, attempts=attempt)
+                return parse_completion(
+                    data,
+                    self.model,
+                    latency_s=latency,
+                    attempts=attempt,
+                    first_token_s=first,
+                    first_token_note=note,
+                )
             except (openai.OpenAIError, HTTPFailure, _Malformed) as exc:
                 reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
                 wait = retry_after_s(exc)
@@ -314,6 +357,45 @@ class OpenAICompatibleClient:
                     wait = min(maximum, initial * 2 ** (attempt - 1)) + random.uniform(0, initial)
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _stream(
+        self, payload: dict[str, Any], images: tuple[ImagePart, ...]
+    ) -> tuple[object, float | None, str | None, float]:
+        """One streamed exchange: (body, time to first token, note, when the answering request
+        went out). Under ``auto`` a server that refuses streams, or answers one with a whole
+        body, gets plain requests from then on, and its replies say why (never silently)."""
+        started = time.perf_counter()
+        try:
+            result = await self._transport.stream_chat(payload, images)
+        except (openai.APIStatusError, HTTPFailure) as exc:
+            status = getattr(exc, "status_code", None)
+            if self.stream != "auto" or status not in _STREAM_REJECTIONS:
+                raise
+            if classify(exc) == "context_length":
+                raise  # the request's fault, streamed or not
+            note = (
+                f"not streamed: the server refused a stream request (HTTP {status}); "
+                "replies come whole, so no time to first token"
+            )
+            log.warning("%s: stream request refused: %s", self.name, _describe(exc))
+            await self._limiter.wait()
+            started = time.perf_counter()
+            data = await self._transport.post_chat(payload, images)
+            # Settled only once the plain request went through: a request the server rejects
+            # either way says nothing about streaming.
+            self._stream_off(note)
+            return data, None, note, started
+        if not result.streamed:
+            note = f"not streamed: {result.note}"
+            if self.stream == "auto":
+                self._stream_off(note)
+            return result.data, None, note, started
+        return result.data, result.first_token_s, result.note, started
+
+    def _stream_off(self, note: str) -> None:
+        if self.stream_note is None:
+            self.stream_note = note
+            log.warning("%s: %s", self.name, note)
 
     def forget(self, request: ChatRequest) -> None:
         """Nothing is stored here; the cache wrapper forgets."""

@@ -8,6 +8,11 @@ Both raise the same failures, so the retry loop and ``medrealmm.llm.failures`` t
 alike: the SDK's own exception types, or ``HTTPFailure`` carrying the same status, body
 text and headers.
 
+Each also has ``stream_chat``: the same request with ``stream: true``, its server-sent events
+made whole by ``medrealmm.llm.stream`` into the body ``post_chat`` would return, with the time
+to first token. A 2xx answer that is not an event stream (a server that ignores ``stream``) is
+that body, with a note saying why no time to first token was measured.
+
 Neither reads proxy variables from the environment (a proxy is used only when the model's
 config names one, see ``medrealmm.llm.config.proxy_url``) and neither follows a redirect: a
 3xx answer is a failure (``redirect``), never a re-send of the body to another address.
@@ -18,12 +23,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol
 
 import aiohttp
 import openai
 
+from medrealmm.llm.stream import (
+    STREAM_FIELDS,
+    ChunkAssembler,
+    SSEDecoder,
+    StreamError,
+    StreamResult,
+    is_event_stream,
+    not_streamed_note,
+)
 from medrealmm.llm.types import ImagePart
 from medrealmm.llm.wire import encode_body
 
@@ -61,7 +76,21 @@ class ChatTransport(Protocol):
         """
         ...
 
+    async def stream_chat(
+        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+    ) -> StreamResult:
+        """``payload`` sent as a stream request; the whole reply and its time to first token.
+
+        Failures are those of ``post_chat``; a cut or undecodable stream is ``ValueError``.
+        """
+        ...
+
     async def aclose(self) -> None: ...
+
+
+def _stream_failure(exc: StreamError) -> HTTPFailure:
+    """An error event mid-stream, as the 5xx it stands for (its text classifies it further)."""
+    return HTTPFailure("status", f"Error code: 500 - error in stream: {exc}", status=500)
 
 
 class SDKTransport:
@@ -80,9 +109,49 @@ class SDKTransport:
             max_retries=0,
             http_client=http_client,
         )
+        self._timeout_s = timeout_s
 
     async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
         return await self._client.post("/chat/completions", body=payload, cast_to=object)
+
+    async def stream_chat(
+        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+    ) -> StreamResult:
+        started = time.perf_counter()
+        model = str(payload.get("model", ""))
+        try:
+            # The SDK's timeout bounds each read; a stream as a whole gets the same total
+            # bound as the ``http`` transport's.
+            async with asyncio.timeout(self._timeout_s):
+                stream = await self._client.post(
+                    "/chat/completions",
+                    body={**payload, **STREAM_FIELDS},
+                    cast_to=object,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[object],
+                )
+                content_type = stream.response.headers.get("content-type")
+                if not is_event_stream(content_type):
+                    raw = await stream.response.aread()
+                    await stream.close()
+                    return StreamResult(
+                        json.loads(raw), None, not_streamed_note(content_type), streamed=False
+                    )
+                assembler = ChunkAssembler(started)
+                try:
+                    async for chunk in stream:
+                        assembler.add(chunk)
+                finally:  # a chunk that failed leaves the connection open otherwise
+                    await stream.close()
+        except TimeoutError:
+            raise HTTPFailure("timeout", "Request timed out.") from None
+        except StreamError as exc:
+            raise _stream_failure(exc) from None
+        except openai.APIError as exc:
+            if type(exc) is not openai.APIError:  # status, connection, timeout: as post_chat
+                raise
+            raise _stream_failure(StreamError(exc.message)) from None  # an error event
+        return assembler.result(model)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -123,14 +192,7 @@ class HTTPTransport:
         try:
             async with session.post(self._url, data=body, allow_redirects=False) as response:
                 raw = await response.read()
-                if response.status >= 300:  # a redirect is refused, never followed
-                    text = raw.decode("utf-8", "replace")
-                    raise HTTPFailure(
-                        "status",
-                        f"Error code: {response.status} - {text[:2000]}",
-                        status=response.status,
-                        headers={k.lower(): v for k, v in response.headers.items()},
-                    )
+                _raise_for_status(response, raw)
         except TimeoutError:
             raise HTTPFailure("timeout", "Request timed out.") from None
         except aiohttp.ClientError as exc:
@@ -139,6 +201,42 @@ class HTTPTransport:
             return json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{exc}") from None
+
+    async def stream_chat(
+        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+    ) -> StreamResult:
+        session = self._current_session()
+        body = encode_body({**payload, **STREAM_FIELDS}, images)
+        started = time.perf_counter()
+        assembler = ChunkAssembler(started)
+        try:
+            async with session.post(self._url, data=body, allow_redirects=False) as response:
+                content_type = response.headers.get("Content-Type")
+                if response.status >= 300 or not is_event_stream(content_type):
+                    raw = await response.read()
+                    _raise_for_status(response, raw)
+                    return StreamResult(
+                        json.loads(raw), None, not_streamed_note(content_type), streamed=False
+                    )
+                decoder, done = SSEDecoder(), False
+                async for line in _lines(response.content.iter_any()):
+                    data = decoder.line(line)
+                    if data is None or done:
+                        continue  # read on to the end: the connection goes back to the pool
+                    if data.strip() == "[DONE]":
+                        done = True
+                        continue
+                    assembler.add(json.loads(data))
+                tail = decoder.flush()
+                if tail is not None and not done and tail.strip() != "[DONE]":
+                    assembler.add(json.loads(tail))
+        except TimeoutError:
+            raise HTTPFailure("timeout", "Request timed out.") from None
+        except aiohttp.ClientError as exc:
+            raise HTTPFailure("connection", f"Connection error: {type(exc).__name__}") from None
+        except StreamError as exc:
+            raise _stream_failure(exc) from None
+        return assembler.result(str(payload.get("model", "")))
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:
@@ -160,6 +258,29 @@ class HTTPTransport:
 
     def __del__(self) -> None:
         self._drop_session()
+
+
+def _raise_for_status(response: aiohttp.ClientResponse, raw: bytes) -> None:
+    if response.status >= 300:  # a redirect is refused, never followed
+        text = raw.decode("utf-8", "replace")
+        raise HTTPFailure(
+            "status",
+            f"Error code: {response.status} - {text[:2000]}",
+            status=response.status,
+            headers={k.lower(): v for k, v in response.headers.items()},
+        )
+
+
+async def _lines(pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The lines of a byte stream, whatever its pieces' sizes (no per-line size limit)."""
+    pending = b""
+    async for piece in pieces:
+        pending += piece
+        *whole, pending = pending.split(b"\n")
+        for line in whole:
+            yield line
+    if pending:
+        yield pending
 
 
 def make_transport(

@@ -105,6 +105,10 @@ class Completion(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
+    #: Seconds from sending to the first answer token, for a streamed reply; None otherwise.
+    first_token_s: float | None = None
+    #: Why ``first_token_s`` is None (not streamed, the server refused streaming, ...).
+    first_token_note: str | None = None
     #: The server's ``finish_reason``; ``length`` means the reply was cut at ``max_tokens``.
     finish_reason: str | None = None
     #: HTTP requests this reply took, retries included (usage shows retry pressure).

@@ -152,7 +152,8 @@ def images_figure(table: Table) -> Figure:
 
 def latency_figure(table: Table, line_s: float) -> Figure:
     """Quality against median reply time per model, the physician's ~20 s as a line; each
-    point's bar spans the median to the 90th percentile."""
+    point's bar spans the median to the 90th percentile, and a hollow point on the same row
+    marks the median time to first token where replies were streamed."""
     rows = [r for r in table.rows if r["mean"] is not None]
     figure = Figure(figsize=(7, 4.2))
     ax = figure.subplots()
@@ -162,6 +163,9 @@ def latency_figure(table: Table, line_s: float) -> Figure:
             x, y, xerr=[[0], [max(row["p90_s"] - row["median_s"], 0)]], fmt="o",
             color=MODEL_COLOR, capsize=2,
         )  # fmt: skip
+        if row.get("first_token_s") is not None:
+            ax.plot(max(row["first_token_s"], 1e-3), y, marker="o", mfc="none",
+                    color=MODEL_COLOR, linestyle="none")  # fmt: skip
         share = f"{row['within_20s'] * 100:.0f}%"
         ax.annotate(f"{row['label']}（{share} ≤ {line_s:.0f}s）", (x, y), fontsize=7,
                     xytext=(4, 4), textcoords="offset points")  # fmt: skip
@@ -169,7 +173,7 @@ def latency_figure(table: Table, line_s: float) -> Figure:
     ax.text(line_s, SCALE * 0.02, f" {line_s:.0f} 秒", color=ONLINE_COLOR, fontsize=8)
     ax.set_xscale("log")
     ax.set_ylim(0, SCALE)
-    ax.set_xlabel("回复时延中位数（秒，对数轴；横线至 90 百分位）")
+    ax.set_xlabel("回复时延中位数（秒，对数轴；横线至 90 百分位；空心点为首 token 时延中位数）")
     ax.set_ylabel("得分（0–100）")
     ax.set_title("时延与质量")
     return figure

@@ -1,5 +1,7 @@
 """The report's latency view: a table per model and the quality-vs-latency figure with the
-paper's 20 s line (an online physician's expected reply time)."""
+paper's 20 s line (an online physician's expected reply time). Time to first token (median and
+90th percentile) stands beside the total for streamed replies; where replies were not
+streamed, the table says why instead of leaving the column silently empty."""
 
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ def latency_table(store: RunStore, overall: Table) -> Table:
             "median_s": round(s.median_s, 3),
             "p90_s": round(s.p90_s, 3),
             "within_20s": round(s.within_physician_time, 3),
-            "first_token_s": None
-            if s.median_first_token_s is None
-            else round(s.median_first_token_s, 3),
+            "first_token_s": _seconds(s.median_first_token_s),
+            "first_token_p90_s": _seconds(s.p90_first_token_s),
+            "streamed": s.streamed,
+            "first_token_note": s.first_token_note,
             "tokens_per_s": None
             if s.median_tokens_per_s is None
             else round(s.median_tokens_per_s, 1),
@@ -41,7 +44,12 @@ def latency_table(store: RunStore, overall: Table) -> Table:
         "预期时间）",
         (
             *("label", "model", "images", "mean", "replies", "median_s", "p90_s"),
-            *("within_20s", "first_token_s", "tokens_per_s", "endpoint", "concurrency"),
+            *("first_token_s", "first_token_p90_s", "within_20s", "tokens_per_s", "streamed"),
+            *("first_token_note", "endpoint", "concurrency"),
         ),
         rows,
     )
+
+
+def _seconds(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)

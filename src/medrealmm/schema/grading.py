@@ -51,9 +51,18 @@ class ReplyLatency(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    total_s: float = Field(ge=0.0, description="Request sent to reply received, retries included.")
+    total_s: float = Field(
+        ge=0.0,
+        description="Request sent to the reply's last byte, for the request that answered "
+        "(earlier failed attempts and their backoff are not counted).",
+    )
     first_token_s: float | None = Field(
         default=None, ge=0.0, description="Time to first token; None: the reply was not streamed."
+    )
+    first_token_note: str | None = Field(
+        default=None,
+        description="Why first_token_s is None (stream off in the config, the server refused "
+        "streaming, the offline baseline); None when it was measured.",
     )
     output_tokens: int = Field(default=0, ge=0)
     endpoint: str = Field(default="", description="Host the reply came from ('' offline).")

@@ -2,6 +2,10 @@
 
 It speaks the real ``POST /v1/chat/completions`` protocol over loopback, so the official SDK
 is exercised end to end: status codes, error bodies, usage, latency and a concurrency cap.
+A ``stream: true`` request is answered with server-sent events, one chunk per character of the
+reply (a character is a token here, as in its usage counts), paced by ``first_token_delay_s``
+and ``token_delay_s``; ``streaming=False`` refuses stream requests with a 400, as servers
+without streaming do.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ class FakeReply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: bytes | None = None  # send exactly these bytes (for broken-body tests)
-    cut_after: int | None = None  # promise the whole body, send this many bytes, hang up
+    #: Promise the whole body, send this many bytes (of a stream: token chunks), hang up.
+    cut_after: int | None = None
     refusal: str | None = None  # the message's ``refusal`` field (the model declined)
 
 
@@ -58,12 +63,21 @@ class FakeOpenAIServer:
         responder: Responder | None = None,
         *,
         latency_s: float = 0.0,
+        first_token_delay_s: float = 0.0,
+        token_delay_s: float = 0.0,
+        streaming: bool = True,
         max_concurrency: int | None = None,
         served_models: list[str] | None = None,
         model_info: dict[str, Any] | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda body: FakeReply(content="好的"))
         self.latency_s = latency_s
+        #: A reply's first token comes this long after ``latency_s``, and each token is
+        #: followed by ``token_delay_s`` more: a reply of n tokens takes first + n * token,
+        #: streamed or whole (the same generation either way).
+        self.first_token_delay_s = first_token_delay_s
+        self.token_delay_s = token_delay_s
+        self.streaming = streaming
         self.max_concurrency = max_concurrency
         #: Ids listed by GET /models; None answers 404, as servers without the route do.
         self.served_models = served_models
@@ -126,9 +140,12 @@ class FakeOpenAIServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
-                reply = outer._handle(body)
+                stream = bool(body.get("stream"))
+                reply = outer._handle(body, stream)
                 self._cut_after = reply.cut_after
-                if reply.raw_body is not None:
+                if stream and reply.status == 200 and reply.raw_body is None:
+                    self._stream(body, reply)
+                elif reply.raw_body is not None:
                     self._send_bytes(reply.status, reply.raw_body, reply.headers)
                 elif reply.status != 200:
                     error = {
@@ -142,6 +159,42 @@ class FakeOpenAIServer:
                         body, reply.content, reply.finish_reason, refusal=reply.refusal
                     )
                     self._send(200, payload, reply.headers)
+
+            def _stream(self, body: dict[str, Any], reply: FakeReply) -> None:
+                """Server-sent events, chunked; the slot ``_handle`` took is freed before the
+                last chunk, so a client that sends its next call on [DONE] is never over."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                try:
+                    chunks = outer.stream_chunks(body, reply.content, reply.finish_reason,
+                                                 refusal=reply.refusal)  # fmt: skip
+                    self._event(chunks[0])  # the role: no token yet
+                    time.sleep(outer.first_token_delay_s)
+                    for sent, chunk in enumerate(chunks[1:-2]):
+                        if sent == reply.cut_after:  # the connection drops mid-stream
+                            self.close_connection = True
+                            return
+                        self._event(chunk)
+                        time.sleep(outer.token_delay_s)
+                finally:
+                    outer._release()
+                self._event(chunks[-2])  # finish_reason
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._event(chunks[-1])
+                self._chunk(b"data: [DONE]\n\n")
+                self._chunk(b"")
+
+            def _event(self, chunk: dict[str, Any]) -> None:
+                data = json.dumps(chunk, ensure_ascii=False)
+                self._chunk(f"data: {data}\n\n".encode())
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
 
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -185,29 +238,78 @@ class FakeOpenAIServer:
         self.stop()
 
     # -- behaviour -------------------------------------------------------------------
-    def _handle(self, body: dict[str, Any]) -> FakeReply:
+    def _handle(self, body: dict[str, Any], stream: bool = False) -> FakeReply:
+        """The reply to ``body``; for a stream it keeps its slot (``_release`` frees it)."""
+        refused = stream and not self.streaming
         with self._lock:
             self.requests.append(body)
             over = self.max_concurrency is not None and self._active >= self.max_concurrency
-            if not over:
+            if not over and not refused:
                 self._active += 1
                 self.peak_concurrency = max(self.peak_concurrency, self._active)
+            # A refused stream leaves the script for the plain request that follows it.
             scripted = self._scripted.popleft() if self._scripted and not over else None
-        if over:
-            reply = FakeReply(status=429, content="concurrency limit exceeded")
+            if refused and scripted is not None:
+                self._scripted.appendleft(scripted)
+        if over or refused:
+            reply = (
+                FakeReply(status=400, content="stream is not supported by this server")
+                if refused
+                else FakeReply(status=429, content="concurrency limit exceeded")
+            )
             with self._lock:
                 self.status_log.append(reply.status)
             return reply
+        held = False
         try:
             if self.latency_s:
                 time.sleep(self.latency_s)
             reply = scripted if scripted is not None else self.responder(body)
+            generated = reply.status == 200 and reply.raw_body is None
+            held = stream and generated
+            if generated and not stream:
+                tokens = len(reply.content or "") + len(reply.refusal or "")
+                pause = self.first_token_delay_s + tokens * self.token_delay_s
+                if pause:
+                    time.sleep(pause)
         finally:
-            with self._lock:
-                self._active -= 1
+            if not held:
+                self._release()
         with self._lock:
             self.status_log.append(reply.status)
         return reply
+
+    def _release(self) -> None:
+        with self._lock:
+            self._active -= 1
+
+    @classmethod
+    def stream_chunks(
+        cls,
+        body: dict[str, Any],
+        content: str | None,
+        finish_reason: str = "stop",
+        *,
+        refusal: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The ``chat.completion.chunk`` objects of a streamed ``completion_body``: the role,
+        one per character of the refusal and the content, the finish_reason, the usage."""
+        whole = cls.completion_body(body, content, finish_reason, refusal=refusal)
+        base = {"id": whole["id"], "object": "chat.completion.chunk",
+                "created": whole["created"], "model": whole["model"]}  # fmt: skip
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return {**base, "choices": [choice]}
+
+        tokens = [chunk({"refusal": c}) for c in refusal or ""]
+        tokens += [chunk({"content": c}) for c in content or ""]
+        return [
+            chunk({"role": "assistant", "content": ""}),
+            *tokens,
+            chunk({}, finish_reason),
+            {**base, "choices": [], "usage": whole["usage"]},
+        ]
 
     @staticmethod
     def completion_body(
