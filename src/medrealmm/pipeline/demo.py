@@ -21,11 +21,20 @@ def stage_input(out: Path) -> Path:
     return target
 
 
+#: The demo's first consultations (by id) that take two challenge points: k = 2 beside the
+#: paper's single t*, so the report's by-position stratum and case counts show both.
+DEMO_POINTS, DEMO_POINTS_SLICE = 2, 10
+
+
 def demo_settings(out: Path) -> PipelineSettings:
     """Every agent role on the offline baseline (the defaults), workers=1 for a small corpus.
     Nobody reviews the demo's cases or rubrics, so its release says it is unreviewed."""
     return PipelineSettings(
-        input=stage_input(out), workers=1, release=ReleaseSettings(allow_unreviewed=True)
+        input=stage_input(out),
+        workers=1,
+        mccp_points=DEMO_POINTS,
+        mccp_points_slice=DEMO_POINTS_SLICE,
+        release=ReleaseSettings(allow_unreviewed=True),
     )
 
 
