@@ -35,6 +35,9 @@ PANEL_VERDICT = (
     "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
 )
 RELEASE_WITHDRAWN = "release.withdrawn"  # release Withdrawal, key = consultation id
+#: What each release version built from this run shipped: {version: {"consultations": [ids],
+#: "instances": [ids]}}; the next version's changelog lists the cases it adds against it.
+RELEASE_VERSIONS_META = "release.versions"
 
 # -- meta names (store.set_meta / get_meta) ----------------------------------------------
 INPUT_META = "input"  # {"path", "sha256"} of the file the raw stage was ingested from
