@@ -114,15 +114,12 @@ def test_leaderboard_across_versions_compares_on_shared_cases_and_says_so(
     )
     assert {r.instance_id for r in results.records} == {i.id for i in cases[1:4]}
     assert {r.condition for r in results.records} == {
-        ("offline-baseline", True),
-        ("offline-baseline", False),
+        (OFFLINE_NAME, True),
+        (OFFLINE_NAME, False),
     }
 
-    report = CliRunner().invoke(
-        app,
-        ["report", str(tmp_path / "a"), str(tmp_path / "rep"), "--add", str(tmp_path / "b")]
-        + ["--resamples", "20"],
-    )
+    a, b, rep = (str(tmp_path / name) for name in ("a", "b", "rep"))
+    report = CliRunner().invoke(app, ["report", a, rep, "--add", b, "--resamples", "20"])
     assert report.exit_code == 0, report.output
     overall = json.loads((tmp_path / "rep" / "tables" / "overall.json").read_text("utf-8"))
     assert "compared on 3 cases shared by 1.0 and 1.1" in overall["title"]

@@ -141,7 +141,7 @@ def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> R
     Runs of two versions of one release (a living benchmark: the later adds cases and drops
     withdrawn ones) are compared on the cases both versions hold; ``Results.versions`` says
     how many that is, what each version has alone, and whether C changed."""
-    first, *rest = stores
+    first = stores[0]
     results = load_results(first, grader)
     expected = benchmark_of(first)
     cases: dict[str, set[str]] = {}
