@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from medrealmm.demo import CORPUS_FILE, NEXT_DIR, TRUTH_FILE
 from medrealmm.io.jsonl import write_jsonl
 from medrealmm.schema import Consultation, Event, ImageKind, ImageOrigin, ImageRef, Sender
 from medrealmm.testing.demo_corpus import drawing
@@ -20,10 +21,6 @@ from medrealmm.testing.demo_corpus.identities import Identity, make_identity
 from medrealmm.testing.demo_corpus.scenarios import SCENARIOS, Scenario
 
 DEFAULT_SEED = 20260601
-CORPUS_FILE = "consultations.jsonl"
-TRUTH_FILE = "truth.json"
-#: the consultations the demo's release version 0.2 adds: a corpus folder of their own
-NEXT_DIR = "next"
 
 LAB_ROWS: dict[str, list[tuple[str, str, str, str]]] = {
     "内分泌科": [
