@@ -15,7 +15,8 @@ from medrealmm.evaluate.source import results_store
 from medrealmm.io import file_sha256
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.release.dua import record_acceptance
-from medrealmm.store import RunStore
+from medrealmm.schema import Response
+from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 from .conftest import REPLY, accept, tree
@@ -112,7 +113,34 @@ def test_demo_release_scores_as_the_demo_did(
     )
     assert result.exit_code == 0, result.output
     assert tree(release) == before
-    assert score_of(tmp_path / "consumer", OFFLINE_NAME) == score_of(out, OFFLINE_NAME)
+    consumer = case_scores(tmp_path / "consumer")
+    builder = case_scores(out)  # the demo went on to 0.2: it holds more cases than 0.1
+    assert consumer and all(builder[case] == score for case, score in consumer.items())
+
+    # version 0.2 into the same results folder: every unchanged case's reply is reused
+    newer = out / "release-0.2"
+    record_acceptance(newer / "DUA.md", name="研究员", release="medrealmm-demo 0.2")
+    with RunStore(tmp_path / "consumer") as store:
+        replies = {r.instance_id: r.eval_id for r in store.iter(stages.EVAL_RESPONSE, Response)}
+    again = CliRunner().invoke(
+        app, ["eval", "run", str(newer), "--out", str(tmp_path / "consumer")]
+    )
+    assert again.exit_code == 0, again.output
+    with RunStore(tmp_path / "consumer") as store:
+        after = {r.instance_id: r.eval_id for r in store.iter(stages.EVAL_RESPONSE, Response)}
+        shipped = store.keys(stages.MCCP_INSTANCE)
+    assert set(after) == shipped  # the withdrawn case's rows went with it
+    assert {case for case in after if case in replies} == shipped & set(replies)
+    assert len(shipped - set(replies)) == 2  # the two added cases, asked now
+    newest = case_scores(tmp_path / "consumer")
+    assert all(newest[case] == consumer[case] for case in newest if case in consumer)
+
+
+def case_scores(folder: Path) -> dict[str, float | None]:
+    """The offline baseline's sample-0 score per instance, with images."""
+    with RunStore(folder) as store:
+        records = load_results(store).headline
+    return {r.instance_id: r.score for r in records if r.condition == (OFFLINE_NAME, True)}
 
 
 def test_a_builders_run_can_be_evaluated_into_a_separate_folder(

@@ -151,8 +151,12 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
 def test_run_demo_evaluates_instances_that_have_rubrics(tmp_path: Path) -> None:
     from medrealmm.pipeline import run_demo
 
+    prefilled = demo_instances(3)
     with RunStore(tmp_path / "demo") as store:
-        fill_store(store, demo_instances(3))
+        fill_store(store, prefilled)
     summary = run_demo(tmp_path / "demo")
     line = next(s for s in summary if s.startswith("evaluate"))
-    assert "3 instances" in line and "online" in line and "offline-baseline img" in line
+    assert "online" in line and "offline-baseline img" in line
+    with RunStore(tmp_path / "demo") as store:
+        replied = {r.instance_id for r in store.iter(stages.EVAL_RESPONSE, Response)}
+    assert {i.id for i in prefilled} <= replied

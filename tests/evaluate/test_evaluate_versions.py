@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from medrealmm.cli import app
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.llm import OFFLINE_NAME
 from medrealmm.release.build import release_store
 from medrealmm.release.layout import ReleaseInfo
 from medrealmm.schema import Consultation, Instance, Response
@@ -82,3 +83,44 @@ def test_version_n_plus_1_reuses_unchanged_results_and_asks_only_about_new_cases
     assert {after[k].instance_id for k in kept} == {i.id for i in cases[1:4]}
     assert cases[0].id not in {r.instance_id for r in after.values()}  # withdrawn: gone
     assert cases[4].id in {r.instance_id for r in after.values()}
+
+
+def test_leaderboard_across_versions_compares_on_shared_cases_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from medrealmm.evaluate import EvalSettings, run_evaluation
+    from medrealmm.evaluate.results import load_leaderboard
+    from medrealmm.evaluate.source import results_store
+
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
+    cases = demo_instances(6)
+    first = _release(tmp_path, cases[:4], "1.0")  # cases 0-3
+    second = _release(tmp_path, cases[1:], "1.1")  # 0 withdrawn, 4-5 added
+    stores = []
+    for release, out, images in ((first, "a", True), (second, "b", False)):
+        store, _ = results_store(release, tmp_path / out)
+        with store:
+            run_evaluation(store, EvalSettings(model="offline", images=images))
+        stores.append(RunStore(tmp_path / out, create=False))
+    try:
+        results = load_leaderboard(stores)
+    finally:
+        for store in stores:
+            store.close()
+    assert results.versions is not None
+    assert results.versions.note().startswith(
+        "compared on 3 cases shared by 1.0 and 1.1; 2 only in 1.1, 1 withdrawn; C changed "
+        "(4 cases in 1.0, 5 in 1.1)"
+    )
+    assert {r.instance_id for r in results.records} == {i.id for i in cases[1:4]}
+    assert {r.condition for r in results.records} == {
+        (OFFLINE_NAME, True),
+        (OFFLINE_NAME, False),
+    }
+
+    a, b, rep = (str(tmp_path / name) for name in ("a", "b", "rep"))
+    report = CliRunner().invoke(app, ["report", a, rep, "--add", b, "--resamples", "20"])
+    assert report.exit_code == 0, report.output
+    overall = json.loads((tmp_path / "rep" / "tables" / "overall.json").read_text("utf-8"))
+    assert "compared on 3 cases shared by 1.0 and 1.1" in overall["title"]
+    assert {r["cases"] for r in overall["rows"]} == {3}

@@ -125,3 +125,19 @@ def test_position_places_t_star_by_thirds() -> None:
         "late",
     ]
     assert at(0, None) is None
+
+
+async def test_points_slice_gives_k_only_to_the_first_consultations(demo_store: RunStore) -> None:
+    client = build_client(resolve_spec("offline"), cache=demo_store.cache)
+    await run_mccp(
+        demo_store, client, source_stage=stages.RAW, points=2, min_gap=2, points_slice=10
+    )
+    first = set(sorted(demo_store.keys(stages.RAW))[:10])
+    counts: dict[str, int] = {}
+    for instance in demo_store.iter(stages.MCCP_INSTANCE, Instance):
+        counts[instance.consultation_id] = counts.get(instance.consultation_id, 0) + 1
+    assert all(n == 1 for case, n in counts.items() if case not in first)
+    assert any(n == 2 for case, n in counts.items() if case in first)
+    assert demo_store.get_meta(stages.MCCP_POINTS_META)["points_slice"] == 10
+    with pytest.raises(ValueError, match="points_slice=10"):
+        await run_mccp(demo_store, client, source_stage=stages.RAW, points=2, min_gap=2)

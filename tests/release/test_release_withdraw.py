@@ -156,3 +156,32 @@ def test_a_withdrawal_removes_the_runs_release_and_report_and_says_so(run_dir: P
     assert "`medrealmm release build`" in message
     texts = [event.content for event in victim.events if len(event.content) > 3]
     assert REASON not in result.stderr and not any(t in result.stderr for t in texts)
+
+
+def test_next_version_changelog_lists_added_and_withdrawn_cases(
+    run_dir: Path, tmp_path: Path, demo_dir: Path
+) -> None:
+    from .conftest import cut, demo_cases, rubric
+
+    first = build_release(run_dir, tmp_path / "v1", INFO)
+    assert "首个版本（first version）" in (tmp_path / "v1" / "CHANGELOG.md").read_text("utf-8")
+    new = demo_cases(demo_dir, 8)[6:]
+    with RunStore(run_dir) as store:
+        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in new))
+        store.put_many(stages.MCCP_INSTANCE, ((cut(c).id, cut(c)) for c in new))
+        store.put_many(stages.RUBRIC_FINAL, ((cut(c).id, rubric(cut(c).id)) for c in new))
+        victim = first.shipped["consultations"][0]
+        record_withdrawal(store, default_register(run_dir), victim, REASON, date(2026, 3, 4))
+    info = ReleaseInfo(name="medrealmm", version="1.1", title="t", authors=("a",))
+    second = build_release(run_dir, tmp_path / "v1.1", info)
+    assert second.added == sorted(c.id for c in new)
+    assert second.manifest["previous_version"] == "1.0"
+    assert second.manifest["counts"]["added_cases"] == 2
+    changelog = (tmp_path / "v1.1" / "CHANGELOG.md").read_text("utf-8")
+    added = changelog.split("Added cases")[1].split("Withdrawn cases")[0]
+    assert all(f"- {c.id}" in added for c in new) and "since 1.0" in added
+    assert victim in changelog.split("Withdrawn cases")[1]
+    with RunStore(run_dir) as store:
+        shipped = store.get_meta(stages.RELEASE_VERSIONS_META)
+    assert set(shipped) == {"1.0", "1.1"}
+    assert victim not in shipped["1.1"]["consultations"]

@@ -77,6 +77,14 @@ def extract(
             "instance. Reports then resample consultations, not instances.",
         ),
     ] = 1,
+    points_slice: Annotated[
+        int | None,
+        typer.Option(
+            "--points-slice",
+            min=1,
+            help="Only the first N consultations (by id) take --points; the rest one.",
+        ),
+    ] = None,
     min_gap: Annotated[
         int,
         typer.Option(
@@ -134,6 +142,7 @@ def extract(
                 limit=limit,
                 points=points,
                 min_gap=min_gap,
+                points_slice=points_slice,
             ),
         )
         if dry_run:

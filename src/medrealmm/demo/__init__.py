@@ -10,6 +10,8 @@ from pathlib import Path
 
 CORPUS_FILE = "consultations.jsonl"
 TRUTH_FILE = "truth.json"
+#: the consultations the demo's release version 0.2 adds, a corpus folder of their own
+NEXT_DIR = "next"
 #: simulated physician labels of the demo's replies (``scripts/make_demo_panel.py``)
 PANEL_FILE = "panel_labels.jsonl"
 
@@ -17,6 +19,11 @@ PANEL_FILE = "panel_labels.jsonl"
 def bundled_corpus_dir() -> Path:
     """Where the committed demo corpus lives inside the installed package."""
     return Path(str(resources.files("medrealmm.demo") / "data"))
+
+
+def bundled_next_cases() -> Path:
+    """The folder of the cases version 0.2 of the demo release adds (same layout)."""
+    return bundled_corpus_dir() / NEXT_DIR
 
 
 def bundled_panel_labels() -> Path:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from medrealmm.evaluate.provenance import (
+    BenchmarkRef,
     EvalSpec,
     UsageTotals,
     benchmark_of,
@@ -24,6 +25,7 @@ from medrealmm.evaluate.provenance import (
     rater_name,
 )
 from medrealmm.evaluate.scoring import ModelSummary, summarize_models
+from medrealmm.evaluate.versions import VersionComparison, compare_versions
 from medrealmm.llm import ModelSpec, display_name
 from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CaseScore, CriterionKind, Response
@@ -74,6 +76,8 @@ class Results:
     stale: list[CaseRecord]
     specs: dict[str, EvalSpec] = field(default_factory=dict)
     graders: list[str] = field(default_factory=list)
+    #: set when the rows come from two versions of a release: only their shared cases count
+    versions: VersionComparison | None = None
 
     @property
     def headline(self) -> list[CaseRecord]:
@@ -132,21 +136,45 @@ def combine(first: Results, other: Results, *, name: str = "another run") -> Res
 
 def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> Results:
     """``load_results`` over several runs of the same benchmark (same release name, version
-    and manifest, or the same builder's run): one table across every evaluated model."""
-    first, *rest = stores
+    and manifest, or the same builder's run): one table across every evaluated model.
+
+    Runs of two versions of one release (a living benchmark: the later adds cases and drops
+    withdrawn ones) are compared on the cases both versions hold; ``Results.versions`` says
+    how many that is, what each version has alone, and whether C changed."""
+    first = stores[0]
     results = load_results(first, grader)
     expected = benchmark_of(first)
-    for store in rest:
+    cases: dict[str, set[str]] = {}
+    for store in stores:
         found = benchmark_of(store)
-        if found.identity != expected.identity:
+        if found.identity != expected.identity and not _other_version(expected, found):
             raise ValueError(
                 f"{store.path.parent} evaluated {found.name or found.location} "
                 f"{found.version or ''}, not {expected.name or expected.location} "
                 f"{expected.version or ''}: a leaderboard needs one benchmark"
             )
-        other = load_results(store, results.grader)
-        results = combine(results, other, name=str(store.path.parent))
-    return results
+        cases.setdefault(found.version or "", set()).update(store.keys(stages.MCCP_INSTANCE))
+        if store is not first:
+            other = load_results(store, results.grader)
+            results = combine(results, other, name=str(store.path.parent))
+    if len(cases) == 1:
+        return results
+    versions = compare_versions(cases)
+    return replace(
+        results,
+        records=[r for r in results.records if r.instance_id in versions.shared],
+        stale=[r for r in results.stale if r.instance_id in versions.shared],
+        versions=versions,
+    )
+
+
+def _other_version(expected: BenchmarkRef, found: BenchmarkRef) -> bool:
+    """Another version of the same release (same name, a different version)."""
+    return (
+        expected.kind == found.kind == "release"
+        and expected.name == found.name
+        and expected.version != found.version
+    )
 
 
 def load_results(store: RunStore, grader: str | None = None) -> Results:

@@ -154,10 +154,13 @@ async def run_mccp(
     limit: int | None = None,
     points: int = 1,
     min_gap: int = DEFAULT_MIN_GAP,
+    points_slice: int | None = None,
 ) -> MccpSummary:
     """Extract MCCPs for every consultation of ``source_stage`` not yet done (only the first
     ``limit`` consultations by id when given: a trial run against a new endpoint); up to
-    ``points`` per consultation, ``min_gap`` turns apart (1: the paper's single t*).
+    ``points`` per consultation, ``min_gap`` turns apart (1: the paper's single t*). With
+    ``points_slice`` N only the first N consultations by id take ``points``, the rest one:
+    k > 1 beside the paper's rule in one run, each figure's stratum by position shows both.
 
     Each consultation is committed as it finishes (an Instance, a discard record, or a
     failed row that the next run retries), so a killed run resumes without repeating work.
@@ -174,7 +177,7 @@ async def run_mccp(
     if image_root is not None:
         store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
     store.set_meta(stages.MCCP_SOURCE_META, source_stage)
-    _check_points_setting(store, points, min_gap)
+    _check_points_setting(store, points, min_gap, points_slice)
 
     agents = MccpAgents(
         client=client,
@@ -191,6 +194,9 @@ async def run_mccp(
     all_keys = sorted(store.keys(source_stage))[:limit]
     done = finished_consultations(store)
     todo = [key for key in all_keys if key not in done]
+    several = set(
+        all_keys if points_slice is None else sorted(store.keys(source_stage))[:points_slice]
+    )
 
     async def work(key: str) -> None:
         consultation = store.get(source_stage, key, Consultation)
@@ -198,7 +204,7 @@ async def run_mccp(
             raise KeyError(f"consultation {key} vanished from stage {source_stage}")
         try:
             outcome = await extract_consultation(
-                agents, consultation, points=points, min_gap=min_gap
+                agents, consultation, points=points if key in several else 1, min_gap=min_gap
             )
         except Exception as exc:
             store.put(stages.MCCP_DISCARDED, key, None, status=FAILED, error=f"{exc}")
@@ -236,18 +242,27 @@ async def run_mccp(
     return summary
 
 
-def _check_points_setting(store: RunStore, points: int, min_gap: int) -> None:
+def _check_points_setting(
+    store: RunStore, points: int, min_gap: int, points_slice: int | None
+) -> None:
     """A run keeps one points setting: finished consultations are not redone, so a changed
-    setting would mix one and several points per consultation silently."""
-    wanted = {"points": points, "min_gap": min_gap}
+    setting would mix one and several points per consultation silently. The slice enters
+    only when set, so a run extracted before it existed keeps its setting."""
+    wanted: dict[str, int] = {"points": points, "min_gap": min_gap}
+    if points_slice is not None:
+        wanted["points_slice"] = points_slice
     kept = store.get_meta(stages.MCCP_POINTS_META)
     if kept is not None and kept != wanted and store.count(stages.MCCP_INSTANCE):
         raise ValueError(
-            f"this run's MCCPs were extracted with points={kept['points']}, "
-            f"min_gap={kept['min_gap']}; rerun with --redo mccp to extract with "
-            f"points={points}, min_gap={min_gap}"
+            f"this run's MCCPs were extracted with {_setting(kept)}; rerun with --redo mccp "
+            f"to extract with {_setting(wanted)}"
         )
     store.set_meta(stages.MCCP_POINTS_META, wanted)
+
+
+def _setting(setting: dict[str, int]) -> str:
+    order = ("points", "min_gap", "points_slice")
+    return ", ".join(f"{name}={setting[name]}" for name in order if name in setting)
 
 
 def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:

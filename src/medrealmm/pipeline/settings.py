@@ -88,6 +88,12 @@ class PipelineSettings(BaseModel):
         ge=1,
         description="Challenge points per consultation (1: the paper's single t*).",
     )
+    mccp_points_slice: int | None = Field(
+        default=None,
+        ge=1,
+        description="Only the first N consultations (by id) take mccp_points; the rest one "
+        "(null: every consultation).",
+    )
     mccp_min_gap: int = Field(
         default=DEFAULT_MIN_GAP,
         ge=1,

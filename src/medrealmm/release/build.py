@@ -22,13 +22,15 @@ from medrealmm.release.loader import is_release
 from medrealmm.release.sources import ReleaseSources, UnreviewedReleaseError, collect
 from medrealmm.release.withdrawals import Withdrawal, all_withdrawals, default_register
 from medrealmm.schema import ImageOrigin, ImageRef
-from medrealmm.store import RunStore
+from medrealmm.store import RunStore, stages
 
 
 @dataclass(frozen=True)
 class BuildResult:
     out: Path
     manifest: dict[str, Any]
+    shipped: dict[str, list[str]]  # consultation and instance ids (``layout.shipped_cases``)
+    added: list[str]  # consultations the previous version did not ship
 
 
 def _check_target(out: Path) -> None:
@@ -81,12 +83,16 @@ def write_release(
     out: Path,
     *,
     allow_unreviewed: bool = False,
+    previous: tuple[str, list[str]] | None = None,
 ) -> BuildResult:
-    """Everything but reading the store: filter, copy, write, checksum, manifest."""
+    """Everything but reading the store: filter, copy, write, checksum, manifest.
+    ``previous``: the version before this one and the consultations it shipped, so the
+    changelog lists the cases this one adds."""
     layout.check_version(info.version)
     out = Path(out)
     _check_target(out)
     shipped = layout.without_withdrawn(sources, (w.case_id for w in withdrawals))
+    added = layout.added_cases(shipped, previous[1]) if previous else []
     gaps = check_reviewed(shipped, allow_unreviewed)
     hashes = _hash_images(shipped)
     moves = layout.image_moves(shipped, hashes)
@@ -113,7 +119,12 @@ def write_release(
         _write_text(
             staging / layout.CHANGELOG,
             texts.changelog(
-                info.title, info.version, counts, layout.changelog_entries(withdrawals)
+                info.title,
+                info.version,
+                counts,
+                layout.changelog_entries(withdrawals),
+                previous=previous[0] if previous else None,
+                added=added,
             ),
         )
         _write_text(
@@ -129,6 +140,9 @@ def write_release(
             files={},
             review=layout.review_record(allow_unreviewed, gaps),
         )
+        if previous:
+            described["previous_version"] = previous[0]
+            described["counts"] = {**counts, "added_cases": len(added)}
         _write_text(staging / layout.CARD, texts.dataset_card(described, rows))
         final = {**described, "files": _checksums(staging)}
         _write_text(
@@ -141,7 +155,7 @@ def write_release(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuildResult(out=out, manifest=final)
+    return BuildResult(out=out, manifest=final, shipped=layout.shipped_cases(shipped), added=added)
 
 
 def release_store(
@@ -152,14 +166,21 @@ def release_store(
     register: Path | str,
     allow_unreviewed: bool = False,
 ) -> BuildResult:
-    """Release the store's de-identified work minus every withdrawn case."""
-    return write_release(
+    """Release the store's de-identified work minus every withdrawn case. Each version's
+    cases are kept in the run (``RELEASE_VERSIONS_META``): a later version's changelog lists
+    the cases it adds to the latest version before it."""
+    versions = dict(store.get_meta(stages.RELEASE_VERSIONS_META) or {})
+    before = layout.previous_version(versions, info.version)
+    result = write_release(
         collect(store),
         all_withdrawals(register, store),
         info,
         Path(out),
         allow_unreviewed=allow_unreviewed,
+        previous=(before, versions[before]["consultations"]) if before else None,
     )
+    store.set_meta(stages.RELEASE_VERSIONS_META, {**versions, info.version: result.shipped})
+    return result
 
 
 def build_release(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from medrealmm.release.build import release_store
@@ -22,17 +23,24 @@ DEMO_INFO = ReleaseInfo(
 )
 
 
-def release_demo(store: RunStore, out: Path, *, allow_unreviewed: bool = False) -> str:
+def release_demo(
+    store: RunStore,
+    out: Path,
+    *,
+    allow_unreviewed: bool = False,
+    version: str = DEMO_INFO.version,
+    folder: str = "release",
+) -> str:
     """A summary line; a refusal is reported, not raised, so the rest of the demo stands.
     Without ``allow_unreviewed`` a release waits for review (the demo's is simulated, so the
-    demo allows it)."""
+    demo allows it). ``version`` and ``folder``: the demo's next version (0.2) beside 0.1."""
     if not any(store.count(stage) for stage in RELEASABLE_CORPUS):
         return "release: skipped (no de-identified corpus in this run)"
     try:
         result = release_store(
             store,
-            out / "release",
-            DEMO_INFO,
+            out / folder,
+            replace(DEMO_INFO, version=version),
             register=default_register(out),
             allow_unreviewed=allow_unreviewed,
         )
@@ -40,7 +48,14 @@ def release_demo(store: RunStore, out: Path, *, allow_unreviewed: bool = False) 
         return f"release: refused: {exc}"
     counts = result.manifest["counts"]
     unreviewed = "" if result.manifest["review"]["complete"] else " (not review-approved)"
+    since = result.manifest.get("previous_version")
+    change = (
+        f" ({len(result.added)} added since {since}, {counts['withdrawn_cases']} withdrawn)"
+        if since
+        else ""
+    )
     return (
-        f"release {DEMO_INFO.version}: {counts['consultations']} consultations, "
-        f"{counts['instances']} instances, {counts['images']} images -> {result.out}{unreviewed}"
+        f"release {version}: {counts['consultations']} consultations, "
+        f"{counts['instances']} instances, {counts['images']} images{change} -> "
+        f"{result.out}{unreviewed}"
     )

@@ -47,6 +47,25 @@ def check_version(version: str) -> str:
     return version
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """Release versions in numeric order (0.10 after 0.9)."""
+    return tuple(int(part) for part in check_version(version).split("."))
+
+
+def previous_version(shipped: Mapping[str, object], version: str) -> str | None:
+    """The latest version before ``version`` among those shipped (None: the first)."""
+    earlier = [v for v in shipped if version_key(v) < version_key(version)]
+    return max(earlier, key=version_key, default=None)
+
+
+def shipped_cases(sources: ReleaseSources) -> dict[str, list[str]]:
+    """The ids a version shipped, kept in the run so the next version can say what it adds."""
+    return {
+        "consultations": sorted(c.id for c in sources.consultations),
+        "instances": sorted(i.id for i in sources.instances),
+    }
+
+
 def canary(name: str) -> str:
     """A fixed string per dataset name: finding it in a model's output or corpus shows exposure."""
     return f"MEDREALMM CANARY GUID {uuid.uuid5(uuid.NAMESPACE_URL, f'medrealmm:{name}')}"
@@ -208,6 +227,12 @@ def manifest(
         "dua": {"file": DUA_FILE, "sha256": dua_sha256},
         "files": dict(sorted(files.items())),
     }
+
+
+def added_cases(sources: ReleaseSources, previous: Iterable[str]) -> list[str]:
+    """Consultations this version ships that the previous one did not."""
+    before = set(previous)
+    return sorted(c.id for c in sources.consultations if c.id not in before)
 
 
 def changelog_entries(withdrawals: Iterable[Withdrawal]) -> list[dict[str, str]]:

@@ -38,10 +38,21 @@ def citation(title: str, version: str, authors: tuple[str, ...]) -> str:
 
 
 def changelog(
-    title: str, version: str, counts: dict[str, int], withdrawals: list[dict[str, str]]
+    title: str,
+    version: str,
+    counts: dict[str, int],
+    withdrawals: list[dict[str, str]],
+    *,
+    previous: str | None = None,
+    added: list[str] | None = None,
 ) -> str:
     return _template(f"{CHANGELOG}.j2").render(
-        title=title, version=version, counts=counts, withdrawals=withdrawals
+        title=title,
+        version=version,
+        counts=counts,
+        withdrawals=withdrawals,
+        previous=previous,
+        added=added or [],
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
@@ -16,6 +16,8 @@ from medrealmm.report.html import render_html
 from medrealmm.report.latency import latency_table
 from medrealmm.report.models_table import models_table
 from medrealmm.report.tables import Table, build_tables, condition_label, meta_eval_tables
+from medrealmm.report.versions import TITLE as VERSIONS_TITLE
+from medrealmm.report.versions import builder_versions, versions_table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import RunStore, stages
@@ -89,6 +91,12 @@ def write_report(
         imported=results.imported(),
     )
     extra = [*dataset_tables(store), acceptance_table(store), *grader_tables(store, results)]
+    if results.versions is not None:  # runs of two release versions: their shared cases only
+        overall = tables["overall"]
+        note = f"{overall.title}；{VERSIONS_TITLE}：{results.versions.note()}"
+        tables["overall"] = replace(overall, title=note)
+    elif (released := builder_versions(store)) is not None:
+        extra.append(versions_table(mine, released, tables["overall"]))
     latency = latency_table(store, tables["overall"])
     if latency.rows:  # only replies generated here carry a measurement
         extra.append(latency)

@@ -266,7 +266,9 @@ def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -
             members = conditions.get(condition)
             if condition not in headline or not members:
                 continue
-            means = list(case_means(members).values())
+            by_case = case_means(members)
+            means = list(by_case.values())
+            consultations = consultation_of(members)
             rows.append(
                 {
                     "stratum": stratum,
@@ -274,6 +276,7 @@ def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -
                     "model": condition[0],
                     "images": condition[1],
                     "cases": len(means),
+                    "consultations": len({consultations[case] for case in by_case}),
                     "incomplete": sum(r.score is None for r in members),
                     "mean": _scaled(sum(means) / len(means)) if means else None,
                 }
@@ -281,8 +284,8 @@ def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -
     title = STRATA[axis].title
     return Table(
         f"by_{axis}",
-        f"按{title}分层的平均得分",
-        ("stratum", "label", "model", "images", "cases", "incomplete", "mean"),
+        f"按{title}分层的平均得分（问诊数：病例背后的问诊，同一问诊可有多个挑战点）",
+        ("stratum", "label", "model", "images", "cases", "consultations", "incomplete", "mean"),
         rows,
     )
 

@@ -35,6 +35,9 @@ PANEL_VERDICT = (
     "panel.verdict"  # Verdict by a physician, key = f"{reviewer}|{response key}|{criterion id}"
 )
 RELEASE_WITHDRAWN = "release.withdrawn"  # release Withdrawal, key = consultation id
+#: What each release version built from this run shipped: {version: {"consultations": [ids],
+#: "instances": [ids]}}; the next version's changelog lists the cases it adds against it.
+RELEASE_VERSIONS_META = "release.versions"
 
 # -- meta names (store.set_meta / get_meta) ----------------------------------------------
 INPUT_META = "input"  # {"path", "sha256"} of the file the raw stage was ingested from
@@ -43,7 +46,8 @@ MCCP_SAMPLE_META = "mccp.validation.sample"  # {"n", "seed", "ids"} drawn for ph
 # The stage mccp.instance was extracted from: instances from an un-masked stage carry PHI into
 # every later call (rubric generation, respondents, graders), which must then stay at home.
 MCCP_SOURCE_META = "mccp.source_stage"
-#: The points setting MCCP extraction ran with ({"points": k, "min_gap": g}); one per run.
+#: The points setting MCCP extraction ran with ({"points": k, "min_gap": g}, with
+#: "points_slice": N when only the first N consultations take k); one per run.
 MCCP_POINTS_META = "mccp.points"
 PRIMARY_GRADER_META = "eval.primary_grader"
 # {model name: {"in": USD per 1M prompt tokens, "out": per 1M completion tokens}} from the

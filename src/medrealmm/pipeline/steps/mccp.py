@@ -29,6 +29,7 @@ class ExtractMccp(Stage):
                 source_stage=source,
                 points=ctx.settings.mccp_points,
                 min_gap=ctx.settings.mccp_min_gap,
+                points_slice=ctx.settings.mccp_points_slice,
             ),
         )
         export_outputs(ctx.store, ctx.run_dir / "mccp")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from medrealmm.demo import CORPUS_FILE, NEXT_DIR, TRUTH_FILE
 from medrealmm.io.jsonl import write_jsonl
 from medrealmm.schema import Consultation, Event, ImageKind, ImageOrigin, ImageRef, Sender
 from medrealmm.testing.demo_corpus import drawing
@@ -20,8 +21,6 @@ from medrealmm.testing.demo_corpus.identities import Identity, make_identity
 from medrealmm.testing.demo_corpus.scenarios import SCENARIOS, Scenario
 
 DEFAULT_SEED = 20260601
-CORPUS_FILE = "consultations.jsonl"
-TRUTH_FILE = "truth.json"
 
 LAB_ROWS: dict[str, list[tuple[str, str, str, str]]] = {
     "内分泌科": [
@@ -308,9 +307,11 @@ BAD_CASES = (
 
 
 def generate_demo_corpus(
-    out_dir: Path | str, *, seed: int = DEFAULT_SEED, n_valid: int = 33
+    out_dir: Path | str, *, seed: int = DEFAULT_SEED, n_valid: int = 33, n_added: int = 2
 ) -> Path:
-    """Write ``consultations.jsonl``, ``images/`` and ``truth.json`` under ``out_dir``."""
+    """Write ``consultations.jsonl``, ``images/`` and ``truth.json`` under ``out_dir``, and
+    ``n_added`` more valid cases under ``out_dir/next/`` (the same layout): what the demo's
+    version 0.2 adds. They are drawn after every first-version case, so those stay the same."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
@@ -327,9 +328,12 @@ def generate_demo_corpus(
     for j, reason in enumerate(BAD_CASES):
         scenario = SCENARIOS[0] if reason == "face_dependent" else SCENARIOS[j % len(SCENARIOS)]
         plan.append((f"demo-bad-{j:02d}-{reason.replace('_', '-')}", scenario, reason))
-    for case_id, scenario, reason in plan:
+    added = [f"demo-{i:03d}" for i in range(n_valid, n_valid + n_added)]
+    for case_id, drawn, reason in [*plan, *((case_id, None, None) for case_id in added)]:
+        scenario = drawn or rng.choices(SCENARIOS, weights)[0]  # an added case's, drawn last
         who = make_identity(rng)
-        b = _Builder(rng, out, case_id, start + timedelta(hours=len(consultations) * 7))
+        root = out if len(consultations) < len(plan) else out / NEXT_DIR
+        b = _Builder(rng, root, case_id, start + timedelta(hours=len(consultations) * 7))
         if reason is None:
             _valid_case(
                 b,
@@ -355,8 +359,13 @@ def generate_demo_corpus(
             "planted_text_pii": b.truth.planted_text_pii,
             "image_pii_boxes": b.truth.image_pii_boxes,
         }
-    write_jsonl(out / CORPUS_FILE, consultations)
-    (out / TRUTH_FILE).write_text(
-        json.dumps(truth, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-    )
+    first = {case_id for case_id, _, _ in plan}
+    for root, ids in ((out, first), (out / NEXT_DIR, set(added))):
+        root.mkdir(parents=True, exist_ok=True)
+        write_jsonl(root / CORPUS_FILE, [c for c in consultations if c.id in ids])
+        shown = {case_id: t for case_id, t in truth.items() if case_id in ids}
+        (root / TRUTH_FILE).write_text(
+            json.dumps(shown, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
     return out / CORPUS_FILE
