@@ -47,12 +47,18 @@ def product_code(text: str, span: Span) -> bool:
     return span.type not in _NEVER_CODES and product_code_at(text, span.start)
 
 
-_MODEL_NUMBER = re.compile(r"\s*(?:[A-Za-z]{1,6}[-\s]?\d{2,}[A-Za-z0-9\-]*|[A-Za-z0-9\-]*\d+型)")
+# A model number glued to the maker (HEM-7136, YE660D, 7136型): letters and digits with no
+# blank inside, so a lab value after a name in a form (张三 ALT 56) is not one.
+_MODEL_NUMBER = re.compile(r" ?(?:[A-Za-z]{1,6}-?\d{2,}[A-Za-z0-9\-]*|[A-Za-z0-9\-]*\d+型)")
 
 
 def brand_before_model(text: str, span: Span) -> bool:
-    return span.type in (EntityType.NAME, EntityType.ORG) and bool(
-        _MODEL_NUMBER.match(text, span.end)
+    """A maker an uncued recognizer took for a person or an organisation (欧姆龙HEM-7136)."""
+    uncued = span.source in _UNCUED_SOURCES or span.type is EntityType.ORG
+    return (
+        span.type in (EntityType.NAME, EntityType.ORG)
+        and uncued
+        and bool(_MODEL_NUMBER.match(text, span.end))
     )
 
 
