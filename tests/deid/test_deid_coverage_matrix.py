@@ -107,6 +107,7 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("车停在京A12345旁边", "京A12345", ID),
         ("粵B·D12345", "粵B·D12345", ID),
         ("粤Z·1234港", "粤Z·1234港", ID),
+        ("车牌号为苏E-12345的车", "苏E-12345", ID),
         ("香港車牌 AB 1234", "AB 1234", ID),
         ("澳門車牌MX-12-34", "MX-12-34", ID),
         ("台灣車牌：ABC-1234", "ABC-1234", ID),
@@ -159,6 +160,10 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
     ],
     "addresses below city level": [
         ("住人民南路四段27号", "人民南路四段27号", ADDRESS),
+        # the city heads a road and number: masked with it, a blank between or not
+        ("住址：宜蘭市中山路二段58號3樓", "宜蘭市中山路二段58號3樓", ADDRESS),
+        ("寄到柳州市 五一路312号", "柳州市 五一路312号", ADDRESS),
+        ("寄到新店民權路41號之2", "新店民權路41號之2", ADDRESS),  # Taiwan's 號之2
         ("阳光花园3栋2单元501", "阳光花园3栋2单元501", ADDRESS),
         ("家在翠苑12幢3单元402室", "翠苑12幢3单元402室", ADDRESS),
         ("台北市大安區忠孝東路四段100巷5弄3號", "大安區忠孝東路四段100巷5弄3號", ADDRESS),
@@ -209,6 +214,13 @@ KEPT: dict[str, list[str]] = {
         "型號 YE-680A",
         "批号20230512001234",
         "LOT 2305120012",
+    ],
+    "drug and brand names, dialect pronouns, insurance words": [
+        "胃胀吃斯达舒管用吗",
+        "孩子在吃钙尔奇，还要补别的吗",
+        "苯磺酸氨氯地平一天一片",
+        "家里用欧姆龙HEM-7136测的血压",
+        "俺娘腿疼好几年了，新农合能报多少",
     ],
     "lab values, doses, ratios and ranges": [
         "血糖控制在6.5以下，降到3.15",
