@@ -198,8 +198,8 @@ def _valid_road_number(match: re.Match[str]) -> EntityType | None:
     name = road[: -len(kind)]
     if kind in ("道", "里") and (len(name) < 2 or int(match.group("n")) < 10):
         return None  # 知道3号, 这里5号: a word, then a day of the month
-    if common_word(road) and not match.group("area"):
-        return None  # 一路, 马路, 思路
+    if common_word(road) and len(name) < 2 and not match.group("area"):
+        return None  # 一路, 马路, 思路 (a named road with a number, 中山路58号, stays one)
     return EntityType.ADDRESS
 
 
