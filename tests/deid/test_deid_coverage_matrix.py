@@ -18,7 +18,7 @@ from medrealmm.deid.text import find_spans
 
 ID, PHONE, EMAIL, URL = EntityType.ID, EntityType.PHONE, EntityType.EMAIL, EntityType.URL
 MRN, ORDER, DATE = EntityType.MRN, EntityType.ORDER_ID, EntityType.DATE
-HOSPITAL, ADDRESS = EntityType.HOSPITAL, EntityType.ADDRESS
+HOSPITAL, ADDRESS, ORG = EntityType.HOSPITAL, EntityType.ADDRESS, EntityType.ORG
 
 # row -> [(text, value that must be masked, its type)]
 MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
@@ -102,6 +102,14 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("社保卡号 3301 0219 8803", "3301 0219 8803", MRN),
         ("新农合卡号5383250482", "5383250482", MRN),
         ("醫保卡號 M620742873", "M620742873", MRN),
+    ],
+    "employers and schools": [
+        # after a label the name starts at the label, a function character first or not
+        ("工作单位：和美印刷有限公司", "和美印刷有限公司", ORG),
+        # a workplace frame around a name that holds 上 or 下, or runs long
+        ("我在上海港务局上班，天天倒班", "上海港务局", ORG),
+        ("孩子在下沙高新实验读书", "下沙高新实验", ORG),
+        ("我在南京市鼓楼区城建开发上班", "南京市鼓楼区城建开发", ORG),
     ],
     "vehicle plates": [
         ("车停在京A12345旁边", "京A12345", ID),
