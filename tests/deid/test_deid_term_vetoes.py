@@ -43,6 +43,8 @@ def verdict(text: str, part: str, **kwargs: object) -> str | None:
         # an unknown brand used as a medicine, found with no cue
         ("佳乐按时吃，头还是疼", "佳乐", "used_like_a_medicine"),
         ("舒眠宁吃完两盒还是睡不着", "舒眠宁", "used_like_a_medicine"),
+        ("康肤宁涂了五天没见好", "康肤宁", "used_like_a_medicine"),
+        ("安眠宁要吃几天", "安眠宁", "used_like_a_medicine"),
         # a maker before its model number
         ("家里用的松下EW3152测的", "松下", "brand_before_model"),
         # dialect pronouns and insurance words
@@ -69,6 +71,7 @@ def test_a_product_code_is_no_phone() -> None:
         ("佳乐按时吃，头还是疼", "佳乐", "name_context"),
         ("受检者：刘芳 ALT 56 U/L", "刘芳", "lac_ner"),  # a lab value is no model number
         ("李建国吃完饭就胃疼", "李建国", "lac_ner"),  # a meal, not a course of medicine
+        ("赵丽吃了三天药还在烧", "赵丽", "lac_ner"),  # a person's course of medicine
         ("张伟口服阿莫西林后好转", "张伟", "lac_ner"),  # a verb with an object after a name
     ],
 )
