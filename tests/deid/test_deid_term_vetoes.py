@@ -85,6 +85,14 @@ def test_a_name_before_a_medicine_is_cut_back_not_dropped() -> None:
     assert cut is not None and cut.text == "王建国"
 
 
+def test_an_employer_named_after_its_medicine_stays_whole() -> None:
+    text = "我在云南白药集团上班"
+    org = span(text, "云南白药集团", kind=EntityType.ORG, source="organization")
+    assert cut_medicine(text, org) is org
+    alone = "云南白药喷了两天"
+    assert cut_medicine(alone, span(alone, "云南白药", kind=EntityType.ORG)) is None
+
+
 def test_structured_identifiers_and_places_are_never_cut() -> None:
     text = "住在白加路3号"
     place = span(text, "白加路3号", kind=EntityType.ADDRESS, source="address")

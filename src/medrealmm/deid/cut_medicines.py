@@ -94,6 +94,11 @@ def cut_medicine(text: str, span: Span) -> Span | None:
     if span.type not in _CUT_TYPES:
         return span
     start, end = span.start, span.end
+    if span.type is EntityType.ORG:
+        # A maker's name inside an employer (云南白药集团, 白云山制药厂) is the employer: an
+        # organisation goes only when it is the medicine itself.
+        near = medicines_near(text, start, end)
+        return None if any(a <= start and end <= b for a, b in near) else span
     if span.type is EntityType.NAME:
         dose = _DOSE.search(text, start, end)
         if dose is not None:
