@@ -18,7 +18,7 @@ from medrealmm.deid.text import find_spans
 
 ID, PHONE, EMAIL, URL = EntityType.ID, EntityType.PHONE, EntityType.EMAIL, EntityType.URL
 MRN, ORDER, DATE = EntityType.MRN, EntityType.ORDER_ID, EntityType.DATE
-HOSPITAL, ADDRESS = EntityType.HOSPITAL, EntityType.ADDRESS
+HOSPITAL, ADDRESS, ORG = EntityType.HOSPITAL, EntityType.ADDRESS, EntityType.ORG
 
 # row -> [(text, value that must be masked, its type)]
 MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
@@ -103,10 +103,19 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("新农合卡号5383250482", "5383250482", MRN),
         ("醫保卡號 M620742873", "M620742873", MRN),
     ],
+    "employers and schools": [
+        # after a label the name starts at the label, a function character first or not
+        ("工作单位：和美印刷有限公司", "和美印刷有限公司", ORG),
+        # a workplace frame around a name that holds 上 or 下, or runs long
+        ("我在上海港务局上班，天天倒班", "上海港务局", ORG),
+        ("孩子在下沙高新实验读书", "下沙高新实验", ORG),
+        ("我在南京市鼓楼区城建开发上班", "南京市鼓楼区城建开发", ORG),
+    ],
     "vehicle plates": [
         ("车停在京A12345旁边", "京A12345", ID),
         ("粵B·D12345", "粵B·D12345", ID),
         ("粤Z·1234港", "粤Z·1234港", ID),
+        ("车牌号为苏E-12345的车", "苏E-12345", ID),
         ("香港車牌 AB 1234", "AB 1234", ID),
         ("澳門車牌MX-12-34", "MX-12-34", ID),
         ("台灣車牌：ABC-1234", "ABC-1234", ID),
@@ -159,6 +168,10 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
     ],
     "addresses below city level": [
         ("住人民南路四段27号", "人民南路四段27号", ADDRESS),
+        # the city heads a road and number: masked with it, a blank between or not
+        ("住址：宜蘭市中山路二段58號3樓", "宜蘭市中山路二段58號3樓", ADDRESS),
+        ("寄到柳州市 五一路312号", "柳州市 五一路312号", ADDRESS),
+        ("寄到新店民權路41號之2", "新店民權路41號之2", ADDRESS),  # Taiwan's 號之2
         ("阳光花园3栋2单元501", "阳光花园3栋2单元501", ADDRESS),
         ("家在翠苑12幢3单元402室", "翠苑12幢3单元402室", ADDRESS),
         ("台北市大安區忠孝東路四段100巷5弄3號", "大安區忠孝東路四段100巷5弄3號", ADDRESS),
@@ -209,6 +222,13 @@ KEPT: dict[str, list[str]] = {
         "型號 YE-680A",
         "批号20230512001234",
         "LOT 2305120012",
+    ],
+    "drug and brand names, dialect pronouns, insurance words": [
+        "胃胀吃斯达舒管用吗",
+        "孩子在吃钙尔奇，还要补别的吗",
+        "苯磺酸氨氯地平一天一片",
+        "家里用欧姆龙HEM-7136测的血压",
+        "俺娘腿疼好几年了，新农合能报多少",
     ],
     "lab values, doses, ratios and ranges": [
         "血糖控制在6.5以下，降到3.15",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
+from medrealmm.deid.term_vetoes import veto_terms
 from medrealmm.deid.text import find_spans_in, make_consistent
 from medrealmm.llm import Completion, LLMClient
 
@@ -37,7 +38,8 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
         outcome.llm_ok = result.ok
         outcome.llm_error = result.error
         if result.value is not None:
-            extra = locate(result.value.spans, texts, spans)
+            proposed = locate(result.value.spans, texts, spans)
+            extra = [veto_terms(t, p) for t, p in zip(texts, proposed, strict=True)]
             spans = [resolve_overlaps([*a, *b]) for a, b in zip(spans, extra, strict=True)]
     outcome.spans = make_consistent(texts, spans)
     outcome.masked = [apply_placeholders(t, s) for t, s in zip(texts, outcome.spans, strict=True)]

@@ -58,7 +58,7 @@ _WORD_AFTER = re.compile(
 _SUFFIX_RE = re.compile("|".join(map(re.escape, _SUFFIXES)))
 # 市二中, 十一中, 育才二小: an ordinal school (the noun before it is found as for suffixes).
 _ORDINAL_SCHOOL = re.compile("[一二三四五六七八九十]{1,3}[中小](?![学文医药午间心年期段旬号时])")
-_ORG_NOUN = f"(?P<org>[{_CJK}A-Za-z]{{2,8}}?)"
+_ORG_NOUN = f"(?P<org>[{_CJK}A-Za-z]{{2,12}}?)"
 # A workplace frame around an unknown noun: 在X上班, 单位是X, 就读于X.
 _WORK_FRAMES = (
     re.compile(f"在{_ORG_NOUN}(?=上班|工作|打工|实习|任职|做事|干活|上学|读书|念书)"),
@@ -66,6 +66,14 @@ _WORK_FRAMES = (
         "(?:就职于|任职于|供职于|就读于|单位是|单位[:：]|工作单位[:：是]?|公司是|学校是)\\s*"
         f"{_ORG_NOUN}(?=上班|工作|[，。,.；;！!？?\\s]|$)"
     ),
+)
+# A frame's noun may hold 上 and 下 (上海, 下沙): the frame, not the character, ends it.
+_NOT_IN_FRAMED = _NOT_IN_NAME - set("上下")
+# A label right before a suffix's noun (工作单位：和泰信息有限公司): the noun starts at the
+# label, whatever function character it begins with.
+_LABEL_BEFORE = re.compile(
+    "(?:工作单位|单位|就职于|任职于|供职于|就读于|公司|学校|工作)[:：是为]\\s*"
+    f"(?P<rest>[{_CJK}A-Za-z0-9]{{0,3}})$"
 )
 # Nouns a workplace frame holds that are no organisation: places of work, rooms, everyday words.
 _NOT_ORG = frozenset(
@@ -110,6 +118,9 @@ class OrganizationRecognizer:
             if _WORD_AFTER.match(text, match.end()):
                 continue
             start = _noun_before(text, match.start())
+            label = _LABEL_BEFORE.search(text, max(0, start - 12), start)
+            if label is not None:
+                start = label.start("rest")
             if not _specific(text[start : match.start()]):
                 continue
             end = _chain_end(text, match.end())
@@ -121,7 +132,7 @@ class OrganizationRecognizer:
         for match in (m for frame in _WORK_FRAMES for m in frame.finditer(text)):
             start, end = match.span("org")
             noun = text[start:end]
-            if noun in _NOT_ORG or noun in _GENERIC or any(c in _NOT_IN_NAME for c in noun):
+            if noun in _NOT_ORG or noun in _GENERIC or any(c in _NOT_IN_FRAMED for c in noun):
                 continue
             tag = _word_tags().get(noun)
             if tag is not None and tag not in ("nt", "nz", "nr", "nrt", "nrfg"):

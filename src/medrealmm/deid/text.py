@@ -10,12 +10,9 @@ from functools import cache
 
 from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
 from medrealmm.deid.recognizer import Recognizer
-from medrealmm.deid.recognizers.product_codes import product_code_at
 from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
-
-# Names and places are never a product code's value.
-_NEVER_CODES = frozenset({EntityType.NAME, EntityType.HOSPITAL, EntityType.ADDRESS})
+from medrealmm.deid.term_vetoes import veto_terms
 
 
 @cache
@@ -54,9 +51,9 @@ def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Spa
     found: list[Span] = []
     for recognizer in using if using is not None else _shared_registry():
         found.extend(recognizer.find(plain))
-    # A product code (国药准字…, 型号…, 批号…) has the shapes of phones and record numbers: a
-    # veto by its label's class, whichever recognizer took it.
-    found = [s for s in found if s.type in _NEVER_CODES or not product_code_at(plain, s.start)]
+    # Clinical and commercial terms (a product code, a drug or brand, a dialect pronoun):
+    # vetoed by their class, whichever recognizer took them.
+    found = veto_terms(plain, found)
     if plain != text:
         found = [s.model_copy(update={"text": text[s.start : s.end]}) for s in found]
     return resolve_overlaps(found)

@@ -178,12 +178,14 @@ ADDRESS_BY_CUE = RegexRecognizer(
 # after (a floor, 之 and a sub-number, a unit): 人民南路四段27号, 忠孝東路四段100巷5弄3號5樓之2,
 # 彌敦道123號. A district or street before it belongs to it (碑林區…).
 _ROAD_NUMBER = re.compile(
+    # the city heads a full address (花蓮市正義街31號, 玉溪市 三官殿路789号): masked with it
+    rf"(?:{cjk_proper(2, 4, ADDRESS_STOP)}市\s?(?=[^\d\s]{{1,8}}?(?:大道|路|街|道|巷|胡同|里|弄)))?"
     rf"(?P<area>(?:{cjk_proper(2, 4, ADDRESS_STOP)}(?:区|區|县|縣|镇|鎮|乡|鄉|街道)){{1,2}})?"
     rf"(?:(?P<road>{cjk_proper(1, 8, ADDRESS_STOP)}(?P<kind>大道|路|街|道|巷|胡同|里|弄))"
     # after a district or street, a place of any name (竹笆市68号)
     rf"|(?(area){cjk_proper(2, 6, HOSPITAL_STOP)}|(?!)))"
     r"(?:(?:[一二三四五六七八九十\d]{1,2}|[东西南北中東])段)?(?:\d{1,4}(?:巷|弄|衖)){0,2}"
-    r"(?P<n>\d{1,5})(?:之\d{1,3})?\s*[号號](?![码碼床])"
+    r"(?P<n>\d{1,5})(?:之\d{1,3})?\s*[号號](?![码碼床])(?:之\d{1,3})?"  # 23號之4 (Taiwan)
     r"(?:\d{1,2}\s*(?:樓|楼|F|层|層)(?:之\d{1,3})?)?"
     rf"(?:{_UNIT_BODY})?"
 )
@@ -196,8 +198,8 @@ def _valid_road_number(match: re.Match[str]) -> EntityType | None:
     name = road[: -len(kind)]
     if kind in ("道", "里") and (len(name) < 2 or int(match.group("n")) < 10):
         return None  # 知道3号, 这里5号: a word, then a day of the month
-    if common_word(road) and not match.group("area"):
-        return None  # 一路, 马路, 思路
+    if common_word(road) and len(name) < 2 and not match.group("area"):
+        return None  # 一路, 马路, 思路 (a named road with a number, 中山路58号, stays one)
     return EntityType.ADDRESS
 
 

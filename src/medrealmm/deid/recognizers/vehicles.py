@@ -19,12 +19,12 @@ _PLATE_PROVINCES = (
     "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼滬雲遼魯蘇贛晉陝閩貴粵寧瓊"
 )
 _MAINLAND = (
-    rf"[{_PLATE_PROVINCES}][A-Za-z][·•\s]?"
+    rf"[{_PLATE_PROVINCES}][A-Za-z][·•\s\-]?"
     r"(?=[A-Za-z0-9]*\d)(?:[A-Za-z0-9]{5,6}|[A-Za-z0-9]{4}[学學警港澳挂掛领領使])"
 )
 LICENSE_PLATE = RegexRecognizer(
     name="license_plate",
-    gate=re.compile(r"[A-Za-z][·•\s]?[A-Za-z0-9]{4}"),
+    gate=re.compile(r"[A-Za-z][·•\s\-]?[A-Za-z0-9]{4}"),
     type=EntityType.ID,
     patterns=[re.compile(_MAINLAND + r"(?![A-Za-z0-9])")],
 )
