@@ -688,7 +688,20 @@ class DottedNameRecognizer:
 
 # A handle after @ runs to the next space or punctuation: in chat it is a person's account,
 # masked as an account identifier (ID), like a WeChat or QQ number. Not an e-mail's @.
-_HANDLE_RE = re.compile(rf"(?<![A-Za-z0-9._%+\-])@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})")
+_HANDLE_RE = re.compile(
+    rf"@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})(?![A-Za-z0-9_\-]*\.[A-Za-z])"
+)
+_EMAIL_LOCAL_END = re.compile(r"[A-Za-z0-9._%+\-]$")
+# Weibo chains handles with no space (@王小明@dr_li2@陈某): an @ right after another handle's
+# last letter starts a handle, not an e-mail's host.
+_CHAINED_RE = re.compile(r"@[^\s@，。:：]{1,30}$")
+
+
+def _handle_starts(text: str, at: int) -> bool:
+    """Whether the @ at ``at`` opens a handle: nothing of an e-mail's local part before it,
+    or the end of another handle."""
+    before = text[max(0, at - 31) : at]
+    return not _EMAIL_LOCAL_END.search(before) or _CHAINED_RE.search(before) is not None
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
 _NICK_NEXT = "说问来去的也你您让叫给帮跟和要就还都又在是，。！？,.!?"
@@ -713,9 +726,15 @@ _DOUBLED_RE = re.compile(
 # A doubled pet name anywhere a person stands: after 和, 跟, 叫, 让, @ or a clause start, and
 # before what is said of a person (解解说, 壮壮很幸福, 看看乐乐的照片 is not: 看看 is a word).
 _DOUBLED_ANYWHERE_RE = re.compile(
-    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢]))(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
-    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|[，。！？:：,.!?])"
+    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢看对陪找带是被亲等]))"
+    rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
+    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|的(?![话确])|[，。！？:：,.!?])"
 )
+# What only a person does: after these a doubled verb (解解, 试试) is a pet name all the same.
+_PERSON_ONLY_AFTER = re.compile("说|和|跟|转发|瘦|胖")
+# Interjections and onomatopoeia (咩咩, 啦啦, 嘟嘟) double too; their characters name no one.
+_PERSON_VERBS = frozenset("看跟和对陪找带给让叫与被亲")
+_INTERJECTION_CHARS = frozenset("谁誰哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼嘶唉哎嗨嘎呱咕噜哟喔呃嘤")
 _DOUBLED_WORD_TAGS = frozenset(
     {"d", "v", "vn", "vd", "m", "t", "z", "ad", "p", "c", "u", "q", "ns"}
 )
@@ -741,6 +760,8 @@ class HandleAndNicknameRecognizer:
     def find(self, text: str) -> Iterator[Span]:
         for match in _HANDLE_RE.finditer(text):
             start, end = match.span("name")
+            if not _handle_starts(text, match.start()):
+                continue
             # A handle that is a person's name (@陈思远) is typed as one; others are accounts.
             named = re.fullmatch(f"{SURNAME_RE}{_GIVEN}{{1,2}}", match.group("name"))
             kind = EntityType.NAME if named else EntityType.ID
@@ -765,8 +786,15 @@ class HandleAndNicknameRecognizer:
         for match in _DOUBLED_ANYWHERE_RE.finditer(text):
             start, end = match.span("name")
             nick = text[start:end]
-            if nick in _NOT_DOUBLED_NAMES or word_tag(nick) in _DOUBLED_WORD_TAGS:
+            tag = word_tag(nick)
+            if tag == "v" and _PERSON_ONLY_AFTER.match(text, end):
+                tag = None  # 解解说: whoever speaks is a person
+            if nick in _NOT_DOUBLED_NAMES or tag in _DOUBLED_WORD_TAGS:
                 continue  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
+            if nick[0] in _INTERJECTION_CHARS:
+                continue
+            if text[end : end + 1] == "的" and text[start - 1 : start] not in _PERSON_VERBS:
+                continue  # 大大的, 深深的: a doubled adjective; 跟猪猪的 is someone's
             if not_a_given_name(nick) or nick[0] in _SENSATIONS:
                 continue  # 痒痒, 疼疼: how something feels
             if nick[0] in _NOT_GIVEN or nick[0] in _NUMERAL_START:
@@ -779,7 +807,7 @@ class HandleAndNicknameRecognizer:
 _DRUG_CONTINUES = re.compile(
     f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,5}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|露|"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|(?<![透暴揭显流表吐])露|"
     "药片|药水|药酒|溶液|洗液|(?<=氏)液|冲剂|合剂|含片|饮片|酊)"
     "|[片汤唑胺酮醇嗪啶])"
 )

@@ -1,0 +1,126 @@
+"""Full names no dictionary knows, found by where they stand rather than by what they are.
+
+A surname and one or two given characters the tagger has never seen (a new name is always
+unseen) are a name when the sentence treats them as a person: a role word before them (主任…,
+记者…), a speech or action verb after them (…说, …透露, …转发), or a clause that holds
+nothing else (，…。, the signature at a post's end). The surname list, the common-word and
+clinical vetoes of ``names`` decide what may be a name at all, so a drug (…片), a disease or
+an ordinary word (高兴, 陈述) in the same position stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from medrealmm.deid.names import (
+    AMBIGUOUS_SURNAMES,
+    COMPOUND_SURNAMES,
+    NAME_STOP,
+    SINGLE_SURNAMES,
+    is_common_word,
+    not_a_given_name,
+    plausible_name,
+    word_tag,
+)
+from medrealmm.deid.spans import EntityType, Span, words
+
+_CJK = "\u4e00-\u9fff"
+# Surnames that are seldom a word's first syllable: the ambiguous ones (和, 时, 全 …) are left
+# to the cue-led rules.
+_LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
+_SURNAME = f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{_LEADING}])"
+_CANDIDATE_RE = re.compile(f"(?=(?P<name>{_SURNAME}[{_CJK}]{{1,2}}))")
+
+# Role words that introduce a person by name (居委会主任…, 导演…, 网友…): jobs and public
+# roles seldom written in a clinical note right before a name.
+ROLES_BEFORE = words(
+    "主任 记者 编辑 导演 诗人 作家 作者 画家 歌手 演员 主持人 主播 博主 网友 律师 民警 警官 "
+    "校长 院长 书记 市长 县长 镇长 村长 局长 部长 董事长 总裁 总经理 会长 队长 班长 教练 "
+    "选手 球员 同学 室友 闺蜜 学长 学姐 学弟 学妹 师兄 师姐 师弟 师妹 表哥 表姐 朋友 同事"
+)
+# Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
+_ADDRESS_BEFORE = words("对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉")
+_BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
+# What a person does right after being named: speech and report verbs, and acts of posting.
+_VERB_AFTER_RE = re.compile(
+    "(?:说|表示|告诉|透露|认为|指出|介绍|称|坦言|回忆|笑称|解释|强调|回应|回复|写道|问道|"
+    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱)"
+)
+# A clause break: punctuation, a space, an emoji or hashtag bracket, or the text's edge.
+_BREAK = set("，。！？、；：,.!?;:～~…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
+
+
+def _break_before(text: str, start: int) -> bool:
+    return start == 0 or text[start - 1] in _BREAK
+
+
+def _break_after(text: str, end: int) -> bool:
+    return end == len(text) or text[end] in _BREAK
+
+
+def _cue_before(text: str, start: int) -> bool:
+    return any(text.endswith(cue, 0, start) for cue in _BEFORE)
+
+
+def _given_ok(given: str) -> bool:
+    """A given part holds no function or clinical character and, at two characters, is no
+    ordinary word (…高兴, …医院)."""
+    if not_a_given_name(given) or any(c in NAME_STOP for c in given):
+        return False
+    if len(given) == 2:
+        tag = word_tag(given)
+        return tag is None or tag.startswith("nr") or tag in {"nz", "ns"}
+    return True
+
+
+@dataclass
+class UnlistedFullNameRecognizer:
+    """A surname + given name in a person's position: after a role or address word, before
+    a speech or posting verb, or standing alone as a clause."""
+
+    name: str = "name_unlisted"
+
+    def find(self, text: str) -> Iterator[Span]:
+        taken_until = -1
+        for match in _CANDIDATE_RE.finditer(text):
+            start = match.start()
+            if start < taken_until:
+                continue
+            span = self._at(text, start, match.group("name"))
+            if span is not None:
+                taken_until = span.end
+                yield span
+
+    def _at(self, text: str, start: int, run: str) -> Span | None:
+        surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
+        cue = _cue_before(text, start)
+        alone_left = cue or _break_before(text, start)
+        if not alone_left:
+            return None
+        for length in (3, 2):
+            end = start + length
+            if length > len(run) or length <= surname_len:
+                continue
+            name = text[start:end]
+            verb = _VERB_AFTER_RE.match(text, end) is not None
+            alone = _break_after(text, end)
+            # Two characters (张伟) are a name only with a cue or verb beside them; alone they
+            # are as often a word the dictionary lacks.
+            if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
+                continue
+            if not _given_ok(name[surname_len:]):
+                continue
+            tag = word_tag(name)
+            if tag is not None and not tag.startswith("nr"):
+                continue
+            if is_common_word(text[start : start + 2]) and surname_len == 1:
+                continue  # 高兴, 陈述: the surname heads an ordinary word
+            if cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
+                continue  # 对|方: the cue and the surname are one word (对方)
+            if plausible_name(text, start, end, after_cue=cue):
+                return Span(
+                    start=start, end=end, type=EntityType.NAME, text=name, source=self.name
+                )
+        return None
