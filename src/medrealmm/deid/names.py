@@ -117,7 +117,10 @@ _LABEL_RE = re.compile(
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
 _CUE_LEAD = starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
 _BEFORE_RE = re.compile(
-    _CUE_LEAD + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
+    _CUE_LEAD
+    + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}])"
+    # 我是小V, 患者小K: a nickname of 小 and one Latin letter
+    + rf"|小[A-Z](?![A-Za-z0-9]))"
 )
 # A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
 # least two lower-case letters, so abbreviations (HBV, Rh) never count.
@@ -240,6 +243,12 @@ def plausible_name(
         return not text[end : end + 1].isdigit()
     if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
         return False
+    if len(name) == 3 and name[1] == name[2] and name[0] in ADJECTIVE_SURNAMES:
+        return False  # 金灿灿, 黄澄澄: a colour or texture word doubled, not a given name
+    if name[:1] * 2 == name[:2] and text[start + 2 : start + 3] * 2 == text[start + 2 : start + 4]:
+        return False  # 林林总总: a word doubled pair by pair
+    if start > 0 and text[start - 1] == name[0] and text[end : end + 1] * 2 == text[end : end + 2]:
+        return False  # 林林|总总 read as 林 + the title 总
     if _BLOOD_TYPE_AFTER.match(text, end):
         return False  # 熊猫血, 稀有血: a blood type, said of oneself as 我是…
     if _word_tags().get(name) == "t":
@@ -261,6 +270,9 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+# Surname characters that are also colour and texture adjectives, which double into ABB
+# words (金灿灿, 黄澄澄, 蓝盈盈) shaped like a surname and a doubled given name.
+ADJECTIVE_SURNAMES = frozenset("金黄蓝白红绿黑灰紫亮暖热冷湿干胖瘦香甜酸辣软硬圆毛乐")
 # Characters no given name holds: body fluids and lesions (熊猫血, 王尿), so a surname before
 # them heads a clinical word.
 _CLINICAL_CHARS = frozenset("血尿便痰脓疮疹癌瘤病症炎痛痒药")
@@ -702,6 +714,8 @@ def _handle_starts(text: str, at: int) -> bool:
     or the end of another handle."""
     before = text[max(0, at - 31) : at]
     return not _EMAIL_LOCAL_END.search(before) or _CHAINED_RE.search(before) is not None
+
+
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
 _NICK_NEXT = "说问来去的也你您让叫给帮跟和要就还都又在是，。！？,.!?"
@@ -734,7 +748,9 @@ _DOUBLED_ANYWHERE_RE = re.compile(
 _PERSON_ONLY_AFTER = re.compile("说|和|跟|转发|瘦|胖")
 # Interjections and onomatopoeia (咩咩, 啦啦, 嘟嘟) double too; their characters name no one.
 _PERSON_VERBS = frozenset("看跟和对陪找带给让叫与被亲")
-_INTERJECTION_CHARS = frozenset("谁誰哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼嘶唉哎嗨嘎呱咕噜哟喔呃嘤")
+_INTERJECTION_CHARS = frozenset(
+    "谁誰哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼嘶唉哎嗨嘎呱咕噜哟喔呃嘤"
+)
 _DOUBLED_WORD_TAGS = frozenset(
     {"d", "v", "vn", "vd", "m", "t", "z", "ad", "p", "c", "u", "q", "ns"}
 )

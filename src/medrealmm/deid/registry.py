@@ -117,6 +117,7 @@ def rule_recognizers() -> list[Recognizer]:
         names.HandleAndNicknameRecognizer(),
         names.JiebaNameRecognizer(),
         unlisted_names.UnlistedFullNameRecognizer(),
+        unlisted_names.NamedAsRecognizer(),
         latin_names.LatinNameRecognizer(),
         organizations.OrganizationRecognizer(),
     ]

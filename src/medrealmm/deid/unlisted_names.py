@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from medrealmm.deid.names import (
+    ADJECTIVE_SURNAMES,
+    AFTER_TITLES,
     AMBIGUOUS_SURNAMES,
     COMPOUND_SURNAMES,
     NAME_STOP,
@@ -22,6 +24,7 @@ from medrealmm.deid.names import (
     is_common_word,
     not_a_given_name,
     plausible_name,
+    used_like_a_drug,
     word_tag,
 )
 from medrealmm.deid.spans import EntityType, Span, words
@@ -41,7 +44,9 @@ ROLES_BEFORE = words(
     "选手 球员 同学 室友 闺蜜 学长 学姐 学弟 学妹 师兄 师姐 师弟 师妹 表哥 表姐 朋友 同事"
 )
 # Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
-_ADDRESS_BEFORE = words("对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉")
+_ADDRESS_BEFORE = words(
+    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉"
+)
 _BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
 # What a person does right after being named: speech and report verbs, and acts of posting.
 _VERB_AFTER_RE = re.compile(
@@ -120,7 +125,76 @@ class UnlistedFullNameRecognizer:
             if cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
                 continue  # 对|方: the cue and the surname are one word (对方)
             if plausible_name(text, start, end, after_cue=cue):
-                return Span(
-                    start=start, end=end, type=EntityType.NAME, text=name, source=self.name
-                )
+                return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         return None
+
+
+# A surname and a doubled given character (宋晚晚, 李菲菲): the doubled pair is no word a
+# tagger knows, so it cuts the name short. Colour and texture words double the same way
+# (金灿灿, 黄澄澄): ``plausible_name`` turns those down.
+_DOUBLED_GIVEN_RE = re.compile(f"(?P<name>{_SURNAME}(?P<c>[{_CJK}])(?P=c))(?!(?P=c))")
+_NOT_DOUBLED = frozenset(
+    words(
+        "天天 常常 刚刚 慢慢 渐渐 偏偏 往往 明明 好好 早早 时时 处处 个个 仅仅 稍稍 微微 "
+        "悄悄 轻轻 每每 连连 频频 屡屡 久久 哈哈 呵呵 嘿嘿 嘻嘻 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 "
+        "爷爷 奶奶 宝宝 叔叔 舅舅 姑姑 伯伯 婆婆 公公 谢谢 看看 想想 试试 说说 走走 等等 "
+        "点点 些些 多多 少少 人人 家家 年年 月月 日日 次次 样样 件件 条条 声声 步步 层层"
+    )
+)
+# A name given by a word that says "name" (名叫…, 外号…, 小名…, 网名…): whatever runs up to
+# the next break or ending is the name, whether or not it starts with a surname.
+_NAMED_AS_RE = re.compile(
+    "(?:名叫|名字叫|名字是|外号|小名|绰号|网名|昵称|英文名|乳名)(?:是|叫)?[:：【]?"
+    f"(?P<name>[{_CJK}]{{2,4}}?|[A-Za-z][a-z]{{1,15}})"
+    rf"(?=[的是说和跟也都就，。！？、；：,.!?;:”\"】\s]|$)"
+)
+# A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
+# all-capitals abbreviation (ICU护士).
+_LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
+
+
+@dataclass
+class NamedAsRecognizer:
+    """Names by the shape of how they are given: a surname with a doubled given character,
+    the value after a word for "name" (外号…, 小名…), a Latin name before a title."""
+
+    name: str = "name_named_as"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in _DOUBLED_GIVEN_RE.finditer(text):
+            start, end = match.span("name")
+            pair = text[start + 1 : end]
+            surname_len = 2 if text[start : start + 2] in COMPOUND_SURNAMES else 1
+            if surname_len != 1 or text[start] in ADJECTIVE_SURNAMES or pair in _NOT_DOUBLED:
+                continue
+            if start > 0 and text[start - 1] == text[start]:
+                continue  # 林林总总: a word doubled pair by pair
+            if text[start] == pair[0] or not _given_ok(pair[0]):
+                continue
+            if pair[0] in "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼":
+                continue
+            if word_tag(pair) in {"d", "m", "q", "p", "c", "u", "t", "ad", "vd", "f", "r", "y"}:
+                continue
+            if is_common_word(text[start : start + 2]) or is_common_word(text[start:end]):
+                continue
+            if plausible_name(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _NAMED_AS_RE.finditer(text):
+            start, end = match.span("name")
+            value = text[start:end]
+            if any(c in NAME_STOP for c in value) or is_common_word(value):
+                continue
+            if used_like_a_drug(text, start, end):
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _LATIN_TITLED_RE.finditer(text):
+            start, end = match.span("name")
+            yield Span(
+                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
+            )
