@@ -120,7 +120,7 @@ _BEFORE_RE = re.compile(
     _CUE_LEAD
     + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}])"
     # 我是小V, 患者小K: a nickname of 小 and one Latin letter
-    + rf"|小[A-Z](?![A-Za-z0-9]))"
+    + r"|小[A-Z](?![A-Za-z0-9]))"
 )
 # A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
 # least two lower-case letters, so abbreviations (HBV, Rh) never count.
