@@ -65,6 +65,8 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "大大的肿块，慢慢的变小",  # doubled adjectives and adverbs
         "吃了黄连素片，每次两片",  # a medicine alone as a clause
         "高血压。",  # a disease alone as a clause
+        "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
+        "孜然粉和花椒粉少放点",  # a powder, whatever its first character
     ],
 )
 def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:

@@ -869,7 +869,7 @@ _INN_STEM = re.compile(
 _HERB_END = re.compile(
     "(?<![小老阿])(?:[斛芪苓芍芎蒡苋萸蓟芩蔻蒿藜膝藤皮参术黄砂麦七草胶]|子仁|公英|黄连)$"
 )
-_FORM_END = re.compile("(?:片|胶囊|颗粒|丸|膏|汤|液|贴|散|栓|剂|糖浆)$")
+_FORM_END = re.compile("(?:片|胶囊|颗粒|丸|膏|汤|液|贴|散|栓|剂|糖浆|粉)$")
 _HERB_PAIR = re.compile("子仁|公英|黄连")
 # What may run on after a cut drug name: Han characters up to a function word or a numeral.
 _RUN_ON = re.compile(

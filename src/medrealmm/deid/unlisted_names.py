@@ -102,8 +102,8 @@ class UnlistedFullNameRecognizer:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
         alone_left = cue or _break_before(text, start)
-        if not alone_left:
-            return None
+        if not alone_left or (start > 0 and text[start - 1] == text[start]):
+            return None  # …林林总总: the surname character doubles a word's first
         for length in (3, 2):
             end = start + length
             if length > len(run) or length <= surname_len:
@@ -124,6 +124,8 @@ class UnlistedFullNameRecognizer:
                 continue  # 高兴, 陈述: the surname heads an ordinary word
             if cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
                 continue  # 对|方: the cue and the surname are one word (对方)
+            if used_like_a_drug(text, start, end):
+                continue  # 和…能一起用吗: a medicine, even after an address word
             if plausible_name(text, start, end, after_cue=cue):
                 return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         return None
