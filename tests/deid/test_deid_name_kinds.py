@@ -38,6 +38,8 @@ def _masked(text: str) -> set[str]:
         # doubled pet names beside what only a person does
         ("刚才看卷卷的手好像肿了", "卷卷"),
         ("我们跟豚豚说了", "豚豚"),
+        # a doubled name on a form, spaces after it (the doubled-word veto wants Han)
+        ("缴款人：莎莎  年龄 40岁", "莎莎"),
     ],
 )
 def test_name_kinds_are_masked(text: str, value: str) -> None:

@@ -245,9 +245,9 @@ def plausible_name(
         return False
     if len(name) == 3 and name[1] == name[2] and name[0] in ADJECTIVE_SURNAMES:
         return False  # 金灿灿, 黄澄澄: a colour or texture word doubled, not a given name
-    if name[:1] * 2 == name[:2] and text[start + 2 : start + 3] * 2 == text[start + 2 : start + 4]:
+    if name[:1] * 2 == name[:2] and _doubled_han(text, start + 2):
         return False  # 林林总总: a word doubled pair by pair
-    if start > 0 and text[start - 1] == name[0] and text[end : end + 1] * 2 == text[end : end + 2]:
+    if start > 0 and text[start - 1] == name[0] and _doubled_han(text, end):
         return False  # 林林|总总 read as 林 + the title 总
     if _BLOOD_TYPE_AFTER.match(text, end):
         return False  # 熊猫血, 稀有血: a blood type, said of oneself as 我是…
@@ -270,6 +270,14 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+
+
+def _doubled_han(text: str, i: int) -> bool:
+    """A Han character doubled at ``i`` (总总), not two spaces or digits."""
+    pair = text[i : i + 2]
+    return len(pair) == 2 and pair[0] == pair[1] and "\u4e00" <= pair[0] <= "\u9fff"
+
+
 # Surname characters that are also colour and texture adjectives, which double into ABB
 # words (金灿灿, 黄澄澄, 蓝盈盈) shaped like a surname and a doubled given name.
 ADJECTIVE_SURNAMES = frozenset("金黄蓝白红绿黑灰紫亮暖热冷湿干胖瘦香甜酸辣软硬圆毛乐")
