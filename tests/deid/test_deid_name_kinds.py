@@ -31,6 +31,9 @@ def _masked(text: str) -> set[str]:
         # the value after a word for "name"
         ("他外号大圆脸，人很好", "大圆脸"),
         ("一部动画里有个名叫朵卡拉的机器人", "朵卡拉"),
+        # transliterated names with a dot of any shape, a full stop included
+        ("听说约翰‧史密斯明天来", "约翰‧史密斯"),
+        ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
         # a Latin given name before a title
         ("昨天mandy老师布置了作业", "mandy"),
         # a nickname of 小 and a Latin letter after a cue
@@ -67,6 +70,8 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "大大的肿块，慢慢的变小",  # doubled adjectives and adverbs
         "吃了黄连素片，每次两片",  # a medicine alone as a clause
         "高血压。",  # a disease alone as a clause
+        "吃了布洛芬.然后睡了",  # a full stop between a medicine and a sentence
+        "今天还好.明天复查",  # a full stop between sentences
         "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
         "孜然粉和花椒粉少放点",  # a powder, whatever its first character
     ],

@@ -618,7 +618,9 @@ def _is_surname(word: str) -> bool:
 
 
 # -- names no surname list covers ---------------------------------------------------------
-_DOTS = "·•・．"
+# Every middle dot a keyboard or a converter writes: U+00B7, bullet, katakana and half-width
+# katakana dots, the hyphenation point, bullet and dot operators, the full-width full stop.
+_DOTS = "·•・．‧∙⋅･"
 # Transliterated (Uyghur, Kazakh, Tibetan …) names join their parts with a middle dot; only
 # these end a part, since such names hold characters (都, 不) that end ordinary Chinese names.
 _DOTTED_STOP = set("说问让叫给帮找的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
@@ -633,7 +635,16 @@ _TRANSLITERATED_NAME = frozenset(
     "阿不都热合曼力孜提买古丽依尔艾库班江汗尼克吾米娜玛拉吐洪努兰别克迪夏木图孙扎西卓才让巴特"
     "买买祖皮亚热依其格乌云吉日"
 )
-_DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}][{_CJK}]+)+")
+_DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}.][{_CJK}]+)+")
+# Syllables of the standard transliteration of foreign names (比尔, 盖茨, 玛丽, 安娜): with a
+# plain full stop between them (half-width text turns ． into .), a name is only a run of
+# these, since a full stop also ends a sentence (打死你.打死你).
+_FOREIGN_SYLLABLES = _TRANSLITERATED_NAME | frozenset(
+    "阿埃艾爱安奥巴保贝本比彼宾波伯布查达戴丹道德迪蒂丁杜多厄恩法菲费芬丰弗福盖冈戈格哥古哈"
+    "海汉豪赫亨胡华霍基吉加贾杰金卡凯坎康科克肯库拉莱兰劳勒雷里利莉林琳卢鲁路伦罗洛马玛迈麦"
+    "曼梅门蒙米密明莫姆穆纳娜内尼妮努诺欧帕佩彭皮普奇乔切琼萨塞桑瑟森沙尚舍圣施史斯索塔泰汤"
+    "唐特提汀图托瓦万威韦维温沃乌西希谢辛休雅亚扬耶伊因英尤约泽扎詹朱兹茨尔丽莎琼"
+)
 
 
 _LEFT_CUES = sorted(
@@ -670,6 +681,15 @@ def _left_start(text: str, dot: int) -> int:
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 
 
+def _foreign_name(span: str) -> bool:
+    """Parts joined by a plain full stop that are all transliteration syllables and none an
+    ordinary word or a medicine (阿莫西林.布洛芬)."""
+    parts = [p for p in re.split(f"[{_DOTS}.]", span) if p]
+    if any(is_common_word(p) or clinical_term_shaped(p, 0, len(p)) for p in parts):
+        return False
+    return all(c in _FOREIGN_SYLLABLES for p in parts for c in p)
+
+
 @dataclass
 class DottedNameRecognizer:
     """Han runs joined by a middle dot (古丽娜尔·吐尔洪): a transliterated personal name."""
@@ -677,10 +697,10 @@ class DottedNameRecognizer:
     name: str = "name_dotted"
 
     def find(self, text: str) -> Iterator[Span]:
-        if not any(dot in text for dot in _DOTS):
+        if not any(dot in text for dot in _DOTS + "."):
             return
         for match in _DOTTED_RE.finditer(text):
-            parts = re.split(f"([{_DOTS}])", match.group(0))
+            parts = re.split(f"([{_DOTS}.])", match.group(0))
             dot = match.start() + len(parts[0])
             start = _left_start(text, dot)
             last = parts[-1]
@@ -701,6 +721,8 @@ class DottedNameRecognizer:
             if start == dot or cut < 1:
                 continue
             end = match.end() - (len(last) - cut)
+            if "." in parts[1::2] and not _foreign_name(text[start:end]):
+                continue  # 打死你.打死你, 阿莫西林.布洛芬: sentences or a list, not a name
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
             )

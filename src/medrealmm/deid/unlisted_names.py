@@ -53,6 +53,9 @@ _VERB_AFTER_RE = re.compile(
     "(?:说|表示|告诉|透露|认为|指出|介绍|称|坦言|回忆|笑称|解释|强调|回应|回复|写道|问道|"
     "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱)"
 )
+_TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
+# Parts of speech a given name's last character never has when a clause runs on after it.
+_NOT_NAME_END_TAGS = frozenset({"v", "p", "d", "c", "u", "uj", "ul", "r", "m", "q", "f", "y"})
 # A clause break: punctuation, a space, an emoji or hashtag bracket, or the text's edge.
 _BREAK = set("，。！？、；：,.!?;:～~…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
 
@@ -115,8 +118,10 @@ class UnlistedFullNameRecognizer:
             # are as often a word the dictionary lacks.
             if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
                 continue
-            if not _given_ok(name[surname_len:]):
-                continue
+            if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
+                continue  # 欧阳|主任: a title after the surname is the title rule's
+            if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
+                continue  # 给刘洋|买了: a verb or particle after a two-character name
             tag = word_tag(name)
             if tag is not None and not tag.startswith("nr"):
                 continue
