@@ -34,6 +34,8 @@ def _masked(text: str) -> set[str]:
         # transliterated names with a dot of any shape, a full stop included
         ("听说约翰‧史密斯明天来", "约翰‧史密斯"),
         ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
+        # a given name with an affectionate suffix and no surname
+        ("明天见啦，晚安芷柔君", "芷柔"),
         # a Latin given name before a title
         ("昨天mandy老师布置了作业", "mandy"),
         # a nickname of 小 and a Latin letter after a cue
@@ -72,6 +74,7 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "高血压。",  # a disease alone as a clause
         "吃了布洛芬.然后睡了",  # a full stop between a medicine and a sentence
         "今天还好.明天复查",  # a full stop between sentences
+        "在座诸君请注意",  # 诸君 is a word, not a given name
         "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
         "孜然粉和花椒粉少放点",  # a powder, whatever its first character
     ],

@@ -160,6 +160,11 @@ _NAMED_AS_RE = re.compile(
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
 
 
+# A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
+# characters before it, when no dictionary knows them as a word.
+_SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋)")
+
+
 @dataclass
 class NamedAsRecognizer:
     """Names by the shape of how they are given: a surname with a doubled given character,
@@ -200,6 +205,15 @@ class NamedAsRecognizer:
             if used_like_a_drug(text, start, end):
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _SUFFIXED_RE.finditer(text):
+            start, end = match.span("name")
+            value = text[start:end]
+            if word_tag(value) is not None or not _given_ok(value) or value[0] in "这那每诸各此":
+                continue
+            if word_tag(text[end - 1 : end + 1]) is not None:
+                continue  # 在座|诸君: the suffix makes a word with the pair's last character
+            if plausible_name(text, start, end, after_cue=True):
+                yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
         for match in _LATIN_TITLED_RE.finditer(text):
             start, end = match.span("name")
             yield Span(
