@@ -24,6 +24,8 @@ def _masked(text: str) -> set[str]:
         ("导演蒲奕辰执导的新片下周上映", "蒲奕辰"),
         ("，祁沐阳说他明天不来了", "祁沐阳"),
         ("昨天跟詹若溪说了这件事", "詹若溪"),
+        # a surname that is often a word (仲, 师) with a break before and a verb after
+        ("#新片速递#仲思远执导的电影", "仲思远"),
         # a full name standing alone as a clause (a post's signature)
         ("今天降温了。邝思妤", "邝思妤"),
         # a surname with a doubled given character
@@ -75,6 +77,8 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "吃了布洛芬.然后睡了",  # a full stop between a medicine and a sentence
         "今天还好.明天复查",  # a full stop between sentences
         "在座诸君请注意",  # 诸君 is a word, not a given name
+        "，安静说话，别吵",  # an ambiguous surname heading an ordinary word before a verb
+        "，时间表示不清楚",  # …and another
         "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
         "孜然粉和花椒粉少放点",  # a powder, whatever its first character
     ],

@@ -35,6 +35,10 @@ _CJK = "\u4e00-\u9fff"
 _LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
 _SURNAME = f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{_LEADING}])"
 _CANDIDATE_RE = re.compile(f"(?=(?P<name>{_SURNAME}[{_CJK}]{{1,2}}))")
+# The ambiguous and rarer surnames (奉, 和, 时 …) need the strongest evidence: a break or cue
+# before and a speech verb after (#…奉俊昊执导).
+_RARE = "".join(c for c in SINGLE_SURNAMES if c in AMBIGUOUS_SURNAMES)
+_RARE_CANDIDATE_RE = re.compile(f"(?=(?P<name>[{_RARE}][{_CJK}]{{1,2}}))")
 
 # Role words that introduce a person by name (居委会主任…, 导演…, 网友…): jobs and public
 # roles seldom written in a clinical note right before a name.
@@ -100,8 +104,12 @@ class UnlistedFullNameRecognizer:
             if span is not None:
                 taken_until = span.end
                 yield span
+        for match in _RARE_CANDIDATE_RE.finditer(text):
+            span = self._at(text, match.start(), match.group("name"), verb_only=True)
+            if span is not None:
+                yield span
 
-    def _at(self, text: str, start: int, run: str) -> Span | None:
+    def _at(self, text: str, start: int, run: str, *, verb_only: bool = False) -> Span | None:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
         alone_left = cue or _break_before(text, start)
@@ -118,6 +126,8 @@ class UnlistedFullNameRecognizer:
             # are as often a word the dictionary lacks.
             if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
                 continue
+            if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
+                continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
             if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
             if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
