@@ -38,6 +38,7 @@ def _masked(text: str) -> set[str]:
         ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
         # a given name with an affectionate suffix and no surname
         ("明天见啦，晚安芷柔君", "芷柔"),
+        ("谢谢出纳俊豪兄弟，帮了大忙", "俊豪"),  # not 豪 + the kinship word 兄弟
         # a Latin given name before a title
         ("昨天mandy老师布置了作业", "mandy"),
         # a nickname of 小 and a Latin letter after a cue

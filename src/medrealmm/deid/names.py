@@ -243,6 +243,8 @@ def plausible_name(
         return not text[end : end + 1].isdigit()
     if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
         return False
+    if name[surname_len:] in _KINSHIP_GIVEN:
+        return False  # 厚林|兄弟 read as 林 + 兄弟: a kinship word is no given name
     if len(name) == 3 and name[1] == name[2] and name[0] in ADJECTIVE_SURNAMES:
         return False  # 金灿灿, 黄澄澄: a colour or texture word doubled, not a given name
     if name[:1] * 2 == name[:2] and _doubled_han(text, start + 2):
@@ -270,6 +272,7 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+_KINSHIP_GIVEN = frozenset(words("兄弟 姐妹 兄妹 姐弟 哥们 弟兄 哥哥 姐姐 弟弟 妹妹 叔叔 阿姨"))
 
 
 def _doubled_han(text: str, i: int) -> bool:

@@ -172,7 +172,7 @@ _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(
 
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
 # characters before it, when no dictionary knows them as a word.
-_SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋)")
+_SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
 
 
 @dataclass
