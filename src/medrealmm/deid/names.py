@@ -117,7 +117,10 @@ _LABEL_RE = re.compile(
 # After the cue: an optional 是/叫/为 (病人是…), then a full name or a nickname (交款人：小于).
 _CUE_LEAD = starts_with_one_of(BEFORE_CUES) + rf"(?:{BEFORE_CUES})\s*[:：]?\s*(?:是|叫|为)?\s*"
 _BEFORE_RE = re.compile(
-    _CUE_LEAD + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}]))"
+    _CUE_LEAD
+    + rf"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}|[小老阿]{SURNAME_RE}(?![{_CJK}])"
+    # 我是小V, 患者小K: a nickname of 小 and one Latin letter
+    + r"|小[A-Z](?![A-Za-z0-9]))"
 )
 # A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
 # least two lower-case letters, so abbreviations (HBV, Rh) never count.
@@ -240,6 +243,14 @@ def plausible_name(
         return not text[end : end + 1].isdigit()
     if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
         return False
+    if name[surname_len:] in _KINSHIP_GIVEN:
+        return False  # 厚林|兄弟 read as 林 + 兄弟: a kinship word is no given name
+    if len(name) == 3 and name[1] == name[2] and name[0] in ADJECTIVE_SURNAMES:
+        return False  # 金灿灿, 黄澄澄: a colour or texture word doubled, not a given name
+    if name[:1] * 2 == name[:2] and _doubled_han(text, start + 2):
+        return False  # 林林总总: a word doubled pair by pair
+    if start > 0 and text[start - 1] == name[0] and _doubled_han(text, end):
+        return False  # 林林|总总 read as 林 + the title 总
     if _BLOOD_TYPE_AFTER.match(text, end):
         return False  # 熊猫血, 稀有血: a blood type, said of oneself as 我是…
     if _word_tags().get(name) == "t":
@@ -261,6 +272,18 @@ def plausible_name(
 
 
 _NAME_SAFE_TAGS = frozenset({"ns", "nz", "nt", "t", "r"})
+_KINSHIP_GIVEN = frozenset(words("兄弟 姐妹 兄妹 姐弟 哥们 弟兄 哥哥 姐姐 弟弟 妹妹 叔叔 阿姨"))
+
+
+def _doubled_han(text: str, i: int) -> bool:
+    """A Han character doubled at ``i`` (总总), not two spaces or digits."""
+    pair = text[i : i + 2]
+    return len(pair) == 2 and pair[0] == pair[1] and "\u4e00" <= pair[0] <= "\u9fff"
+
+
+# Surname characters that are also colour and texture adjectives, which double into ABB
+# words (金灿灿, 黄澄澄, 蓝盈盈) shaped like a surname and a doubled given name.
+ADJECTIVE_SURNAMES = frozenset("金黄蓝白红绿黑灰紫亮暖热冷湿干胖瘦香甜酸辣软硬圆毛乐")
 # Characters no given name holds: body fluids and lesions (熊猫血, 王尿), so a surname before
 # them heads a clinical word.
 _CLINICAL_CHARS = frozenset("血尿便痰脓疮疹癌瘤病症炎痛痒药")
@@ -598,7 +621,9 @@ def _is_surname(word: str) -> bool:
 
 
 # -- names no surname list covers ---------------------------------------------------------
-_DOTS = "·•・．"
+# Every middle dot a keyboard or a converter writes: U+00B7, bullet, katakana and half-width
+# katakana dots, the hyphenation point, bullet and dot operators, the full-width full stop.
+_DOTS = "·•・．‧∙⋅･"
 # Transliterated (Uyghur, Kazakh, Tibetan …) names join their parts with a middle dot; only
 # these end a part, since such names hold characters (都, 不) that end ordinary Chinese names.
 _DOTTED_STOP = set("说问让叫给帮找的了是在和与也还我你他她吗呢吧啊，。！？、；：,.!?;: \t\n")
@@ -613,7 +638,16 @@ _TRANSLITERATED_NAME = frozenset(
     "阿不都热合曼力孜提买古丽依尔艾库班江汗尼克吾米娜玛拉吐洪努兰别克迪夏木图孙扎西卓才让巴特"
     "买买祖皮亚热依其格乌云吉日"
 )
-_DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}][{_CJK}]+)+")
+_DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}.][{_CJK}]+)+")
+# Syllables of the standard transliteration of foreign names (比尔, 盖茨, 玛丽, 安娜): with a
+# plain full stop between them (half-width text turns ． into .), a name is only a run of
+# these, since a full stop also ends a sentence (打死你.打死你).
+_FOREIGN_SYLLABLES = _TRANSLITERATED_NAME | frozenset(
+    "阿埃艾爱安奥巴保贝本比彼宾波伯布查达戴丹道德迪蒂丁杜多厄恩法菲费芬丰弗福盖冈戈格哥古哈"
+    "海汉豪赫亨胡华霍基吉加贾杰金卡凯坎康科克肯库拉莱兰劳勒雷里利莉林琳卢鲁路伦罗洛马玛迈麦"
+    "曼梅门蒙米密明莫姆穆纳娜内尼妮努诺欧帕佩彭皮普奇乔切琼萨塞桑瑟森沙尚舍圣施史斯索塔泰汤"
+    "唐特提汀图托瓦万威韦维温沃乌西希谢辛休雅亚扬耶伊因英尤约泽扎詹朱兹茨尔丽莎琼"
+)
 
 
 _LEFT_CUES = sorted(
@@ -650,6 +684,15 @@ def _left_start(text: str, dot: int) -> int:
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 
 
+def _foreign_name(span: str) -> bool:
+    """Parts joined by a plain full stop that are all transliteration syllables and none an
+    ordinary word or a medicine (阿莫西林.布洛芬)."""
+    parts = [p for p in re.split(f"[{_DOTS}.]", span) if p]
+    if any(is_common_word(p) or clinical_term_shaped(p, 0, len(p)) for p in parts):
+        return False
+    return all(c in _FOREIGN_SYLLABLES for p in parts for c in p)
+
+
 @dataclass
 class DottedNameRecognizer:
     """Han runs joined by a middle dot (古丽娜尔·吐尔洪): a transliterated personal name."""
@@ -657,10 +700,10 @@ class DottedNameRecognizer:
     name: str = "name_dotted"
 
     def find(self, text: str) -> Iterator[Span]:
-        if not any(dot in text for dot in _DOTS):
+        if not any(dot in text for dot in _DOTS + "."):
             return
         for match in _DOTTED_RE.finditer(text):
-            parts = re.split(f"([{_DOTS}])", match.group(0))
+            parts = re.split(f"([{_DOTS}.])", match.group(0))
             dot = match.start() + len(parts[0])
             start = _left_start(text, dot)
             last = parts[-1]
@@ -681,6 +724,8 @@ class DottedNameRecognizer:
             if start == dot or cut < 1:
                 continue
             end = match.end() - (len(last) - cut)
+            if "." in parts[1::2] and not _foreign_name(text[start:end]):
+                continue  # 打死你.打死你, 阿莫西林.布洛芬: sentences or a list, not a name
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
             )
@@ -688,7 +733,22 @@ class DottedNameRecognizer:
 
 # A handle after @ runs to the next space or punctuation: in chat it is a person's account,
 # masked as an account identifier (ID), like a WeChat or QQ number. Not an e-mail's @.
-_HANDLE_RE = re.compile(rf"(?<![A-Za-z0-9._%+\-])@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})")
+_HANDLE_RE = re.compile(
+    rf"@(?P<name>[{_CJK}{_DOTS}A-Za-z0-9_\-丶]{{2,20}})(?![A-Za-z0-9_\-]*\.[A-Za-z])"
+)
+_EMAIL_LOCAL_END = re.compile(r"[A-Za-z0-9._%+\-]$")
+# Weibo chains handles with no space (@王小明@dr_li2@陈某): an @ right after another handle's
+# last letter starts a handle, not an e-mail's host.
+_CHAINED_RE = re.compile(r"@[^\s@，。:：]{1,30}$")
+
+
+def _handle_starts(text: str, at: int) -> bool:
+    """Whether the @ at ``at`` opens a handle: nothing of an e-mail's local part before it,
+    or the end of another handle."""
+    before = text[max(0, at - 31) : at]
+    return not _EMAIL_LOCAL_END.search(before) or _CHAINED_RE.search(before) is not None
+
+
 # 小X / 老X / 阿X at a clause start or after a greeting or cue, when the dictionary does not
 # know the pair as an ordinary word (小时, 老师, 阿姨).
 _NICK_NEXT = "说问来去的也你您让叫给帮跟和要就还都又在是，。！？,.!?"
@@ -713,8 +773,16 @@ _DOUBLED_RE = re.compile(
 # A doubled pet name anywhere a person stands: after 和, 跟, 叫, 让, @ or a clause start, and
 # before what is said of a person (解解说, 壮壮很幸福, 看看乐乐的照片 is not: 看看 is a word).
 _DOUBLED_ANYWHERE_RE = re.compile(
-    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢]))(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
-    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|[，。！？:：,.!?])"
+    rf"(?:^|(?<=[，。！？、；：:,.!?;\s@和跟叫让给与说谢看对陪找带是被亲等]))"
+    rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
+    "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|的(?![话确])|[，。！？:：,.!?])"
+)
+# What only a person does: after these a doubled verb (解解, 试试) is a pet name all the same.
+_PERSON_ONLY_AFTER = re.compile("说|和|跟|转发|瘦|胖")
+# Interjections and onomatopoeia (咩咩, 啦啦, 嘟嘟) double too; their characters name no one.
+_PERSON_VERBS = frozenset("看跟和对陪找带给让叫与被亲")
+_INTERJECTION_CHARS = frozenset(
+    "谁誰哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼嘶唉哎嗨嘎呱咕噜哟喔呃嘤"
 )
 _DOUBLED_WORD_TAGS = frozenset(
     {"d", "v", "vn", "vd", "m", "t", "z", "ad", "p", "c", "u", "q", "ns"}
@@ -741,6 +809,8 @@ class HandleAndNicknameRecognizer:
     def find(self, text: str) -> Iterator[Span]:
         for match in _HANDLE_RE.finditer(text):
             start, end = match.span("name")
+            if not _handle_starts(text, match.start()):
+                continue
             # A handle that is a person's name (@陈思远) is typed as one; others are accounts.
             named = re.fullmatch(f"{SURNAME_RE}{_GIVEN}{{1,2}}", match.group("name"))
             kind = EntityType.NAME if named else EntityType.ID
@@ -765,8 +835,15 @@ class HandleAndNicknameRecognizer:
         for match in _DOUBLED_ANYWHERE_RE.finditer(text):
             start, end = match.span("name")
             nick = text[start:end]
-            if nick in _NOT_DOUBLED_NAMES or word_tag(nick) in _DOUBLED_WORD_TAGS:
+            tag = word_tag(nick)
+            if tag == "v" and _PERSON_ONLY_AFTER.match(text, end):
+                tag = None  # 解解说: whoever speaks is a person
+            if nick in _NOT_DOUBLED_NAMES or tag in _DOUBLED_WORD_TAGS:
                 continue  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
+            if nick[0] in _INTERJECTION_CHARS:
+                continue
+            if text[end : end + 1] == "的" and text[start - 1 : start] not in _PERSON_VERBS:
+                continue  # 大大的, 深深的: a doubled adjective; 跟猪猪的 is someone's
             if not_a_given_name(nick) or nick[0] in _SENSATIONS:
                 continue  # 痒痒, 疼疼: how something feels
             if nick[0] in _NOT_GIVEN or nick[0] in _NUMERAL_START:
@@ -779,7 +856,7 @@ class HandleAndNicknameRecognizer:
 _DRUG_CONTINUES = re.compile(
     f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,5}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|露|"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|(?<![透暴揭显流表吐])露|"
     "药片|药水|药酒|溶液|洗液|(?<=氏)液|冲剂|合剂|含片|饮片|酊)"
     "|[片汤唑胺酮醇嗪啶])"
 )
@@ -825,7 +902,7 @@ _INN_STEM = re.compile(
 _HERB_END = re.compile(
     "(?<![小老阿])(?:[斛芪苓芍芎蒡苋萸蓟芩蔻蒿藜膝藤皮参术黄砂麦七草胶]|子仁|公英|黄连)$"
 )
-_FORM_END = re.compile("(?:片|胶囊|颗粒|丸|膏|汤|液|贴|散|栓|剂|糖浆)$")
+_FORM_END = re.compile("(?:片|胶囊|颗粒|丸|膏|汤|液|贴|散|栓|剂|糖浆|粉)$")
 _HERB_PAIR = re.compile("子仁|公英|黄连")
 # What may run on after a cut drug name: Han characters up to a function word or a numeral.
 _RUN_ON = re.compile(

@@ -76,7 +76,7 @@ _SUB_CITY = re.compile(
     r"(?:区|县|旗|镇|乡|村|屯|庄|组|街道|路|大道|街|巷|弄|胡同|里|小区|花园|家园|公寓|大厦|"
     r"新村|苑|社区|广场|号院|号楼|栋|单元|段)$"
 )
-_DOT = "·•・．"
+_DOT = "·•・．‧∙⋅･"
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
 # One character + 哥/姐 that the model calls a person: how friends name each other. Not a

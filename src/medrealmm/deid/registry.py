@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from medrealmm.deid import latin_names, names, ner, organizations
+from medrealmm.deid import latin_names, names, ner, organizations, unlisted_names
 from medrealmm.deid.recognizer import Recognizer
 from medrealmm.deid.recognizers import (
     addresses,
@@ -116,6 +116,8 @@ def rule_recognizers() -> list[Recognizer]:
         names.DottedNameRecognizer(),
         names.HandleAndNicknameRecognizer(),
         names.JiebaNameRecognizer(),
+        unlisted_names.UnlistedFullNameRecognizer(),
+        unlisted_names.NamedAsRecognizer(),
         latin_names.LatinNameRecognizer(),
         organizations.OrganizationRecognizer(),
     ]

@@ -1,0 +1,231 @@
+"""Full names no dictionary knows, found by where they stand rather than by what they are.
+
+A surname and one or two given characters the tagger has never seen (a new name is always
+unseen) are a name when the sentence treats them as a person: a role word before them (主任…,
+记者…), a speech or action verb after them (…说, …透露, …转发), or a clause that holds
+nothing else (，…。, the signature at a post's end). The surname list, the common-word and
+clinical vetoes of ``names`` decide what may be a name at all, so a drug (…片), a disease or
+an ordinary word (高兴, 陈述) in the same position stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from medrealmm.deid.names import (
+    ADJECTIVE_SURNAMES,
+    AFTER_TITLES,
+    AMBIGUOUS_SURNAMES,
+    COMPOUND_SURNAMES,
+    NAME_STOP,
+    SINGLE_SURNAMES,
+    is_common_word,
+    not_a_given_name,
+    plausible_name,
+    used_like_a_drug,
+    word_tag,
+)
+from medrealmm.deid.spans import EntityType, Span, words
+
+_CJK = "\u4e00-\u9fff"
+# Surnames that are seldom a word's first syllable: the ambiguous ones (和, 时, 全 …) are left
+# to the cue-led rules.
+_LEADING = "".join(c for c in SINGLE_SURNAMES if c not in AMBIGUOUS_SURNAMES)
+_SURNAME = f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{_LEADING}])"
+_CANDIDATE_RE = re.compile(f"(?=(?P<name>{_SURNAME}[{_CJK}]{{1,2}}))")
+# The ambiguous and rarer surnames (奉, 和, 时 …) need the strongest evidence: a break or cue
+# before and a speech verb after (#…奉俊昊执导).
+_RARE = "".join(c for c in SINGLE_SURNAMES if c in AMBIGUOUS_SURNAMES)
+_RARE_CANDIDATE_RE = re.compile(f"(?=(?P<name>[{_RARE}][{_CJK}]{{1,2}}))")
+
+# Role words that introduce a person by name (居委会主任…, 导演…, 网友…): jobs and public
+# roles seldom written in a clinical note right before a name.
+ROLES_BEFORE = words(
+    "主任 记者 编辑 导演 诗人 作家 作者 画家 歌手 演员 主持人 主播 博主 网友 律师 民警 警官 "
+    "校长 院长 书记 市长 县长 镇长 村长 局长 部长 董事长 总裁 总经理 会长 队长 班长 教练 "
+    "选手 球员 同学 室友 闺蜜 学长 学姐 学弟 学妹 师兄 师姐 师弟 师妹 表哥 表姐 朋友 同事"
+)
+# Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
+_ADDRESS_BEFORE = words(
+    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉"
+)
+_BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
+# What a person does right after being named: speech and report verbs, and acts of posting.
+_VERB_AFTER_RE = re.compile(
+    "(?:说|表示|告诉|透露|认为|指出|介绍|称|坦言|回忆|笑称|解释|强调|回应|回复|写道|问道|"
+    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱)"
+)
+_TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
+# Parts of speech a given name's last character never has when a clause runs on after it.
+_NOT_NAME_END_TAGS = frozenset({"v", "p", "d", "c", "u", "uj", "ul", "r", "m", "q", "f", "y"})
+# A clause break: punctuation, a space, an emoji or hashtag bracket, or the text's edge.
+_BREAK = set("，。！？、；：,.!?;:～~…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
+
+
+def _break_before(text: str, start: int) -> bool:
+    return start == 0 or text[start - 1] in _BREAK
+
+
+def _break_after(text: str, end: int) -> bool:
+    return end == len(text) or text[end] in _BREAK
+
+
+def _cue_before(text: str, start: int) -> bool:
+    return any(text.endswith(cue, 0, start) for cue in _BEFORE)
+
+
+def _given_ok(given: str) -> bool:
+    """A given part holds no function or clinical character and, at two characters, is no
+    ordinary word (…高兴, …医院)."""
+    if not_a_given_name(given) or any(c in NAME_STOP for c in given):
+        return False
+    if len(given) == 2:
+        tag = word_tag(given)
+        return tag is None or tag.startswith("nr") or tag in {"nz", "ns"}
+    return True
+
+
+@dataclass
+class UnlistedFullNameRecognizer:
+    """A surname + given name in a person's position: after a role or address word, before
+    a speech or posting verb, or standing alone as a clause."""
+
+    name: str = "name_unlisted"
+
+    def find(self, text: str) -> Iterator[Span]:
+        taken_until = -1
+        for match in _CANDIDATE_RE.finditer(text):
+            start = match.start()
+            if start < taken_until:
+                continue
+            span = self._at(text, start, match.group("name"))
+            if span is not None:
+                taken_until = span.end
+                yield span
+        for match in _RARE_CANDIDATE_RE.finditer(text):
+            span = self._at(text, match.start(), match.group("name"), verb_only=True)
+            if span is not None:
+                yield span
+
+    def _at(self, text: str, start: int, run: str, *, verb_only: bool = False) -> Span | None:
+        surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
+        cue = _cue_before(text, start)
+        alone_left = cue or _break_before(text, start)
+        if not alone_left or (start > 0 and text[start - 1] == text[start]):
+            return None  # …林林总总: the surname character doubles a word's first
+        for length in (3, 2):
+            end = start + length
+            if length > len(run) or length <= surname_len:
+                continue
+            name = text[start:end]
+            verb = _VERB_AFTER_RE.match(text, end) is not None
+            alone = _break_after(text, end)
+            # Two characters (张伟) are a name only with a cue or verb beside them; alone they
+            # are as often a word the dictionary lacks.
+            if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
+                continue
+            if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
+                continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
+            if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
+                continue  # 欧阳|主任: a title after the surname is the title rule's
+            if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
+                continue  # 给刘洋|买了: a verb or particle after a two-character name
+            tag = word_tag(name)
+            if tag is not None and not tag.startswith("nr"):
+                continue
+            if is_common_word(text[start : start + 2]) and surname_len == 1:
+                continue  # 高兴, 陈述: the surname heads an ordinary word
+            if cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
+                continue  # 对|方: the cue and the surname are one word (对方)
+            if used_like_a_drug(text, start, end):
+                continue  # 和…能一起用吗: a medicine, even after an address word
+            if plausible_name(text, start, end, after_cue=cue):
+                return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
+        return None
+
+
+# A surname and a doubled given character (宋晚晚, 李菲菲): the doubled pair is no word a
+# tagger knows, so it cuts the name short. Colour and texture words double the same way
+# (金灿灿, 黄澄澄): ``plausible_name`` turns those down.
+_DOUBLED_GIVEN_RE = re.compile(f"(?P<name>{_SURNAME}(?P<c>[{_CJK}])(?P=c))(?!(?P=c))")
+_NOT_DOUBLED = frozenset(
+    words(
+        "天天 常常 刚刚 慢慢 渐渐 偏偏 往往 明明 好好 早早 时时 处处 个个 仅仅 稍稍 微微 "
+        "悄悄 轻轻 每每 连连 频频 屡屡 久久 哈哈 呵呵 嘿嘿 嘻嘻 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 "
+        "爷爷 奶奶 宝宝 叔叔 舅舅 姑姑 伯伯 婆婆 公公 谢谢 看看 想想 试试 说说 走走 等等 "
+        "点点 些些 多多 少少 人人 家家 年年 月月 日日 次次 样样 件件 条条 声声 步步 层层"
+    )
+)
+# A name given by a word that says "name" (名叫…, 外号…, 小名…, 网名…): whatever runs up to
+# the next break or ending is the name, whether or not it starts with a surname.
+_NAMED_AS_RE = re.compile(
+    "(?:名叫|名字叫|名字是|外号|小名|绰号|网名|昵称|英文名|乳名)(?:是|叫)?[:：【]?"
+    f"(?P<name>[{_CJK}]{{2,4}}?|[A-Za-z][a-z]{{1,15}})"
+    rf"(?=[的是说和跟也都就，。！？、；：,.!?;:”\"】\s]|$)"
+)
+# A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
+# all-capitals abbreviation (ICU护士).
+_LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
+
+
+# A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
+# characters before it, when no dictionary knows them as a word.
+_SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
+
+
+@dataclass
+class NamedAsRecognizer:
+    """Names by the shape of how they are given: a surname with a doubled given character,
+    the value after a word for "name" (外号…, 小名…), a Latin name before a title."""
+
+    name: str = "name_named_as"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in _DOUBLED_GIVEN_RE.finditer(text):
+            start, end = match.span("name")
+            pair = text[start + 1 : end]
+            surname_len = 2 if text[start : start + 2] in COMPOUND_SURNAMES else 1
+            if surname_len != 1 or text[start] in ADJECTIVE_SURNAMES or pair in _NOT_DOUBLED:
+                continue
+            if start > 0 and text[start - 1] == text[start]:
+                continue  # 林林总总: a word doubled pair by pair
+            if text[start] == pair[0] or not _given_ok(pair[0]):
+                continue
+            if pair[0] in "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼":
+                continue
+            if word_tag(pair) in {"d", "m", "q", "p", "c", "u", "t", "ad", "vd", "f", "r", "y"}:
+                continue
+            if is_common_word(text[start : start + 2]) or is_common_word(text[start:end]):
+                continue
+            if plausible_name(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _NAMED_AS_RE.finditer(text):
+            start, end = match.span("name")
+            value = text[start:end]
+            if any(c in NAME_STOP for c in value) or is_common_word(value):
+                continue
+            if used_like_a_drug(text, start, end):
+                continue
+            yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _SUFFIXED_RE.finditer(text):
+            start, end = match.span("name")
+            value = text[start:end]
+            if word_tag(value) is not None or not _given_ok(value) or value[0] in "这那每诸各此":
+                continue
+            if word_tag(text[end - 1 : end + 1]) is not None:
+                continue  # 在座|诸君: the suffix makes a word with the pair's last character
+            if plausible_name(text, start, end, after_cue=True):
+                yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _LATIN_TITLED_RE.finditer(text):
+            start, end = match.span("name")
+            yield Span(
+                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
+            )

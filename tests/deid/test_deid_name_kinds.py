@@ -1,0 +1,88 @@
+"""Name kinds found by position rather than by a list (examples written here): full names no
+dictionary knows after a role word or before a speech verb, names standing alone as a clause,
+chained @handles, doubled pet names and doubled given names, names after a word for "name",
+Latin names before a title; and the ordinary and clinical words in the same positions, which
+must stay unmasked."""
+
+from __future__ import annotations
+
+import pytest
+
+from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.text import find_spans
+
+
+def _masked(text: str) -> set[str]:
+    return {s.text for s in find_spans(text, rules_registry())}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a role word before an unseen full name, a report verb after it
+        ("街道办主任滕嘉朔透露，已联系家属", "滕嘉朔"),
+        ("导演蒲奕辰执导的新片下周上映", "蒲奕辰"),
+        ("，祁沐阳说他明天不来了", "祁沐阳"),
+        ("昨天跟詹若溪说了这件事", "詹若溪"),
+        # a surname that is often a word (仲, 师) with a break before and a verb after
+        ("#新片速递#仲思远执导的电影", "仲思远"),
+        # a full name standing alone as a clause (a post's signature)
+        ("今天降温了。邝思妤", "邝思妤"),
+        # a surname with a doubled given character
+        ("我刚才碰到了柯芊芊在楼下", "柯芊芊"),
+        # the value after a word for "name"
+        ("他外号大圆脸，人很好", "大圆脸"),
+        ("一部动画里有个名叫朵卡拉的机器人", "朵卡拉"),
+        # transliterated names with a dot of any shape, a full stop included
+        ("听说约翰‧史密斯明天来", "约翰‧史密斯"),
+        ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
+        # a given name with an affectionate suffix and no surname
+        ("明天见啦，晚安芷柔君", "芷柔"),
+        ("谢谢出纳俊豪兄弟，帮了大忙", "俊豪"),  # not 豪 + the kinship word 兄弟
+        # a Latin given name before a title
+        ("昨天mandy老师布置了作业", "mandy"),
+        # a nickname of 小 and a Latin letter after a cue
+        ("大家好，我是小K，负责客服", "小K"),
+        # doubled pet names beside what only a person does
+        ("刚才看卷卷的手好像肿了", "卷卷"),
+        ("我们跟豚豚说了", "豚豚"),
+        # a doubled name on a form, spaces after it (the doubled-word veto wants Han)
+        ("缴款人：莎莎  年龄 40岁", "莎莎"),
+    ],
+)
+def test_name_kinds_are_masked(text: str, value: str) -> None:
+    assert value in _masked(text)
+
+
+def test_chained_handles_are_accounts_not_email_hosts() -> None:
+    spans = {s.text for s in find_spans("@青柠汽水77@鹿野晴_2@mocha猫", rules_registry())}
+    assert {"青柠汽水77", "鹿野晴_2", "mocha猫"} <= spans
+    # an e-mail's host is no handle
+    email = find_spans("发到lily@163.com就行", rules_registry())
+    assert [s.text for s in email] == ["lily@163.com"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "主任查房时说血压偏高",  # a role word before an ordinary word
+        "对方说可以改天再约",  # 对 + 方 is one word
+        "陈述病史。",  # a surname heading an ordinary word, alone as a clause
+        "金灿灿的小米粥很香",  # a colour word doubled, not 金 + a given name
+        "林林总总的检查做了不少",  # a word doubled pair by pair
+        "ICU护士说今晚要观察",  # an abbreviation before a title
+        "医生透露病情稳定",  # 透露 is no dosage form, nor a name
+        "大大的肿块，慢慢的变小",  # doubled adjectives and adverbs
+        "吃了黄连素片，每次两片",  # a medicine alone as a clause
+        "高血压。",  # a disease alone as a clause
+        "吃了布洛芬.然后睡了",  # a full stop between a medicine and a sentence
+        "今天还好.明天复查",  # a full stop between sentences
+        "在座诸君请注意",  # 诸君 is a word, not a given name
+        "，安静说话，别吵",  # an ambiguous surname heading an ordinary word before a verb
+        "，时间表示不清楚",  # …and another
+        "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
+        "孜然粉和花椒粉少放点",  # a powder, whatever its first character
+    ],
+)
+def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:
+    assert not _masked(text), _masked(text)
