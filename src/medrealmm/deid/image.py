@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
+from medrealmm.deid.image_fit import fit_to_ink
 from medrealmm.deid.image_labels import (
     bare_label,
     continuation,
@@ -734,6 +735,9 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines)
+    # Text masks were placed from estimates with generous margins: shrink each to its ink.
+    boxes = [fit_to_ink(gray, item, PAD) for item in boxes]
+    if kind != "film":
         boxes += signature_boxes(lines, width)
     # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
     # may face either way); a level page or one with no text is read as it is.
