@@ -674,6 +674,10 @@ def _new_face_backend() -> tuple[str, object | None]:
 FACE_SIDE = 960
 
 
+# Margins added to a detected face (fractions of its width or height): each side, above, below.
+FACE_MARGIN = (0.1, 0.05, 0.2)
+
+
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
     import cv2
 
@@ -696,8 +700,15 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
     boxes = []
     for x, y, w, h in found:
-        m = 0.15 * max(w, h)
-        box = ((x - m) / scale, (y - m) / scale, (x + w + m) / scale, (y + h + m) / scale)
+        # A detector's face box runs from the brow to the lips: the chin and jaw lie below
+        # it, the forehead mostly inside it.
+        side, top, bottom = FACE_MARGIN
+        box = (
+            (x - side * w) / scale,
+            (y - top * h) / scale,
+            (x + w + side * w) / scale,
+            (y + h + bottom * h) / scale,
+        )
         boxes.append(ImageBox(kind="face", box=tuple(round(v) for v in box)))  # type: ignore[arg-type]
     return name, boxes
 
