@@ -12,8 +12,13 @@ variants and seeds; rules were tuned on dev only, the README reports test. Per s
 * whole: images more than 60% blacked.
 
     python benchmarks/deid_image_eval.py [--split test|dev|both] [--per-family 5] [--misses DIR]
+        [--outside ../shared/deid-outside]
 
 ``--misses DIR`` writes a crop of every under-covered box (study the dev half, not test).
+``--outside DIR`` also scores an outside image set read in place (``DIR/images/gold.json``:
+identifier and clinical polygons per image) by that set's own rules: an identifier polygon is
+covered at 98% black pixels, clinical pixels blacked are losses, pixels outside every
+identifier are counted too. Nothing of it is copied; its misses are listed by label only.
 """
 
 from __future__ import annotations
@@ -28,13 +33,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from medrealmm.deid.image import mask_image
+from medrealmm.deid.image import load_without_metadata, mask_image
 
 sys.path.insert(0, str(Path(__file__).parent / "deid_evalset" / "images"))
 from draw import Quad, Sample, samples
 
 WHOLE = 0.6
 COVERED = 0.9
+OUTSIDE_COVERED = 0.98
 
 
 def _region(shape: tuple[int, ...], quads: list[Quad]) -> np.ndarray:
@@ -111,12 +117,63 @@ def report(split: str, per_family: int, misses: Path | None = None) -> dict[str,
     return totals
 
 
+def _polygon(shape: tuple[int, ...], poly: list[list[float]]) -> np.ndarray:
+    mask = np.zeros(shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.array([[round(x), round(y)] for x, y in poly], np.int32)], 1)
+    return mask.astype(bool)
+
+
+def report_outside(folder: Path) -> dict[str, float]:
+    """An outside set's images (input clamped to >= 1, so pure black means masked)."""
+    import json
+
+    gold = json.loads((folder / "images" / "gold.json").read_text(encoding="utf-8"))
+    t: dict[str, float] = defaultdict(float)
+    misses: list[str] = []
+    for item in gold["images"]:
+        rgb = np.maximum(load_without_metadata(folder / "images" / item["file"]), 1)
+        started = time.process_time()
+        black = np.all(mask_image(rgb).image == 0, axis=-1)
+        t["cpu"] += time.process_time() - started
+        ids = np.zeros(black.shape, bool)
+        for it in item["identifiers"]:
+            region = _polygon(black.shape, it["poly"])
+            ids |= region
+            covered = float(black[region].mean()) >= OUTSIDE_COVERED if region.any() else True
+            t["boxes"] += 1
+            t["covered"] += covered
+            if not covered:
+                misses.append(it["label"])
+        clinical = np.zeros(black.shape, bool)
+        for it in item["clinical"]:
+            clinical |= _polygon(black.shape, it["poly"]) & ~ids
+        t["clinical_px"] += clinical.sum()
+        t["clinical_lost"] += (black & clinical).sum()
+        t["outside_px"] += (~ids).sum()
+        t["outside_black"] += (black & ~ids).sum()
+        t["images"] += 1
+    print(f"\n[outside {folder.name}] load {os.getloadavg()[0]:.2f}")
+    print(
+        f"{int(t['images'])} images: {int(t['covered'])}/{int(t['boxes'])} identifier polygons "
+        f"covered ({t['covered'] / max(1, t['boxes']):.3f}), "
+        f"{t['clinical_lost'] / max(1, t['clinical_px']):.2%} of clinical pixels blacked, "
+        f"{t['outside_black'] / max(1, t['outside_px']):.2%} of other pixels blacked, "
+        f"{t['cpu'] / max(1, t['images']):.2f} CPU-s/img; missed: {', '.join(misses) or 'none'}"
+    )
+    return t
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--per-family", type=int, default=5)
     parser.add_argument("--misses", type=Path, help="write crops of under-covered boxes here")
+    parser.add_argument("--outside", type=Path, help="also score this outside set, in place")
     args = parser.parse_args(argv)
+    if args.outside is not None:
+        if not (args.outside / "images" / "gold.json").is_file():
+            parser.error(f"--outside {args.outside}: no images/gold.json there")
+        report_outside(args.outside)
     for split in ("dev", "test") if args.split == "both" else (args.split,):
         report(split, args.per_family, args.misses)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
+from medrealmm.deid.image_fit import fit_to_ink
 from medrealmm.deid.image_labels import (
     bare_label,
     continuation,
@@ -30,6 +31,7 @@ from medrealmm.deid.image_labels import (
     value_line,
     wrapped,
 )
+from medrealmm.deid.names import AFTER_TITLES
 from medrealmm.deid.ocr import OcrLine, read_page, turn_points
 from medrealmm.deid.record import Box, ImageBox
 from medrealmm.deid.text import find_spans
@@ -222,6 +224,22 @@ def _rows(lines: list[OcrLine]) -> list[list[OcrLine]]:
     return [sorted(row, key=lambda item: item.box[0]) for row in rows]
 
 
+# A surname and the title after it (莫主任, 王女士) name one person: on a page the title is
+# masked with the name (the text recognizers mark the surname alone).
+_TITLE = re.compile(f"(?:{AFTER_TITLES})")
+# A Latin label glued to its value (ID:657666748, No.4567, MRN#12) is one printed token:
+# the value's mask starts at the label, so no stub of the token is left beside it.
+_GLUED_LABEL = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,5}[.:：#]?$")
+
+
+def glued_label_start(text: str, start: int) -> int:
+    """Where the token holding ``text[start]`` begins, when a Latin label opens it."""
+    found = _GLUED_LABEL.search(text, 0, start)
+    if found is None or not text[start : start + 1].isdigit():
+        return start
+    return found.start()
+
+
 def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     """Read each row as one string (label and value may be separate OCR boxes), run the text
     recognizers, and map every span back onto the boxes it came from."""
@@ -235,9 +253,13 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
             offsets.append((len(joined), line))
             joined += line.text
         for span in find_spans(joined):
+            start, end = glued_label_start(joined, span.start), span.end
+            if span.type.value == "NAME":
+                title = _TITLE.match(joined, end)
+                end = title.end() if title else end
             for offset, line in offsets:
-                lo = max(span.start, offset) - offset
-                hi = min(span.end, offset + len(line.text)) - offset
+                lo = max(start, offset) - offset
+                hi = min(end, offset + len(line.text)) - offset
                 if hi > lo:
                     out.append(text_box(line, lo, hi, "text", span.type.value))
     return out
@@ -265,7 +287,7 @@ def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
         values = inline_values(line)
         tail: OcrLine | None = line if values and values[-1][1] == len(line.text) else None
         for start, end in values:
-            out.append(text_box(line, start, end, "field", None))
+            out.append(text_box(line, glued_label_start(line.text, start), end, "field", None))
         if bare_label(line):
             tail = value_line(line, lines, angle)
             if tail is not None:
@@ -314,6 +336,58 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
             )
         )
     return out
+
+
+# A photo with fewer text lines than this is a picture of a person or a lesion, not a page.
+PHOTO_LINES = 3
+_LATIN_TAG = re.compile(r"[A-Za-z][A-Za-z.'-]*(?:\s+[A-Za-z][A-Za-z.'-]*)+")
+
+
+def latin_tag_boxes(gray: np.ndarray, lines: list[OcrLine]) -> list[ImageBox]:
+    """Words in Latin letters on a photo of a person (a name badge, a caption): two words or
+    more, nothing but letters, and not a scanner's settings. On a photo that is not a page
+    there is no form to say what they are, and a name in Latin letters need not be pinyin."""
+    out: list[ImageBox] = []
+    for line in lines:
+        text = line.text.strip()
+        letters = sum(char.isascii() and char.isalpha() for char in text)
+        if letters < 4 or not _LATIN_TAG.fullmatch(text) or _acquisition(text):
+            continue
+        out.append(_plate(gray, line))
+    return out
+
+
+def _plate(gray: np.ndarray, line: OcrLine) -> ImageBox:
+    """The badge a line of words is printed on: the area of the paper's shade around it
+    (badges carry a logo or a rank beside the name), at most a line's width and height
+    further out each way; the line's own box when no plate stands out."""
+    import cv2
+
+    x0, y0, x1, y1 = line.box
+    w, h = x1 - x0, y1 - y0
+    height, width = gray.shape
+    wx0, wy0 = max(0, x0 - w), max(0, y0 - h)
+    wx1, wy1 = min(width, x1 + w), min(height, y1 + h)
+    window = gray[wy0:wy1, wx0:wx1].astype(np.int16)
+    shade = int(np.median(gray[y0:y1, x0:x1]))
+    alike = (np.abs(window - shade) < 30).astype(np.uint8)
+    size = max(3, h // 2) | 1
+    alike = cv2.morphologyEx(alike, cv2.MORPH_CLOSE, np.ones((size, size), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(alike)
+    inside = labels[y0 - wy0 : y1 - wy0, x0 - wx0 : x1 - wx0]
+    ids, votes = np.unique(inside[inside > 0], return_counts=True)
+    box = (x0, y0, x1, y1)
+    if len(ids):
+        px, py, pw, ph, _ = (int(v) for v in stats[int(ids[np.argmax(votes)])])
+        touches = px == 0 or py == 0 or px + pw >= wx1 - wx0 or py + ph >= wy1 - wy0
+        if not touches:  # the plate ends inside the window: not the jacket or the wall
+            box = (
+                min(x0, wx0 + px),
+                min(y0, wy0 + py),
+                max(x1, wx0 + px + pw),
+                max(y1, wy0 + py + ph),
+            )
+    return ImageBox(kind="tag", box=_pad(box, max(3, h // 8)), label="NAME")
 
 
 # -- codes, logos, faces ---------------------------------------------------------------
@@ -519,6 +593,48 @@ def colour_mark_boxes(rgb: np.ndarray, text: list[OcrLine]) -> list[ImageBox]:
     return out
 
 
+def letterhead_mark_boxes(gray: np.ndarray, lines: list[OcrLine]) -> list[ImageBox]:
+    """A logo beside the institution's name in the letterhead, in any colour or none (a
+    pale or grey emblem a colour test misses): a compact blot of ink, not text OCR read,
+    about the name's height or a few times it, within a few heights of the name's ends."""
+    import cv2
+
+    height, width = gray.shape
+    out: list[ImageBox] = []
+    for line in lines:
+        x0, y0, x1, y1 = line.box
+        if y1 > LOGO_BAND * height or institution_span(line) is None:
+            continue
+        h = max(1, round(_quad_size(line)[1]) if line.quad is not None else y1 - y0)
+        middle = (y0 + y1) // 2
+        for lo, hi in ((x0 - 4 * h, x0), (x1, x1 + 4 * h)):
+            wx0, wx1 = max(0, lo), min(width, hi)
+            wy0, wy1 = max(0, middle - 2 * h), min(height, middle + 2 * h)
+            if wx1 - wx0 < h or wy1 - wy0 < h:
+                continue
+            window = gray[wy0:wy1, wx0:wx1].astype(np.int16)
+            ink = (np.abs(window - int(np.median(window))) > MARK_CONTRAST).astype(np.uint8)
+            ink = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            ink = cv2.dilate(ink, np.ones((5, 5), np.uint8))
+            count, _, stats, _ = cv2.connectedComponentsWithStats(ink)
+            for i in range(1, count):
+                x, y, w, hh, _ = (int(v) for v in stats[i])
+                if not (0.8 * h <= w <= 4 * h and 0.8 * h <= hh <= 4 * h and w <= 2.5 * hh):
+                    continue
+                if x == 0 or y == 0 or x + w >= wx1 - wx0 or y + hh >= wy1 - wy0:
+                    continue  # runs on out of the window: the page's edge, a rule, a table
+                box = (wx0 + x, wy0 + y, wx0 + x + w, wy0 + y + hh)
+                if any(_overlap(box, other.box) > 0.2 * _area(box) for other in lines):
+                    continue
+                out.append(ImageBox(kind="logo", box=_pad(box, 3)))
+    return out
+
+
+# A letterhead emblem differs from the paper by this many grey levels (a pale print on a
+# low-contrast scan still does; JPEG noise stays under it).
+MARK_CONTRAST = 14
+
+
 def _written(box: Box, text: list[OcrLine]) -> bool:
     """Most of ``box`` lies on OCR lines that read as words (two Han characters or more)."""
     words = [line.box for line in text if sum("\u4e00" <= c <= "\u9fff" for c in line.text) >= 2]
@@ -558,6 +674,10 @@ def _new_face_backend() -> tuple[str, object | None]:
 FACE_SIDE = 960
 
 
+# Margins added to a detected face (fractions of its width or height): each side, above, below.
+FACE_MARGIN = (0.1, 0.05, 0.2)
+
+
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
     import cv2
 
@@ -580,8 +700,15 @@ def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
     boxes = []
     for x, y, w, h in found:
-        m = 0.15 * max(w, h)
-        box = ((x - m) / scale, (y - m) / scale, (x + w + m) / scale, (y + h + m) / scale)
+        # A detector's face box runs from the brow to the lips: the chin and jaw lie below
+        # it, the forehead mostly inside it.
+        side, top, bottom = FACE_MARGIN
+        box = (
+            (x - side * w) / scale,
+            (y - top * h) / scale,
+            (x + w + side * w) / scale,
+            (y + h + bottom * h) / scale,
+        )
         boxes.append(ImageBox(kind="face", box=tuple(round(v) for v in box)))  # type: ignore[arg-type]
     return name, boxes
 
@@ -734,6 +861,12 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines)
+    if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:
+        boxes += latin_tag_boxes(gray, lines)
+    # Text masks were placed from estimates with generous margins: shrink each to its ink
+    # (a badge's plate is measured already).
+    boxes = [fit_to_ink(gray, item, PAD) if item.kind != "tag" else item for item in boxes]
+    if kind != "film":
         boxes += signature_boxes(lines, width)
     # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
     # may face either way); a level page or one with no text is read as it is.
@@ -745,6 +878,7 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         boxes += barcode_like_boxes(gray, lines, codes)
     if kind in ("document", "screenshot") or (kind == "photo" and len(lines) >= 3):
         boxes += colour_mark_boxes(rgb, lines)
+        boxes += letterhead_mark_boxes(gray, lines)
     # Faces can appear in every class (a dark portrait, an avatar in a chat, a patient photo
     # pinned to a report); on pages the cascade's false positives sit on text, so those go.
     # Not on films: round grey anatomy (a skull, a breast, a slice's outline) trips the
