@@ -54,6 +54,11 @@ class Suspect(BaseModel):
     end: int = Field(gt=0)
     kind: str = Field(description="'vetoed' or 'proper_noun'.")
     source: str = Field(description="What proposed it: 'lac_ner:PER', 'jieba:nr' ...")
+    reason: str | None = Field(
+        default=None,
+        description="Why it was left: the veto class ('drug_stem', 'medicine' ...; "
+        "'model' when the NER model's own check dropped it); None for a proper noun.",
+    )
 
 
 class TurnRecord(BaseModel):

@@ -84,8 +84,10 @@ async def deid_one(
         store.record_calls(USAGE_STAGE, client.name, outcome.completions, outcome.failed_attempts)
     secret = run_secret(store)
     near = [
-        find_suspects(event.content, spans)
-        for event, spans in zip(consultation.events, outcome.spans, strict=True)
+        find_suspects(event.content, spans, vetoed)
+        for event, spans, vetoed in zip(
+            consultation.events, outcome.spans, outcome.vetoed, strict=True
+        )
     ]
     record = DeidRecord(
         consultation_id=consultation.id,

@@ -71,6 +71,7 @@ class SuspectLabel(BaseModel):
     end: int
     kind: str
     source: str
+    reason: str | None
     span: str
     text: str
     identifier: bool
@@ -100,6 +101,7 @@ def suspect_labels(store: RunStore) -> list[SuspectLabel]:
                     end=s.end,
                     kind=s.kind,
                     source=s.source,
+                    reason=s.reason,
                     span=text[s.start : s.end],
                     text=text,
                     identifier=(event, s.start, s.end) in marked,
