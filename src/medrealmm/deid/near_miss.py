@@ -48,10 +48,10 @@ def _proper_nouns(text: str) -> Iterable[tuple[int, int, str]]:
         yield start, cursor, flag
 
 
-def find_suspects(
+def near_misses(
     text: str, masked: Sequence[Span], vetoed: Sequence[tuple[Span, str]] = ()
 ) -> list[Suspect]:
-    """Near-misses of one turn, in the offsets of its masked text (see ``masked_offset``):
+    """Near-misses of ``text`` in its own offsets, none overlapping another or a masked span:
     ``vetoed`` are the spans a veto class dropped, with the class (``text.screen_spans``)."""
     by_length = sorted(vetoed, key=lambda pair: (pair[0].start, -pair[0].length))
     candidates = [
@@ -67,16 +67,20 @@ def find_suspects(
         if any(start < stop and begin < end for begin, stop in taken):
             continue
         taken.append((start, end))
-        found.append(
-            Suspect(
-                start=masked_offset(start, masked),
-                end=masked_offset(end, masked),
-                kind=kind,
-                source=source,
-                reason=reason,
-            )
-        )
+        found.append(Suspect(start=start, end=end, kind=kind, source=source, reason=reason))
     return sorted(found, key=lambda s: (s.start, s.end))
+
+
+def find_suspects(
+    text: str, masked: Sequence[Span], vetoed: Sequence[tuple[Span, str]] = ()
+) -> list[Suspect]:
+    """``near_misses`` of one turn in the offsets of its masked text (``masked_offset``)."""
+    return [
+        s.model_copy(
+            update={"start": masked_offset(s.start, masked), "end": masked_offset(s.end, masked)}
+        )
+        for s in near_misses(text, masked, vetoed)
+    ]
 
 
 def masked_offset(position: int, masked: Sequence[Span]) -> int:

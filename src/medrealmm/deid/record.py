@@ -97,6 +97,11 @@ class ImageRecord(BaseModel):
     face_detector: str = Field(description="Backend used, or 'unavailable'.")
     needs_review: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    near_misses: list[ImageBox] = Field(
+        default_factory=list,
+        description="OCR text left unmasked that the near-miss finder flags; outlined in "
+        "review, never blacked. ``label`` says why (veto class, 'model', 'proper_noun').",
+    )
 
 
 class DeidRecord(BaseModel):

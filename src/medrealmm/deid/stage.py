@@ -66,6 +66,7 @@ def mask_image_file(source: Path, target: Path, rel: str) -> ImageRecord:
         face_detector=result.face_detector,
         needs_review=result.needs_review,
         seconds=round(result.seconds, 3),
+        near_misses=result.near_misses,
     )
 
 
