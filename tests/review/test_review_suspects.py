@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from medrealmm.corpus.review import SuspectMark, decisions
-from medrealmm.deid.record import DeidRecord, Suspect, TurnRecord
+from medrealmm.deid.record import DeidRecord, ImageBox, ImageRecord, Suspect, TurnRecord
 from medrealmm.deid.term_vetoes import VETOES
 from medrealmm.review.highlight import VETO_LABELS, highlight_with_suspects
 from medrealmm.review.suspects import export_suspect_labels, parse_marks, suspect_labels
@@ -133,3 +133,20 @@ def test_the_cli_exports_judged_highlights(store: RunStore, tmp_path: Path) -> N
 
 def test_every_veto_class_has_a_name_on_the_page() -> None:
     assert {name for name, _ in VETOES} | {"medicine"} == set(VETO_LABELS)
+
+
+def test_ocr_text_left_on_an_image_is_outlined_with_why_on_the_pii_pass_only(
+    store: RunStore, client: TestClient
+) -> None:
+    path = "images/demo-000/01_skin.jpg"  # event 4 of the demo case
+    near = ImageBox(kind="near_miss", box=(10, 20, 110, 60), label="brand_before_model")
+    image = ImageRecord(
+        source=path, output=path, width=400, height=300, face_detector="x", near_misses=[near]
+    )
+    store.put(stages.DEID_RECORD, CASE_ID, DeidRecord(consultation_id=CASE_ID, images=[image]))
+    login(client, "rev1")
+    page = client.get(f"/deid/{PII}").text
+    assert 'viewBox="0 0 400 300"' in page
+    title = "已否决：品牌+型号 (brand_before_model)"
+    assert f'x="10" y="20" width="100" height="40"><title>{title}</title>' in page
+    assert "near-misses" not in client.get(f"/deid/{UTILITY}").text

@@ -77,5 +77,13 @@ def suspect_title(suspect: Suspect) -> str:
     """Why the machine left ``suspect`` unmasked, as the page shows it: a veto class by name
     (``已否决：药名片段 (drug_stem)``), else the kind."""
     if suspect.kind == "vetoed" and suspect.reason in VETO_LABELS:
-        return f"已否决：{VETO_LABELS[suspect.reason]} ({suspect.reason})"
+        return near_miss_title(suspect.reason)
     return SUSPECT_LABELS.get(suspect.kind, suspect.kind)
+
+
+def near_miss_title(label: str) -> str:
+    """The same for an image's near-miss, whose ``label`` is a veto class, ``model`` (the NER
+    model's own check) or ``proper_noun``."""
+    if label in VETO_LABELS:
+        return f"已否决：{VETO_LABELS[label]} ({label})"
+    return SUSPECT_LABELS.get("vetoed" if label == "model" else label, label)
