@@ -76,6 +76,25 @@ def test_flagged_ocr_text_is_covered_and_clinical_values_survive() -> None:
     assert labels == {"NAME", "PHONE"}
 
 
+def test_ocr_text_left_that_a_veto_dropped_is_a_near_miss_and_stays_visible() -> None:
+    img = Image.new("RGB", (640, 200), (250, 250, 247))
+    draw = ImageDraw.Draw(img)
+    write(draw, (20, 20), "姓名：")
+    name = write(draw, (100, 20), "朱秀英")
+    brand = write(draw, (20, 80), "舒眠宁吃完两盒还是睡不着")
+    write(draw, (20, 140), "空腹血糖 7.8 mmol/L")
+    result = mask_image(np.array(img))
+    assert [(b.kind, b.label) for b in result.near_misses] == [
+        ("near_miss", "used_like_a_medicine")
+    ]
+    box = result.near_misses[0].box
+    assert box[1] < brand[3] and brand[1] < box[3]  # on the brand's line, not the name's
+    x0, y0, x1, y1 = brand
+    assert (result.image[y0:y1, x0:x1] == np.array(img)[y0:y1, x0:x1]).all()  # outlined only
+    assert covered(result.image, name)
+    assert all(b.kind != "near_miss" for b in result.boxes)
+
+
 @pytest.mark.slow
 def test_boxes_are_solid_black_never_blurred() -> None:
     img = Image.new("RGB", (640, 120), (250, 250, 247))

@@ -164,3 +164,22 @@ async def test_record_keeps_near_misses_in_offsets_of_the_masked_turn(tmp_path: 
         masked, record = await deid_one(consultation, tmp_path, tmp_path / "out", None, store)
     content = masked.events[0].content
     assert [content[s.start : s.end] for s in record.turns[0].suspects] == ["白加黑"]
+
+
+async def test_record_keeps_each_veto_drop_with_its_class_never_its_text(tmp_path: Path) -> None:
+    from medrealmm.deid.stage import deid_one
+
+    text = "我叫朱秀英，舒眠宁吃完两盒还是睡不着"
+    consultation = Consultation.model_validate(
+        {
+            "id": "c1",
+            "department": "精神科",
+            "events": [{"sender": "patient", "timestamp": "2025-01-01T08:00:00", "content": text}],
+        }
+    )
+    with RunStore(tmp_path) as store:
+        masked, record = await deid_one(consultation, tmp_path, tmp_path / "out", None, store)
+    content = masked.events[0].content
+    shown = [(content[s.start : s.end], s.reason) for s in record.turns[0].suspects]
+    assert ("舒眠宁", "used_like_a_medicine") in shown
+    assert "舒眠宁" not in record.model_dump_json()

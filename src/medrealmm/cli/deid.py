@@ -158,3 +158,5 @@ def image(
     )
     for note in record.needs_review:
         console.print(f"[yellow]review:[/yellow] {note}")
+    for near in record.near_misses:  # where and why, never the text read there
+        console.print(f"[yellow]near-miss left unmasked:[/yellow] {near.label} at {near.box}")

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
-from medrealmm.deid.term_vetoes import veto_terms
-from medrealmm.deid.text import find_spans_in, make_consistent
+from medrealmm.deid.term_vetoes import screen
+from medrealmm.deid.text import make_consistent, screen_spans_in
 from medrealmm.llm import Completion, LLMClient
 
 
@@ -21,6 +21,8 @@ class TextOutcome:
     completions: list[Completion] = field(default_factory=list)
     #: Requests the LLM pass took when it failed for good (0: it did not); usage counts them.
     failed_attempts: int = 0
+    #: Per turn, the spans a veto class dropped, with the class: the reviewer's near-misses.
+    vetoed: list[list[tuple[Span, str]]] = field(default_factory=list)
 
 
 async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> TextOutcome:
@@ -28,8 +30,9 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
 
     A failed LLM pass is recorded, never fatal: the rule masking still applies.
     """
-    spans = find_spans_in(texts)
-    outcome = TextOutcome(spans=spans, masked=[])
+    screened = screen_spans_in(texts)
+    spans = [kept for kept, _ in screened]
+    outcome = TextOutcome(spans=spans, masked=[], vetoed=[dropped for _, dropped in screened])
     if client is not None:
         rule_masked = [apply_placeholders(t, s) for t, s in zip(texts, spans, strict=True)]
         result = await propose_spans(client, rule_masked)
@@ -39,8 +42,9 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
         outcome.llm_error = result.error
         if result.value is not None:
             proposed = locate(result.value.spans, texts, spans)
-            extra = [veto_terms(t, p) for t, p in zip(texts, proposed, strict=True)]
-            spans = [resolve_overlaps([*a, *b]) for a, b in zip(spans, extra, strict=True)]
+            extra = [screen(t, p) for t, p in zip(texts, proposed, strict=True)]
+            spans = [resolve_overlaps([*a, *b]) for a, (b, _) in zip(spans, extra, strict=True)]
+            outcome.vetoed = [[*v, *d] for v, (_, d) in zip(outcome.vetoed, extra, strict=True)]
     outcome.spans = make_consistent(texts, spans)
     outcome.masked = [apply_placeholders(t, s) for t, s in zip(texts, outcome.spans, strict=True)]
     return outcome

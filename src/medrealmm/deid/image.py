@@ -32,9 +32,10 @@ from medrealmm.deid.image_labels import (
     wrapped,
 )
 from medrealmm.deid.names import AFTER_TITLES
+from medrealmm.deid.near_miss import near_misses
 from medrealmm.deid.ocr import OcrLine, read_page, turn_points
 from medrealmm.deid.record import Box, ImageBox
-from medrealmm.deid.text import find_spans
+from medrealmm.deid.text import find_spans, screen_spans
 
 FACE_MODEL_ENV = "MEDREALMM_FACE_MODEL"
 SIGNATURE_LABELS = ("签名", "签字", "检验者", "审核者", "报告者", "报告医生", "医师", "操作者")
@@ -49,6 +50,8 @@ class MaskResult:
     face_detector: str = "unavailable"
     needs_review: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: OCR text left unmasked that the text near-miss finder flags (not blacked).
+    near_misses: list[ImageBox] = field(default_factory=list)
 
 
 class ImageTooLargeError(ValueError):
@@ -262,6 +265,33 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
                 hi = min(end, offset + len(line.text)) - offset
                 if hi > lo:
                     out.append(text_box(line, lo, hi, "text", span.type.value))
+    return out
+
+
+def near_miss_boxes(lines: list[OcrLine], masked: Sequence[ImageBox]) -> list[ImageBox]:
+    """OCR text left on the image that the text pass's near-miss finder flags (a veto's drop,
+    the model's own drop, an unknown proper noun): outlined for the reviewer, never blacked.
+    ``label`` says why (the veto class, ``model`` or ``proper_noun``); a stretch mostly under
+    a mask already is left out."""
+    out: list[ImageBox] = []
+    for row in _rows(lines):
+        joined = ""
+        offsets: list[tuple[int, OcrLine]] = []
+        for line in row:
+            if joined:
+                joined += " "
+            offsets.append((len(joined), line))
+            joined += line.text
+        kept, dropped = screen_spans(joined)
+        for suspect in near_misses(joined, kept, dropped):
+            for offset, line in offsets:
+                lo = max(suspect.start, offset) - offset
+                hi = min(suspect.end, offset + len(line.text)) - offset
+                if hi > lo:
+                    item = text_box(line, lo, hi, "near_miss", suspect.reason or suspect.kind)
+                    covered = sum(_overlap(item.box, box.box) for box in masked)
+                    if covered < 0.5 * max(1, _area(item.box)):
+                        out.append(item)
     return out
 
 
@@ -832,6 +862,7 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
         height, width = upright.shape[:2]
         result.image = np.ascontiguousarray(np.rot90(result.image, back))
         result.boxes = [_turn_box(item, back, width, height) for item in result.boxes]
+        result.near_misses = [_turn_box(item, back, width, height) for item in result.near_misses]
     result.seconds = time.perf_counter() - started
     return result
 
@@ -903,11 +934,16 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         else:
             masked[box[1] : box[3], box[0] : box[2]] = 0
         clipped.append(item.model_copy(update={"box": box}))
+    near = [
+        item.model_copy(update={"box": _clip(item.box, width, height)})
+        for item in near_miss_boxes(lines, clipped)
+    ]
     return MaskResult(
         image=masked,
         boxes=clipped,
         face_detector=detector,
         needs_review=needs_review,
+        near_misses=[item for item in near if _area(item.box) > 0],
     )
 
 

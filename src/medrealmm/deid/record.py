@@ -54,6 +54,11 @@ class Suspect(BaseModel):
     end: int = Field(gt=0)
     kind: str = Field(description="'vetoed' or 'proper_noun'.")
     source: str = Field(description="What proposed it: 'lac_ner:PER', 'jieba:nr' ...")
+    reason: str | None = Field(
+        default=None,
+        description="Why it was left: the veto class ('drug_stem', 'medicine' ...; "
+        "'model' when the NER model's own check dropped it); None for a proper noun.",
+    )
 
 
 class TurnRecord(BaseModel):
@@ -92,6 +97,11 @@ class ImageRecord(BaseModel):
     face_detector: str = Field(description="Backend used, or 'unavailable'.")
     needs_review: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    near_misses: list[ImageBox] = Field(
+        default_factory=list,
+        description="OCR text left unmasked that the near-miss finder flags; outlined in "
+        "review, never blacked. ``label`` says why (veto class, 'model', 'proper_noun').",
+    )
 
 
 class DeidRecord(BaseModel):

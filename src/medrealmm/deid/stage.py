@@ -66,6 +66,7 @@ def mask_image_file(source: Path, target: Path, rel: str) -> ImageRecord:
         face_detector=result.face_detector,
         needs_review=result.needs_review,
         seconds=round(result.seconds, 3),
+        near_misses=result.near_misses,
     )
 
 
@@ -84,8 +85,10 @@ async def deid_one(
         store.record_calls(USAGE_STAGE, client.name, outcome.completions, outcome.failed_attempts)
     secret = run_secret(store)
     near = [
-        find_suspects(event.content, spans)
-        for event, spans in zip(consultation.events, outcome.spans, strict=True)
+        find_suspects(event.content, spans, vetoed)
+        for event, spans, vetoed in zip(
+            consultation.events, outcome.spans, outcome.vetoed, strict=True
+        )
     ]
     record = DeidRecord(
         consultation_id=consultation.id,

@@ -152,7 +152,7 @@ def veto_class(text: str, span: Span) -> str | None:
 def screen(text: str, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
     """Spans kept (cut back from any medicine they ran into) and spans vetoed with their
     class (``medicine`` when the cut left nothing): the vetoed ones are the review app's
-    near-misses."""
+    near-misses (``near_miss.near_misses``), never logged."""
     kept: list[Span] = []
     dropped: list[tuple[Span, str]] = []
     for span in spans:
@@ -166,8 +166,3 @@ def screen(text: str, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Spa
         else:
             dropped.append((span, reason))
     return kept, dropped
-
-
-def veto_terms(text: str, spans: Iterable[Span]) -> list[Span]:
-    """``spans`` less the clinical and commercial terms among them."""
-    return screen(text, spans)[0]

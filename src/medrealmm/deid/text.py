@@ -12,7 +12,7 @@ from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
 from medrealmm.deid.recognizer import Recognizer
 from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
-from medrealmm.deid.term_vetoes import veto_terms
+from medrealmm.deid.term_vetoes import screen
 
 
 @cache
@@ -45,18 +45,27 @@ def half_width(text: str) -> str:
 
 def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
     """Non-overlapping typed spans of ``text`` found by ``using`` (the default registry)."""
+    return screen_spans(text, using)[0]
+
+
+def screen_spans(
+    text: str, using: Iterable[Recognizer] | None = None
+) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """``find_spans`` and what the veto classes dropped, each with its class: the drops are
+    the review app's near-misses (``near_miss.find_suspects``)."""
     if not text:
-        return []
+        return [], []
     plain = half_width(text)
     found: list[Span] = []
     for recognizer in using if using is not None else _shared_registry():
         found.extend(recognizer.find(plain))
     # Clinical and commercial terms (a product code, a drug or brand, a dialect pronoun):
     # vetoed by their class, whichever recognizer took them.
-    found = veto_terms(plain, found)
+    found, dropped = screen(plain, found)
     if plain != text:
         found = [s.model_copy(update={"text": text[s.start : s.end]}) for s in found]
-    return resolve_overlaps(found)
+        dropped = [(s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped]
+    return resolve_overlaps(found), dropped
 
 
 def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> None:
@@ -73,9 +82,16 @@ def find_spans_in(
     texts: Sequence[str], using: Iterable[Recognizer] | None = None
 ) -> list[list[Span]]:
     """``find_spans`` for many texts, prepared together."""
+    return [kept for kept, _ in screen_spans_in(texts, using)]
+
+
+def screen_spans_in(
+    texts: Sequence[str], using: Iterable[Recognizer] | None = None
+) -> list[tuple[list[Span], list[tuple[Span, str]]]]:
+    """``screen_spans`` for many texts, prepared together."""
     recognizers = list(using if using is not None else _shared_registry())
     prepare(texts, recognizers)
-    return [find_spans(text, recognizers) for text in texts]
+    return [screen_spans(text, recognizers) for text in texts]
 
 
 def mask_text(text: str) -> tuple[str, list[Span]]:

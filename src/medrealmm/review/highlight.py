@@ -39,7 +39,8 @@ def highlight_html(text: str) -> Markup:
 
 def highlight_with_suspects(text: str, suspects: Sequence[Suspect]) -> Markup:
     """``highlight_html`` plus each near-miss wrapped in ``<mark class="suspect">`` with its
-    kind as a title; suspects are outside placeholders, so the two never nest."""
+    reason as a title (``suspect_title``); suspects are outside placeholders, so the two
+    never nest."""
     parts: list[Markup] = []
     cursor = 0
     for suspect in sorted(suspects, key=lambda s: s.start):
@@ -48,7 +49,7 @@ def highlight_with_suspects(text: str, suspects: Sequence[Suspect]) -> Markup:
         parts.append(highlight_html(text[cursor : suspect.start]))
         parts.append(
             Markup('<mark class="suspect" title="{}">{}</mark>').format(
-                SUSPECT_LABELS.get(suspect.kind, suspect.kind), text[suspect.start : suspect.end]
+                suspect_title(suspect), text[suspect.start : suspect.end]
             )
         )
         cursor = suspect.end
@@ -57,3 +58,32 @@ def highlight_with_suspects(text: str, suspects: Sequence[Suspect]) -> Markup:
 
 
 SUSPECT_LABELS = {"vetoed": "模型提出但被规则否决", "proper_noun": "未遮盖的专有名词"}
+
+# The veto classes of ``deid.term_vetoes`` (and ``medicine``: a span that was all medicine),
+# as a reviewer reads them; the class name follows in brackets, as the export writes it.
+VETO_LABELS = {
+    "product_code": "产品编码",
+    "brand_before_model": "品牌+型号",
+    "dialect_pronoun_or_insurance": "方言代词或医保用语",
+    "dosage_or_food_form": "剂型或食品形态",
+    "drug_stem": "药名片段",
+    "clinical_term_shape": "临床术语形态",
+    "used_like_a_medicine": "用法像药品",
+    "medicine": "药品名",
+}
+
+
+def suspect_title(suspect: Suspect) -> str:
+    """Why the machine left ``suspect`` unmasked, as the page shows it: a veto class by name
+    (``已否决：药名片段 (drug_stem)``), else the kind."""
+    if suspect.kind == "vetoed" and suspect.reason in VETO_LABELS:
+        return near_miss_title(suspect.reason)
+    return SUSPECT_LABELS.get(suspect.kind, suspect.kind)
+
+
+def near_miss_title(label: str) -> str:
+    """The same for an image's near-miss, whose ``label`` is a veto class, ``model`` (the NER
+    model's own check) or ``proper_noun``."""
+    if label in VETO_LABELS:
+        return f"已否决：{VETO_LABELS[label]} ({label})"
+    return SUSPECT_LABELS.get("vetoed" if label == "model" else label, label)

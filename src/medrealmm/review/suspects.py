@@ -9,6 +9,7 @@ reviewer left unticked on a decided task is a judged negative, so the export hol
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,6 +22,7 @@ from medrealmm.corpus.review import (
 )
 from medrealmm.deid.record import DeidRecord, Suspect
 from medrealmm.io import write_jsonl
+from medrealmm.review.highlight import near_miss_title
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -42,6 +44,37 @@ def suspects_of(store: RunStore, task: ReviewTask) -> dict[int, list[Suspect]]:
             if fitting:
                 out[turn.event] = fitting
     return out
+
+
+class ImageHighlights(NamedTuple):
+    """An image's near-misses as the page outlines them: rectangles in its own pixels."""
+
+    width: int
+    height: int
+    boxes: list[tuple[int, int, int, int, str]]  # x, y, width, height, title
+
+
+def image_suspects_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighlights]:
+    """OCR text left on the task's images that the machine was unsure of, by image path;
+    shown on the residual-PII pass only, like ``suspects_of`` (outlined, not tick boxes)."""
+    if task.review_pass is not ReviewPass.PII or task.source_stage != stages.CORPUS_DEID:
+        return {}
+    record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
+    if record is None:
+        return {}
+    return {
+        image.output: ImageHighlights(
+            image.width,
+            image.height,
+            [
+                (x0, y0, x1 - x0, y1 - y0, near_miss_title(item.label or item.kind))
+                for item in image.near_misses
+                for x0, y0, x1, y1 in [item.box]
+            ],
+        )
+        for image in record.images
+        if image.near_misses
+    }
 
 
 def parse_marks(values: list[str], shown: dict[int, list[Suspect]]) -> list[SuspectMark]:
@@ -71,6 +104,7 @@ class SuspectLabel(BaseModel):
     end: int
     kind: str
     source: str
+    reason: str | None
     span: str
     text: str
     identifier: bool
@@ -100,6 +134,7 @@ def suspect_labels(store: RunStore) -> list[SuspectLabel]:
                     end=s.end,
                     kind=s.kind,
                     source=s.source,
+                    reason=s.reason,
                     span=text[s.start : s.end],
                     text=text,
                     identifier=(event, s.start, s.end) in marked,

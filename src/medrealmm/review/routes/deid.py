@@ -22,9 +22,9 @@ from medrealmm.review import audit, cases
 from medrealmm.review.context import ReviewContext, context_of
 from medrealmm.review.deid_queue import primary_reviewer, queue_for
 from medrealmm.review.guards import Reviewer
-from medrealmm.review.highlight import SUSPECT_LABELS
+from medrealmm.review.highlight import suspect_title
 from medrealmm.review.routes.common import back_to, form_text, page
-from medrealmm.review.suspects import parse_marks, suspects_of
+from medrealmm.review.suspects import image_suspects_of, parse_marks, suspects_of
 from medrealmm.store import stages
 
 router = APIRouter(prefix="/deid")
@@ -83,7 +83,8 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         own_primary=primary_reviewer(task, decided) == user.username,
         error=error,
         suspects=suspects_of(ctx.store, task),
-        suspect_labels=SUSPECT_LABELS,
+        image_suspects=image_suspects_of(ctx.store, task),
+        suspect_title=suspect_title,
     )
 
 
