@@ -49,19 +49,22 @@ ROLES_BEFORE = words(
 )
 # Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
 _ADDRESS_BEFORE = words(
-    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉"
+    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉 "
+    "嫁给 娶了 爱上 暗恋 想念 思念 喜欢上 表白 心疼"
 )
 _BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
 # What a person does right after being named: speech and report verbs, and acts of posting.
 _VERB_AFTER_RE = re.compile(
     "(?:说|表示|告诉|透露|认为|指出|介绍|称|坦言|回忆|笑称|解释|强调|回应|回复|写道|问道|"
-    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱)"
+    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱|"
+    # acts only a person does: crying, marrying, being wished a happy birthday or cheered on
+    "哭了|笑了|结婚|嫁给|娶了|生日快乐|加油|我爱你|爱你|么么哒)"
 )
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 # Parts of speech a given name's last character never has when a clause runs on after it.
 _NOT_NAME_END_TAGS = frozenset({"v", "p", "d", "c", "u", "uj", "ul", "r", "m", "q", "f", "y"})
 # A clause break: punctuation, a space, an emoji or hashtag bracket, or the text's edge.
-_BREAK = set("，。！？、；：,.!?;:～~…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
+_BREAK = set("，。！？、；：,.!?;:～~〜…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
 
 
 def _break_before(text: str, start: int) -> bool:
@@ -70,6 +73,20 @@ def _break_before(text: str, start: int) -> bool:
 
 def _break_after(text: str, end: int) -> bool:
     return end == len(text) or text[end] in _BREAK
+
+
+# Particles and interjections that end a clause written without punctuation (快乐丫…, 好啊…).
+_PARTICLES = set("丫呀啊吧啦哦呢嘛哈嘻呵噢喔哟呦耶")
+
+
+def _word_before(text: str, start: int) -> bool:
+    """A clause run on without a break: a particle, or a dictionary word of two or more
+    characters (…思密达, …天下), ends right before ``start``."""
+    if start > 0 and text[start - 1] in _PARTICLES:
+        return True
+    return any(
+        start >= k and word_tag(text[start - k : start]) is not None for k in (4, 3, 2)
+    )
 
 
 def _cue_before(text: str, start: int) -> bool:
@@ -113,7 +130,8 @@ class UnlistedFullNameRecognizer:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
         alone_left = cue or _break_before(text, start)
-        if not alone_left or (start > 0 and text[start - 1] == text[start]):
+        run_on = not alone_left and not verb_only and _word_before(text, start)
+        if not (alone_left or run_on) or (start > 0 and text[start - 1] == text[start]):
             return None  # …林林总总: the surname character doubles a word's first
         for length in (3, 2):
             end = start + length
@@ -126,6 +144,8 @@ class UnlistedFullNameRecognizer:
             # are as often a word the dictionary lacks.
             if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
                 continue
+            if run_on and (length != 3 or word_tag(text[start - 1 : start + 1]) is not None):
+                continue  # run on: only a full three-character name, no word across its edge
             if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
             if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
