@@ -18,9 +18,11 @@ from medrealmm.deid.names import (
     ADJECTIVE_SURNAMES,
     AFTER_TITLES,
     AMBIGUOUS_SURNAMES,
+    CLINICAL_LEXICON,
     COMPOUND_SURNAMES,
     NAME_STOP,
     SINGLE_SURNAMES,
+    clinical_term_shaped,
     is_common_word,
     not_a_given_name,
     plausible_name,
@@ -84,9 +86,7 @@ def _word_before(text: str, start: int) -> bool:
     characters (…思密达, …天下), ends right before ``start``."""
     if start > 0 and text[start - 1] in _PARTICLES:
         return True
-    return any(
-        start >= k and word_tag(text[start - k : start]) is not None for k in (4, 3, 2)
-    )
+    return any(start >= k and word_tag(text[start - k : start]) is not None for k in (4, 3, 2))
 
 
 def _cue_before(text: str, start: int) -> bool:
@@ -178,6 +178,7 @@ _NOT_DOUBLED = frozenset(
         "点点 些些 多多 少少 人人 家家 年年 月月 日日 次次 样样 件件 条条 声声 步步 层层"
     )
 )
+_INTERJECTIONS = "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼"
 # A name given by a word that says "name" (名叫…, 外号…, 小名…, 网名…): whatever runs up to
 # the next break or ending is the name, whether or not it starts with a surname.
 _NAMED_AS_RE = re.compile(
@@ -193,6 +194,33 @@ _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
 # characters before it, when no dictionary knows them as a word.
 _SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
+
+
+# A given name with no surname framed as a person on both sides: spoken to and speaking
+# (对…说, 跟…讲), or one of a couple (…和…在一起, …与…结婚).
+_SPOKEN_TO_RE = re.compile(f"(?:对|跟|和|告诉|问)(?P<name>[{_CJK}]{{2}})(?=说|讲|表白|道歉|撒娇)")
+_COUPLE_RE = re.compile(
+    f"(?P<a>[{_CJK}]{{2}})(?:和|与|跟)(?P<b>[{_CJK}]{{2,3}}?)"
+    "(?=在一起|结婚|订婚|离婚|分手|牵手|恋爱|复合|约会|相爱|接吻)"
+)
+_NOT_GIVEN_START = "这那每诸各此我你他她它您咱俺谁某们"
+
+
+def _bare_given(value: str) -> bool:
+    """Two or three characters that may be a given name or nickname standing alone: no
+    pronoun, no clinical character, no ordinary word. The frame on both sides is the
+    evidence, so characters that end a name in running text (如, 周) are allowed, and a
+    doubled pair (a pet name a tagger reads as a doubled verb) passes on its shape."""
+    if any(c in _NOT_GIVEN_START for c in value):
+        return False
+    if len(value) == 2 and value[0] == value[1]:
+        if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
+            return False
+        return not not_a_given_name(value[0], stops=False)
+    if not_a_given_name(value, stops=False):
+        return False
+    tag = word_tag(value)
+    return value not in CLINICAL_LEXICON and (tag is None or tag.startswith("nr") or tag == "nz")
 
 
 @dataclass
@@ -213,7 +241,7 @@ class NamedAsRecognizer:
                 continue  # 林林总总: a word doubled pair by pair
             if text[start] == pair[0] or not _given_ok(pair[0]):
                 continue
-            if pair[0] in "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼":
+            if pair[0] in _INTERJECTIONS:
                 continue
             if word_tag(pair) in {"d", "m", "q", "p", "c", "u", "t", "ad", "vd", "f", "r", "y"}:
                 continue
@@ -244,6 +272,30 @@ class NamedAsRecognizer:
                 continue  # 在座|诸君: the suffix makes a word with the pair's last character
             if plausible_name(text, start, end, after_cue=True):
                 yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _SPOKEN_TO_RE.finditer(text):
+            start, end = match.span("name")
+            if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _COUPLE_RE.finditer(text):
+            a_start = match.start("a")
+            if a_start > 0 and word_tag(text[a_start - 1 : a_start + 1]) is not None:
+                continue  # 看到|他和…: the pair's first character ends a word before it
+            for group in ("a", "b"):
+                start, end = match.span(group)
+                if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
+                    yield Span(
+                        start=start,
+                        end=end,
+                        type=EntityType.NAME,
+                        text=text[start:end],
+                        source=self.name,
+                    )
         for match in _LATIN_TITLED_RE.finditer(text):
             start, end = match.span("name")
             yield Span(
