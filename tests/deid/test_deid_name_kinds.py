@@ -58,6 +58,10 @@ def _masked(text: str) -> set[str]:
         ("听说沐晴和俊熙在一起了", "沐晴"),
         ("听说沐晴和俊熙在一起了", "俊熙"),
         ("没想到朵朵和阿哲结婚了", "朵朵"),
+        # a lower-case Latin name as the subject of a speech verb
+        ("昨晚momo表示不想去了", "momo"),
+        # a transliterated foreign name with no dot after a role word
+        ("据作家莫里森回忆，那年冬天很冷", "莫里森"),
     ],
 )
 def test_name_kinds_are_masked(text: str, value: str) -> None:
@@ -98,6 +102,9 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "跟大家说一声",  # a pronoun-like word spoken to
         "看到他和别人在一起",  # a pronoun in a couple, a word across its edge
         "想和家人在一起",  # an ordinary word in a couple
+        "请先看app说明书",  # Latin letters before 说明, a word, not a speech verb
+        "关心朋友都力不从心",  # function characters after a role word
+        "记者马上到现场",  # an ordinary word after a role word
     ],
 )
 def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:

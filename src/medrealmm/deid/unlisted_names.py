@@ -26,6 +26,7 @@ from medrealmm.deid.names import (
     is_common_word,
     not_a_given_name,
     plausible_name,
+    transliterated,
     used_like_a_drug,
     word_tag,
 )
@@ -104,6 +105,29 @@ def _given_ok(given: str) -> bool:
     return True
 
 
+_ROLE_RE = re.compile("|".join(sorted(ROLES_BEFORE, key=len, reverse=True)))
+_FOREIGN_RUN_RE = re.compile(f"[{_CJK}]{{3,6}}")
+
+
+def foreign_after_role(text: str) -> Iterator[Span]:
+    """A transliterated foreign name with no dot after a role word (诗人米斯特拉, 导演卡梅隆):
+    the longest run of name syllables, three or more, no ordinary word or medicine."""
+    for role in _ROLE_RE.finditer(text):
+        run = _FOREIGN_RUN_RE.match(text, role.end())
+        if run is None:
+            continue
+        end = role.end()
+        while end < run.end() and transliterated(text[end]) and text[end] not in NAME_STOP:
+            end += 1
+        start = role.end()
+        name = text[start:end]
+        if end - start < 3 or is_common_word(name) or is_common_word(name[:2]):
+            continue
+        if clinical_term_shaped(text, start, end) or used_like_a_drug(text, start, end):
+            continue
+        yield Span(start=start, end=end, type=EntityType.NAME, text=name, source="name_unlisted")
+
+
 @dataclass
 class UnlistedFullNameRecognizer:
     """A surname + given name in a person's position: after a role or address word, before
@@ -121,6 +145,7 @@ class UnlistedFullNameRecognizer:
             if span is not None:
                 taken_until = span.end
                 yield span
+        yield from foreign_after_role(text)
         for match in _RARE_CANDIDATE_RE.finditer(text):
             span = self._at(text, match.start(), match.group("name"), verb_only=True)
             if span is not None:
@@ -189,6 +214,12 @@ _NAMED_AS_RE = re.compile(
 # A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
 # all-capitals abbreviation (ICU护士).
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
+# A Latin name of three or more letters, any case, as the subject of a speech verb (yoyo说,
+# Kevin表示): not inside an address, a handle or a code (the letters stand alone).
+_LATIN_SPEAKS_RE = re.compile(
+    r"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Za-z][a-z]{2,15})"
+    "(?!说明|说法)(?=说|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
+)
 
 
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
@@ -296,7 +327,7 @@ class NamedAsRecognizer:
                         text=text[start:end],
                         source=self.name,
                     )
-        for match in _LATIN_TITLED_RE.finditer(text):
+        for match in (*_LATIN_TITLED_RE.finditer(text), *_LATIN_SPEAKS_RE.finditer(text)):
             start, end = match.span("name")
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
