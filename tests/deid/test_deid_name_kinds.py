@@ -62,6 +62,7 @@ def _masked(text: str) -> set[str]:
         ("昨晚momo表示不想去了", "momo"),
         # a transliterated foreign name with no dot after a role word
         ("据作家莫里森回忆，那年冬天很冷", "莫里森"),
+        ("下周想跟桑德拉见一面", "桑德拉"),
     ],
 )
 def test_name_kinds_are_masked(text: str, value: str) -> None:
@@ -105,6 +106,7 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "请先看app说明书",  # Latin letters before 说明, a word, not a speech verb
         "关心朋友都力不从心",  # function characters after a role word
         "记者马上到现场",  # an ordinary word after a role word
+        "他下个月和巴基斯坦的客户谈",  # a place written in the same syllables
     ],
 )
 def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:

@@ -105,13 +105,14 @@ def _given_ok(given: str) -> bool:
     return True
 
 
-_ROLE_RE = re.compile("|".join(sorted(ROLES_BEFORE, key=len, reverse=True)))
+_ROLE_RE = re.compile("|".join(_BEFORE))
 _FOREIGN_RUN_RE = re.compile(f"[{_CJK}]{{3,6}}")
 
 
 def foreign_after_role(text: str) -> Iterator[Span]:
-    """A transliterated foreign name with no dot after a role word (诗人米斯特拉, 导演卡梅隆):
-    the longest run of name syllables, three or more, no ordinary word or medicine."""
+    """A transliterated foreign name with no dot after a role or address word (诗人米斯特拉,
+    跟卡梅隆): the longest run of name syllables, three or more, that neither is nor starts
+    an ordinary word, a place (巴基斯坦) or a medicine."""
     for role in _ROLE_RE.finditer(text):
         run = _FOREIGN_RUN_RE.match(text, role.end())
         if run is None:
@@ -121,7 +122,9 @@ def foreign_after_role(text: str) -> Iterator[Span]:
             end += 1
         start = role.end()
         name = text[start:end]
-        if end - start < 3 or is_common_word(name) or is_common_word(name[:2]):
+        if end - start < 3 or any(
+            is_common_word(text[start:k]) for k in range(start + 2, start + 7)
+        ):
             continue
         if clinical_term_shaped(text, start, end) or used_like_a_drug(text, start, end):
             continue
