@@ -158,7 +158,13 @@ class UnlistedFullNameRecognizer:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
         alone_left = cue or _break_before(text, start)
-        run_on = not alone_left and not verb_only and _word_before(text, start)
+        run_on = (
+            not alone_left
+            and not verb_only
+            and len(run) == 3
+            and (_break_after(text, start + 3) or _VERB_AFTER_RE.match(text, start + 3) is not None)
+            and _word_before(text, start)
+        )
         if not (alone_left or run_on) or (start > 0 and text[start - 1] == text[start]):
             return None  # …林林总总: the surname character doubles a word's first
         for length in (3, 2):
