@@ -5,7 +5,9 @@ unseen) are a name when the sentence treats them as a person: a role word before
 记者…), a speech or action verb after them (…说, …透露, …转发), or a clause that holds
 nothing else (，…。, the signature at a post's end). The surname list, the common-word and
 clinical vetoes of ``names`` decide what may be a name at all, so a drug (…片), a disease or
-an ordinary word (高兴, 陈述) in the same position stays.
+an ordinary word (高兴, 陈述) in the same position stays. Posts run clauses together, so a
+full name right after a dictionary word or a particle counts too when its right side is a break
+or a verb; a bare given name needs a person's frame on both sides (对…说, …和…在一起).
 """
 
 from __future__ import annotations
