@@ -48,6 +48,21 @@ def _masked(text: str) -> set[str]:
         ("我们跟豚豚说了", "豚豚"),
         # a doubled name on a form, spaces after it (the doubled-word veto wants Han)
         ("缴款人：莎莎  年龄 40岁", "莎莎"),
+        # a full name run on after a word or a particle, with no break before it
+        ("周末一起去爬山吧邝思妤", "邝思妤"),
+        ("新年快乐呀滕嘉朔爱你", "滕嘉朔"),
+        # a tilde of another shape breaks a clause
+        ("好冷〜詹若溪说", "詹若溪"),
+        # a bare given name spoken to, and a couple joined by 和
+        ("我对芷柔说过了", "芷柔"),
+        ("听说沐晴和俊熙在一起了", "沐晴"),
+        ("听说沐晴和俊熙在一起了", "俊熙"),
+        ("没想到朵朵和阿哲结婚了", "朵朵"),
+        # a lower-case Latin name as the subject of a speech verb
+        ("昨晚momo表示不想去了", "momo"),
+        # a transliterated foreign name with no dot after a role word
+        ("据作家莫里森回忆，那年冬天很冷", "莫里森"),
+        ("下周想跟桑德拉见一面", "桑德拉"),
     ],
 )
 def test_name_kinds_are_masked(text: str, value: str) -> None:
@@ -82,6 +97,16 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "，时间表示不清楚",  # …and another
         "阿胶和黄精能一起吃吗",  # a medicine after an address word (和…能一起吃)
         "孜然粉和花椒粉少放点",  # a powder, whatever its first character
+        "周末一起去爬山吧黄芪茶",  # a drink run on after a word: an ordinary word inside
+        "新年快乐呀高血压",  # a disease run on after a particle
+        "我对妈妈说过了",  # a kin word spoken to
+        "跟大家说一声",  # a pronoun-like word spoken to
+        "看到他和别人在一起",  # a pronoun in a couple, a word across its edge
+        "想和家人在一起",  # an ordinary word in a couple
+        "请先看app说明书",  # Latin letters before 说明, a word, not a speech verb
+        "关心朋友都力不从心",  # function characters after a role word
+        "记者马上到现场",  # an ordinary word after a role word
+        "他下个月和巴基斯坦的客户谈",  # a place written in the same syllables
     ],
 )
 def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:

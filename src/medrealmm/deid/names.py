@@ -693,6 +693,11 @@ def _foreign_name(span: str) -> bool:
     return all(c in _FOREIGN_SYLLABLES for p in parts for c in p)
 
 
+def transliterated(word: str) -> bool:
+    """Every character of ``word`` is a syllable used to write foreign names (米斯特拉)."""
+    return bool(word) and all(c in _FOREIGN_SYLLABLES for c in word)
+
+
 @dataclass
 class DottedNameRecognizer:
     """Han runs joined by a middle dot (古丽娜尔·吐尔洪): a transliterated personal name."""

@@ -5,7 +5,9 @@ unseen) are a name when the sentence treats them as a person: a role word before
 记者…), a speech or action verb after them (…说, …透露, …转发), or a clause that holds
 nothing else (，…。, the signature at a post's end). The surname list, the common-word and
 clinical vetoes of ``names`` decide what may be a name at all, so a drug (…片), a disease or
-an ordinary word (高兴, 陈述) in the same position stays.
+an ordinary word (高兴, 陈述) in the same position stays. Posts run clauses together, so a
+full name right after a dictionary word or a particle counts too when its right side is a break
+or a verb; a bare given name needs a person's frame on both sides (对…说, …和…在一起).
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ from medrealmm.deid.names import (
     ADJECTIVE_SURNAMES,
     AFTER_TITLES,
     AMBIGUOUS_SURNAMES,
+    CLINICAL_LEXICON,
     COMPOUND_SURNAMES,
     NAME_STOP,
     SINGLE_SURNAMES,
+    clinical_term_shaped,
     is_common_word,
     not_a_given_name,
     plausible_name,
+    transliterated,
     used_like_a_drug,
     word_tag,
 )
@@ -49,19 +54,22 @@ ROLES_BEFORE = words(
 )
 # Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
 _ADDRESS_BEFORE = words(
-    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉"
+    "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉 "
+    "嫁给 娶了 爱上 暗恋 想念 思念 喜欢上 表白 心疼"
 )
 _BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
 # What a person does right after being named: speech and report verbs, and acts of posting.
 _VERB_AFTER_RE = re.compile(
     "(?:说|表示|告诉|透露|认为|指出|介绍|称|坦言|回忆|笑称|解释|强调|回应|回复|写道|问道|"
-    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱)"
+    "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱|"
+    # acts only a person does: crying, marrying, being wished a happy birthday or cheered on
+    "哭了|笑了|结婚|嫁给|娶了|生日快乐|加油|我爱你|爱你|么么哒)"
 )
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 # Parts of speech a given name's last character never has when a clause runs on after it.
 _NOT_NAME_END_TAGS = frozenset({"v", "p", "d", "c", "u", "uj", "ul", "r", "m", "q", "f", "y"})
 # A clause break: punctuation, a space, an emoji or hashtag bracket, or the text's edge.
-_BREAK = set("，。！？、；：,.!?;:～~…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
+_BREAK = set("，。！？、；：,.!?;:～~〜…（）()【】[]《》“”\"'#@/|-—_ \t\n\r")
 
 
 def _break_before(text: str, start: int) -> bool:
@@ -70,6 +78,18 @@ def _break_before(text: str, start: int) -> bool:
 
 def _break_after(text: str, end: int) -> bool:
     return end == len(text) or text[end] in _BREAK
+
+
+# Particles and interjections that end a clause written without punctuation (快乐丫…, 好啊…).
+_PARTICLES = set("丫呀啊吧啦哦呢嘛哈嘻呵噢喔哟呦耶")
+
+
+def _word_before(text: str, start: int) -> bool:
+    """A clause run on without a break: a particle, or a dictionary word of two or more
+    characters (…思密达, …天下), ends right before ``start``."""
+    if start > 0 and text[start - 1] in _PARTICLES:
+        return True
+    return any(start >= k and word_tag(text[start - k : start]) is not None for k in (4, 3, 2))
 
 
 def _cue_before(text: str, start: int) -> bool:
@@ -85,6 +105,32 @@ def _given_ok(given: str) -> bool:
         tag = word_tag(given)
         return tag is None or tag.startswith("nr") or tag in {"nz", "ns"}
     return True
+
+
+_ROLE_RE = re.compile("|".join(_BEFORE))
+_FOREIGN_RUN_RE = re.compile(f"[{_CJK}]{{3,6}}")
+
+
+def foreign_after_role(text: str) -> Iterator[Span]:
+    """A transliterated foreign name with no dot after a role or address word (诗人米斯特拉,
+    跟卡梅隆): the longest run of name syllables, three or more, that neither is nor starts
+    an ordinary word, a place (巴基斯坦) or a medicine."""
+    for role in _ROLE_RE.finditer(text):
+        run = _FOREIGN_RUN_RE.match(text, role.end())
+        if run is None:
+            continue
+        end = role.end()
+        while end < run.end() and transliterated(text[end]) and text[end] not in NAME_STOP:
+            end += 1
+        start = role.end()
+        name = text[start:end]
+        if end - start < 3 or any(
+            is_common_word(text[start:k]) for k in range(start + 2, start + 7)
+        ):
+            continue
+        if clinical_term_shaped(text, start, end) or used_like_a_drug(text, start, end):
+            continue
+        yield Span(start=start, end=end, type=EntityType.NAME, text=name, source="name_unlisted")
 
 
 @dataclass
@@ -104,6 +150,7 @@ class UnlistedFullNameRecognizer:
             if span is not None:
                 taken_until = span.end
                 yield span
+        yield from foreign_after_role(text)
         for match in _RARE_CANDIDATE_RE.finditer(text):
             span = self._at(text, match.start(), match.group("name"), verb_only=True)
             if span is not None:
@@ -113,7 +160,14 @@ class UnlistedFullNameRecognizer:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
         alone_left = cue or _break_before(text, start)
-        if not alone_left or (start > 0 and text[start - 1] == text[start]):
+        run_on = (
+            not alone_left
+            and not verb_only
+            and len(run) == 3
+            and (_break_after(text, start + 3) or _VERB_AFTER_RE.match(text, start + 3) is not None)
+            and _word_before(text, start)
+        )
+        if not (alone_left or run_on) or (start > 0 and text[start - 1] == text[start]):
             return None  # …林林总总: the surname character doubles a word's first
         for length in (3, 2):
             end = start + length
@@ -126,6 +180,8 @@ class UnlistedFullNameRecognizer:
             # are as often a word the dictionary lacks.
             if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
                 continue
+            if run_on and (length != 3 or word_tag(text[start - 1 : start + 1]) is not None):
+                continue  # run on: only a full three-character name, no word across its edge
             if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
             if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
@@ -158,6 +214,7 @@ _NOT_DOUBLED = frozenset(
         "点点 些些 多多 少少 人人 家家 年年 月月 日日 次次 样样 件件 条条 声声 步步 层层"
     )
 )
+_INTERJECTIONS = "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼"
 # A name given by a word that says "name" (名叫…, 外号…, 小名…, 网名…): whatever runs up to
 # the next break or ending is the name, whether or not it starts with a surname.
 _NAMED_AS_RE = re.compile(
@@ -168,11 +225,44 @@ _NAMED_AS_RE = re.compile(
 # A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
 # all-capitals abbreviation (ICU护士).
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
+# A Latin name of three or more letters, any case, as the subject of a speech verb (yoyo说,
+# Kevin表示): not inside an address, a handle or a code (the letters stand alone).
+_LATIN_SPEAKS_RE = re.compile(
+    r"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Za-z][a-z]{2,15})"
+    "(?!说明|说法)(?=说|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
+)
 
 
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
 # characters before it, when no dictionary knows them as a word.
 _SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
+
+
+# A given name with no surname framed as a person on both sides: spoken to and speaking
+# (对…说, 跟…讲), or one of a couple (…和…在一起, …与…结婚).
+_SPOKEN_TO_RE = re.compile(f"(?:对|跟|和|告诉|问)(?P<name>[{_CJK}]{{2}})(?=说|讲|表白|道歉|撒娇)")
+_COUPLE_RE = re.compile(
+    f"(?P<a>[{_CJK}]{{2}})(?:和|与|跟)(?P<b>[{_CJK}]{{2,3}}?)"
+    "(?=在一起|结婚|订婚|离婚|分手|牵手|恋爱|复合|约会|相爱|接吻)"
+)
+_NOT_GIVEN_START = "这那每诸各此我你他她它您咱俺谁某们"
+
+
+def _bare_given(value: str) -> bool:
+    """Two or three characters that may be a given name or nickname standing alone: no
+    pronoun, no clinical character, no ordinary word. The frame on both sides is the
+    evidence, so characters that end a name in running text (如, 周) are allowed, and a
+    doubled pair (a pet name a tagger reads as a doubled verb) passes on its shape."""
+    if any(c in _NOT_GIVEN_START for c in value):
+        return False
+    if len(value) == 2 and value[0] == value[1]:
+        if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
+            return False
+        return not not_a_given_name(value[0], stops=False)
+    if not_a_given_name(value, stops=False):
+        return False
+    tag = word_tag(value)
+    return value not in CLINICAL_LEXICON and (tag is None or tag.startswith("nr") or tag == "nz")
 
 
 @dataclass
@@ -193,7 +283,7 @@ class NamedAsRecognizer:
                 continue  # 林林总总: a word doubled pair by pair
             if text[start] == pair[0] or not _given_ok(pair[0]):
                 continue
-            if pair[0] in "哈呵嘿嘻呜哇咯啊哦呀嗷哼咳嘤咿吭咩啦嘛噗喵汪嗯嘟嘀哒叮咚啪嘭呼":
+            if pair[0] in _INTERJECTIONS:
                 continue
             if word_tag(pair) in {"d", "m", "q", "p", "c", "u", "t", "ad", "vd", "f", "r", "y"}:
                 continue
@@ -224,7 +314,31 @@ class NamedAsRecognizer:
                 continue  # 在座|诸君: the suffix makes a word with the pair's last character
             if plausible_name(text, start, end, after_cue=True):
                 yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
-        for match in _LATIN_TITLED_RE.finditer(text):
+        for match in _SPOKEN_TO_RE.finditer(text):
+            start, end = match.span("name")
+            if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _COUPLE_RE.finditer(text):
+            a_start = match.start("a")
+            if a_start > 0 and word_tag(text[a_start - 1 : a_start + 1]) is not None:
+                continue  # 看到|他和…: the pair's first character ends a word before it
+            for group in ("a", "b"):
+                start, end = match.span(group)
+                if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
+                    yield Span(
+                        start=start,
+                        end=end,
+                        type=EntityType.NAME,
+                        text=text[start:end],
+                        source=self.name,
+                    )
+        for match in (*_LATIN_TITLED_RE.finditer(text), *_LATIN_SPEAKS_RE.finditer(text)):
             start, end = match.span("name")
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
