@@ -82,7 +82,7 @@ def write_report(
     mine = results.headline
     tables = build_tables(
         mine,
-        load_raters(store),
+        load_raters(store, table2=True),
         seed=seed,
         resamples=resamples,
         summaries=results.summary(),

@@ -418,6 +418,45 @@ class RunStore:
                 return
             after = rows[-1][0]
 
+    def fields_under(
+        self, stage: str, prefixes: Iterable[str], names: Sequence[str], *, page: int = 5000
+    ) -> Iterator[tuple[Any, ...]]:
+        """``fields`` of the finished rows whose key starts with one of ``prefixes``, prefix
+        by prefix (each a range of the key index, so rows outside them are never read), in
+        key order within each, ``page`` rows at a time."""
+        if not all(name.isidentifier() for name in names):  # they go into the SQL text
+            raise ValueError(f"not field names: {list(names)!r}")
+        columns = "".join(f", json_extract(payload, '$.{name}')" for name in names)
+        query = (
+            f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key{{}}? AND key<? "
+            "ORDER BY key LIMIT ?"
+        )
+        first, later = query.format(">="), query.format(">")
+        for prefix in prefixes:
+            after, end, sql = prefix, prefix + "\U0010ffff", first
+            while True:
+                with self._lock:
+                    rows = self._db.execute(sql, (stage, DONE, after, end, page)).fetchall()
+                yield from rows
+                if len(rows) < page:
+                    break
+                after, sql = rows[-1][0], later
+
+    def key_heads(self, stage: str, sep: str = "|") -> list[str]:
+        """The distinct first fields (up to ``sep``) of a stage's finished keys, found by
+        skipping through the key index, one look-up per field, not one per row."""
+        heads: list[str] = []
+        after = ""
+        query = "SELECT key FROM records WHERE stage=? AND status=? AND key>=? ORDER BY key LIMIT 1"
+        while True:
+            with self._lock:
+                row = self._db.execute(query, (stage, DONE, after)).fetchone()
+            if row is None:
+                return heads
+            head = row[0].partition(sep)[0]
+            heads.append(head)
+            after = head + sep + "\U0010ffff"
+
     def failures(self, stage: str) -> dict[str, str]:
         with self._lock:
             rows = self._db.execute(
