@@ -171,15 +171,20 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     if not labelled:
         return inputs  # no panel: the graders' verdicts are not worth reading
     replies = {response for response, _ in labelled}  # only their verdicts are read
+    versions: dict[tuple[str, str], str] = {}  # a criterion's version hashes it: once each
     for grader, response, criterion_id, value, version in verdict_rows(
         store, stages.EVAL_VERDICT, replies
     ):
         item = (response, criterion_id)
         if item not in labelled:
             continue
-        current = criteria[(ResponseKey.parse(response).instance_id, criterion_id)].version
-        if version not in (None, current):
-            continue
+        if version is not None:
+            where = (ResponseKey.parse(response).instance_id, criterion_id)
+            current = versions.get(where)
+            if current is None:
+                current = versions[where] = criteria[where].version
+            if version != current:
+                continue
         inputs.graders.setdefault(grader, {})[item] = value
     return inputs
 

@@ -118,10 +118,16 @@ class InstanceStrata:
     turn_count: int
     consultation_id: str
     position: str | None
+    id: str = ""
 
 
 def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
-    """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``."""
+    """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``.
+    Read once while the store is unchanged (the case records and dataset tables share it)."""
+    return dict(store.memo("instance_strata", lambda: _instance_strata(store)))
+
+
+def _instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
     names = ("id", "department", "subspecialty", "intent", "stage", "context")
     names += ("consultation_id", "t_star", "consultation_turns")
     found: dict[str, InstanceStrata] = {}
@@ -136,14 +142,19 @@ def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
         )
         found[iid] = InstanceStrata(
             *(department, subspecialty, intent, stage, images, len(events)),
-            *(consultation, position_of(t, turns)),
+            *(consultation, position_of(t, turns), iid),
         )
     return found
 
 
 def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Every scored response, by every grader, with its instance's strata and whether it
-    was graded against the rubric that applies now (``stale`` when not)."""
+    was graded against the rubric that applies now (``stale`` when not). Read once while
+    the store is unchanged (the report's results and its abstentions table share it)."""
+    return list(store.memo("scored_cases", lambda: _load_scored_cases(store)))
+
+
+def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     instances = instance_strata(store)
     baselines = {
         model

@@ -19,7 +19,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from medrealmm.store import lock
 from medrealmm.store.stages import built_key
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 STORE_FILENAME = "store.sqlite"
 
@@ -127,6 +128,7 @@ class RunStore:
         self._db.executescript(_SCHEMA)
         self._migrate()
         self._closed = False
+        self._memo: dict[str, tuple[tuple[int, int], Any]] = {}
         self.cache = LLMCache(path, connection=self._db, lock=self._lock, write=self.write_soon)
 
     def _migrate(self) -> None:
@@ -456,6 +458,24 @@ class RunStore:
             head = row[0].partition(sep)[0]
             heads.append(head)
             after = head + sep + "\U0010ffff"
+
+    def _state(self) -> tuple[int, int]:
+        """Changes since open: this connection's writes and (``data_version``) others'."""
+        with self._lock:
+            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+            return (self._db.total_changes, version)
+
+    def memo(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once while the store is unchanged: several readers of one report
+        (rubrics, case scores) share one read of thousands of rows. Callers must not modify
+        what it returns."""
+        state = self._state()
+        found = self._memo.get(name)
+        if found is not None and found[0] == state:
+            return found[1]  # type: ignore[no-any-return]
+        value = compute()
+        self._memo[name] = (state, value)
+        return value
 
     def failures(self, stage: str) -> dict[str, str]:
         with self._lock:
