@@ -190,16 +190,22 @@ _SCORE_FIELDS = (
 )
 
 
+_SHARED = frozenset({"instance_id", "model", "eval_id", "rubric_version"})
+
+
 def _scores(store: RunStore) -> Iterator[tuple[str, CaseScore]]:
     """The case scores with the fields a record takes (``to_record`` reads no other): their
     verdicts (rationales and all) are neither read nor validated, and no model is built; a
     field an older store lacks takes its default."""
     defaults = {name: CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS}
+    shared: dict[str, str] = {}  # one string per model, instance and version, not per score
     for key, *values in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
         found = dict(zip(_SCORE_FIELDS, values, strict=True))
         for name, value in found.items():
             if value is None:
                 found[name] = defaults[name]
+            elif name in _SHARED:
+                found[name] = shared.setdefault(value, value)
         for flag in ("images", "complete", "rubric_approved", "refused"):  # SQLite gives 0/1
             found[flag] = bool(found[flag])
         abstained = found.pop("abstained_criteria")  # JSON text of a list, as SQLite gives it
