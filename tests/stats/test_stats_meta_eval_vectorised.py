@@ -144,3 +144,15 @@ def test_batched_bootstrap_equals_one_statistic_at_a_time() -> None:
     for units, interval in zip(many, batched, strict=True):
         expected = reference_ci(units, 333, 9)
         assert repr(interval) == repr(expected)  # to the last bit; NaN where undefined
+
+
+def test_batched_bootstrap_drawn_in_small_chunks_is_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Any even chunking gives the one draw's numbers: force many chunks and compare."""
+    rng = np.random.default_rng(6)
+    many = [rng.integers(0, 5, size=(n, 4)) for n in (9, 9, 40)]
+    expected = [reference_ci(units, 250, 2) for units in many]
+    monkeypatch.setattr("medrealmm.stats.bootstrap._SUM_DRAWS", 64)
+    batched = bootstrap_statistic_cis(many, balanced_f1, resamples=250, seed=2)
+    assert [repr(i) for i in batched] == [repr(i) for i in expected]

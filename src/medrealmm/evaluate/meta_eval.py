@@ -27,7 +27,7 @@ from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
-from medrealmm.stats.raters import verdict_rows
+from medrealmm.stats.raters import panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
 
@@ -131,16 +131,13 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     intents = dict(store.fields(stages.MCCP_INSTANCE, ("intent",)))
     criteria = {(iid, c.id): c for iid, r in rubrics.items() for c in r.criteria}
     inputs = MetaInputs()
-    physicians: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for rater, response, criterion_id, value, _ in verdict_rows(store, stages.PANEL_VERDICT):
-        physicians[rater][(response, criterion_id)] = value
-    physicians = dict(physicians)
+    physicians = dict(panel_verdicts(store))  # shared with Table 2: copied before a change
     responses: set[str] | None = None  # read only when there are label files
     for path in labels:
         if responses is None:
             responses = set(store.keys(stages.EVAL_RESPONSE))
         for physician, found in read_labels(path, rubrics, responses).items():
-            mine = physicians.setdefault(physician, {})
+            mine = physicians[physician] = dict(physicians.get(physician, {}))
             clash = [i for i, v in found.items() if i in mine and mine[i] != v]
             if clash:
                 raise ValueError(

@@ -155,7 +155,7 @@ def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     out = np.empty((resamples, data.shape[1]), dtype=np.float64)
     rng = np.random.default_rng(seed)
     start = 0
-    for rows in _chunks(resamples, units):
+    for rows in _chunks(resamples, units, _SUM_DRAWS):
         picks = rng.integers(0, units, size=(rows, units))
         flat = (np.arange(rows)[:, None] * units + picks).ravel()
         del picks
@@ -173,11 +173,14 @@ def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndar
 
 #: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes.
 _CHUNK_DRAWS = 1 << 21
+#: The same for the summed counts, which hold four arrays of a chunk at once.
+_SUM_DRAWS = 1 << 19
 
 
-def _chunks(resamples: int, n: int) -> list[int]:
-    """Resamples per draw, drawn in turn from one generator: the same numbers as one
-    ``(resamples, n)`` draw, since each chunk but the last asks for an even count and numpy
-    fills a small-range request from 64-bit words two 32-bit halves at a time."""
-    rows = max(2, (_CHUNK_DRAWS // n) // 2 * 2)
+def _chunks(resamples: int, n: int, draws: int = _CHUNK_DRAWS) -> list[int]:
+    """Resamples per draw (about ``draws`` numbers each), drawn in turn from one generator:
+    the same numbers as one ``(resamples, n)`` draw, since each chunk but the last asks for
+    an even count and numpy fills a small-range request from 64-bit words two 32-bit halves
+    at a time."""
+    rows = max(2, (draws // n) // 2 * 2)
     return [min(rows, resamples - start) for start in range(0, resamples, rows)]

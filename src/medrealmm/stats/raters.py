@@ -126,6 +126,12 @@ def _read_verdicts(
     return dict(out)
 
 
+def panel_verdicts(store: RunStore) -> dict[str, dict[Item, bool]]:
+    """Each reviewer's panel verdicts (PANEL_VERDICT), read once while the store is unchanged:
+    Table 2 and the meta-evaluation both start from them. Callers must not modify them."""
+    return store.memo("panel_verdicts", lambda: _read_verdicts(store, stages.PANEL_VERDICT))
+
+
 def _judged_any(store: RunStore, rater: str) -> bool:
     rows = store.fields_under(stages.EVAL_VERDICT, [rater + SEP], ("value",), page=100)
     return any(value is not None for _, value in rows)
@@ -137,7 +143,7 @@ def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
     ``table2``: with a panel, the judges' verdicts only on the replies the panel judged, all
     that ``agreement_subset`` can choose (every rater, panel included, must have judged a
     reply in full), so a large run's other verdicts are never read."""
-    panel = panel_consensus(_read_verdicts(store, stages.PANEL_VERDICT))
+    panel = panel_consensus(panel_verdicts(store))
     responses = {item[0] for item in panel} if table2 and panel else None
     data = RaterData(verdicts=_read_verdicts(store, stages.EVAL_VERDICT, responses))
     if responses is not None:  # a judge is a rater when it judged anything, anywhere
