@@ -167,7 +167,10 @@ def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
 
 
 def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """Each resample's mean: its drawn clusters' sums over their sizes (singletons: a mean)."""
+    """Each resample's mean: its drawn clusters' sums over their sizes (singletons: a mean,
+    whose summed sizes are the draw count itself, exactly, so they are not gathered)."""
+    if sizes[0] == 1 and sizes.max() == 1:
+        return sums[picks].sum(axis=1) / float(picks.shape[1])
     return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
 
 

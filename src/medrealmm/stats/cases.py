@@ -164,12 +164,17 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
     parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
+    checked: set[str] = set()
+    graders: dict[str, str] = {}
     records = []
     for key, score in _scores(store):
         grader, _, response = key.partition(SEP)
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
-        ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
+        grader = graders.setdefault(grader, grader)  # one string per grader, not per score
+        if response not in checked:  # a malformed key is a broken contract: say so now
+            ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
+            checked.add(response)
         iid = score.instance_id
         part = parts.get(iid)
         if part is None:
