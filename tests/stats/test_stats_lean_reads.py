@@ -87,9 +87,15 @@ def test_memo_reads_again_once_the_store_changed(tmp_path: Path) -> None:
             calls.append(1)
             return store.count("s")
 
-        assert store.memo("n", count) == 0 and store.memo("n", count) == 0 and len(calls) == 1
-        store.put("s", "k", {"a": 1})
-        assert store.memo("n", count) == 1 and len(calls) == 2
-        with RunStore(tmp_path) as other:  # another connection's write is seen too
-            other.put("s", "k2", {"a": 2})
-        assert store.memo("n", count) == 2 and len(calls) == 3
+        store.memo("n", count), store.memo("n", count)
+        assert len(calls) == 2  # outside ``sharing`` nothing is kept
+        with store.sharing():
+            assert store.memo("n", count) == 0 and store.memo("n", count) == 0
+            assert len(calls) == 3
+            store.put("s", "k", {"a": 1})
+            assert store.memo("n", count) == 1 and len(calls) == 4
+            with RunStore(tmp_path) as other:  # another connection's write is seen too
+                other.put("s", "k2", {"a": 2})
+            assert store.memo("n", count) == 2 and len(calls) == 5
+        store.memo("n", count)
+        assert len(calls) == 6  # let go on leaving

@@ -128,7 +128,7 @@ class RunStore:
         self._db.executescript(_SCHEMA)
         self._migrate()
         self._closed = False
-        self._memo: dict[str, tuple[tuple[int, int], Any]] = {}
+        self._memo: dict[str, tuple[tuple[int, int], Any]] | None = None  # see ``sharing``
         self.cache = LLMCache(path, connection=self._db, lock=self._lock, write=self.write_soon)
 
     def _migrate(self) -> None:
@@ -465,10 +465,23 @@ class RunStore:
             (version,) = self._db.execute("PRAGMA data_version").fetchone()
             return (self._db.total_changes, version)
 
+    @contextlib.contextmanager
+    def sharing(self) -> Iterator[None]:
+        """Inside, ``memo`` keeps what it computes (while the store is unchanged); on leaving
+        all of it is let go, so a long job holds it only while its readers run."""
+        outer = self._memo
+        self._memo = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._memo = outer
+
     def memo(self, name: str, compute: Callable[[], T]) -> T:
-        """``compute()`` once while the store is unchanged: several readers of one report
-        (rubrics, case scores) share one read of thousands of rows. Callers must not modify
-        what it returns."""
+        """``compute()`` once while the store is unchanged inside ``sharing``: several readers
+        of one report (rubrics, case scores) share one read of thousands of rows. Outside it,
+        ``compute()`` each time. Callers must not modify what it returns."""
+        if self._memo is None:
+            return compute()
         state = self._state()
         found = self._memo.get(name)
         if found is not None and found[0] == state:
