@@ -66,3 +66,36 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
         assert rows == [(f"k{i}", i, int(i % 2 == 0)) for i in range(7)]
         with pytest.raises(ValueError, match="field names"):
             list(store.fields("s", ("a') FROM records --",)))
+
+
+def test_key_ranges_and_heads_read_only_what_they_name(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        for rater in ("b", "a-x", "a"):
+            for i in range(4):
+                store.put("s", f"{rater}|r{i % 2}|c{i}", {"value": i})
+        store.put("s", "a|r9|c0", None, status="failed", error="x")
+        assert store.key_heads("s") == ["a-x", "a", "b"]  # key order ('-' sorts before '|')
+        rows = list(store.fields_under("s", ["a|r1|", "b|r0|", "a|r9|"], ("value",), page=1))
+        assert rows == [("a|r1|c1", 1), ("a|r1|c3", 3), ("b|r0|c0", 0), ("b|r0|c2", 2)]
+
+
+def test_memo_reads_again_once_the_store_changed(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        calls = []
+
+        def count() -> int:
+            calls.append(1)
+            return store.count("s")
+
+        store.memo("n", count), store.memo("n", count)
+        assert len(calls) == 2  # outside ``sharing`` nothing is kept
+        with store.sharing():
+            assert store.memo("n", count) == 0 and store.memo("n", count) == 0
+            assert len(calls) == 3
+            store.put("s", "k", {"a": 1})
+            assert store.memo("n", count) == 1 and len(calls) == 4
+            with RunStore(tmp_path) as other:  # another connection's write is seen too
+                other.put("s", "k2", {"a": 2})
+            assert store.memo("n", count) == 2 and len(calls) == 5
+        store.memo("n", count)
+        assert len(calls) == 6  # let go on leaving

@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from medrealmm.io import DataError, iter_jsonl
 from medrealmm.rubric.agents import label_name
 from medrealmm.rubric.rounds import evaluation_rubrics
-from medrealmm.schema import CriterionKind, Instance, Rubric, Verdict
+from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
+from medrealmm.stats.raters import panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
 
@@ -61,14 +62,15 @@ class MetaInputs:
     skipped: int = 0  # labels of code-checked rules or criteria no longer in the rubric
 
 
-def criterion_category(tags: Iterable[str], instance: Instance | None) -> str:
-    """A criterion's ``category:NAME`` tag where its rubric gives one, else its case's intent
-    (by its taxonomy name): the category few-shot examples are matched and F1s split by."""
+def criterion_category(tags: Iterable[str], intent: str | None) -> str:
+    """A criterion's ``category:NAME`` tag where its rubric gives one, else its case's
+    ``intent`` (by its taxonomy name): the category few-shot examples are matched and F1s
+    split by."""
     for tag in tags:
         if tag.startswith(CATEGORY_TAG) and tag[len(CATEGORY_TAG) :]:
             return tag[len(CATEGORY_TAG) :]
-    if instance is not None and instance.intent:
-        return label_name("intent", instance.intent) or instance.intent
+    if intent:
+        return label_name("intent", intent) or intent
     return UNCATEGORISED
 
 
@@ -121,34 +123,21 @@ def read_labels(
     return dict(out)
 
 
-def _store_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, tuple[bool, str | None]]]:
-    """(value, criterion version) of every judged verdict, by rater: two fields read per row,
-    no model built (a large run holds millions of verdicts)."""
-    out: dict[str, dict[Item, tuple[bool, str | None]]] = defaultdict(dict)
-    for key, value, version in store.fields(stage, ("value", "criterion_version")):
-        if value is None:
-            continue  # a failed or abstained verdict is no judgement
-        parsed = VerdictKey.parse(key)
-        out[parsed.rater][(parsed.response, parsed.criterion_id)] = (bool(value), version)
-    return dict(out)
-
-
 def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> MetaInputs:
     """Graders' verdicts and physicians' labels (panel and files) on LLM-graded criteria of
     the rubrics that apply now; a grader verdict given to an older criterion version is left
     out, as the report leaves out stale scores."""
     rubrics = evaluation_rubrics(store)
-    instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
+    intents = dict(store.fields(stages.MCCP_INSTANCE, ("intent",)))
     criteria = {(iid, c.id): c for iid, r in rubrics.items() for c in r.criteria}
     inputs = MetaInputs()
-    physicians: dict[str, dict[Item, bool]] = {
-        rater: {item: value for item, (value, _) in found.items()}
-        for rater, found in _store_verdicts(store, stages.PANEL_VERDICT).items()
-    }
-    responses = set(store.keys(stages.EVAL_RESPONSE))
+    physicians = dict(panel_verdicts(store))  # shared with Table 2: copied before a change
+    responses: set[str] | None = None  # read only when there are label files
     for path in labels:
+        if responses is None:
+            responses = set(store.keys(stages.EVAL_RESPONSE))
         for physician, found in read_labels(path, rubrics, responses).items():
-            mine = physicians.setdefault(physician, {})
+            mine = physicians[physician] = dict(physicians.get(physician, {}))
             clash = [i for i, v in found.items() if i in mine and mine[i] != v]
             if clash:
                 raise ValueError(
@@ -166,7 +155,7 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
             inputs.info[item] = ItemInfo(
                 case=instance_id,
                 polarity="positive" if criterion.weight > 0 else "negative",
-                category=criterion_category(criterion.tags, instances.get(instance_id)),
+                category=criterion_category(criterion.tags, intents.get(instance_id)),
             )
         return True
 
@@ -178,17 +167,22 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     labelled = set(inputs.info)
     if not labelled:
         return inputs  # no panel: the graders' verdicts are not worth reading
-    for grader, found in _store_verdicts(store, stages.EVAL_VERDICT).items():
-        kept_verdicts = {}
-        for item, (value, version) in found.items():
-            if item not in labelled:
+    replies = {response for response, _ in labelled}  # only their verdicts are read
+    versions: dict[tuple[str, str], str] = {}  # a criterion's version hashes it: once each
+    for grader, response, criterion_id, value, version in verdict_rows(
+        store, stages.EVAL_VERDICT, replies
+    ):
+        item = (response, criterion_id)
+        if item not in labelled:
+            continue
+        if version is not None:
+            where = (ResponseKey.parse(response).instance_id, criterion_id)
+            current = versions.get(where)
+            if current is None:
+                current = versions[where] = criteria[where].version
+            if version != current:
                 continue
-            current = criteria[(ResponseKey.parse(item[0]).instance_id, item[1])].version
-            if version not in (None, current):
-                continue
-            kept_verdicts[item] = value
-        if kept_verdicts:
-            inputs.graders[grader] = kept_verdicts
+        inputs.graders.setdefault(grader, {})[item] = value
     return inputs
 
 

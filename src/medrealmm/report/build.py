@@ -73,37 +73,48 @@ def write_report(
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
     (judge agreement still comes from ``store`` alone)."""
     from medrealmm.evaluate import K_DEFINITIONS_ZH
-    from medrealmm.evaluate.meta_eval import meta_eval
+    from medrealmm.evaluate.meta_eval import load_meta_inputs
     from medrealmm.evaluate.results import load_leaderboard
+    from medrealmm.stats.meta_eval import meta_evaluate
 
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    results = load_leaderboard([store, *others], grader)
-    primary = results.grader
-    mine = results.headline
-    tables = build_tables(
-        mine,
-        load_raters(store),
-        seed=seed,
-        resamples=resamples,
-        summaries=results.summary(),
-        imported=results.imported(),
+    with store.sharing():  # the readers share rubrics, strata, scores and panel verdicts
+        results = load_leaderboard([store, *others], grader)
+        primary = results.grader
+        mine = results.headline
+        tables = build_tables(
+            mine,
+            load_raters(store, table2=True),
+            seed=seed,
+            resamples=resamples,
+            summaries=results.summary(),
+            imported=results.imported(),
+        )
+        extra = [*dataset_tables(store), acceptance_table(store), *grader_tables(store, results)]
+        if results.versions is not None:  # runs of two release versions: their shared cases only
+            overall = tables["overall"]
+            note = f"{overall.title}；{VERSIONS_TITLE}：{results.versions.note()}"
+            tables["overall"] = replace(overall, title=note)
+        elif (released := builder_versions(store)) is not None:
+            extra.append(versions_table(mine, released, tables["overall"]))
+        latency = latency_table(store, tables["overall"])
+        if latency.rows:  # only replies generated here carry a measurement
+            extra.append(latency)
+        models = models_table(results)
+        if models.rows:  # results written before evaluations kept their specs have none
+            extra.append(models)
+        inputs = load_meta_inputs(store)
+    # what they shared is let go before the meta-evaluation's bootstrap, the largest step
+    meta_rows = (
+        meta_evaluate(
+            inputs.graders, inputs.physicians, inputs.info, seed=seed, resamples=resamples
+        )
+        if inputs.physicians
+        else []
     )
-    extra = [*dataset_tables(store), acceptance_table(store), *grader_tables(store, results)]
-    if results.versions is not None:  # runs of two release versions: their shared cases only
-        overall = tables["overall"]
-        note = f"{overall.title}；{VERSIONS_TITLE}：{results.versions.note()}"
-        tables["overall"] = replace(overall, title=note)
-    elif (released := builder_versions(store)) is not None:
-        extra.append(versions_table(mine, released, tables["overall"]))
-    latency = latency_table(store, tables["overall"])
-    if latency.rows:  # only replies generated here carry a measurement
-        extra.append(latency)
-    models = models_table(results)
-    if models.rows:  # results written before evaluations kept their specs have none
-        extra.append(models)
-    meta_rows = meta_eval(store, seed=seed, resamples=resamples)
+    del inputs
     if meta_rows:
         simulated = bool(store.get_meta(stages.PANEL_SIMULATED_META))
         extra += meta_eval_tables(meta_rows, simulated=simulated)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from medrealmm.mccp.validation import summarize_validation
 from medrealmm.report.tables import Table
 from medrealmm.rubric.rounds import evaluation_rubrics
-from medrealmm.schema import Instance
+from medrealmm.stats.cases import instance_strata
 from medrealmm.stats.dataset import dataset_statistics, value_counts
-from medrealmm.store import RunStore, stages
+from medrealmm.store import RunStore
 
 DATASET_TABLES = (
     *("dataset_overview", "dataset_distributions", "dataset_intents", "dataset_stages"),
@@ -16,7 +16,7 @@ DATASET_TABLES = (
 
 
 def dataset_tables(store: RunStore) -> list[Table]:
-    instances = list(store.iter(stages.MCCP_INSTANCE, Instance))
+    instances = list(instance_strata(store).values())  # the counts, not each dialogue
     rubrics = evaluation_rubrics(store)
     stats = dataset_statistics(instances, rubrics)
     head = [

@@ -442,6 +442,8 @@ def build_tables(
     overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
     subset = agreement_subset(raters)
     imported = set(imported)
+    headline = set(headline_conditions(records))
+    shown = [r for r in records if r.condition in headline]  # all the breakdowns read
     tables = [
         overall,
         *(
@@ -451,8 +453,8 @@ def build_tables(
         ),
         decomposition_table(records, overall),
         images_table(overall),
-        *(stratified_table(records, axis, overall) for axis in STRATIFIED_AXES),
-        histogram_table(records, overall),
+        *(stratified_table(shown, axis, overall) for axis in STRATIFIED_AXES),
+        histogram_table(shown, overall),
         agreement_subset_table(subset),
         rater_score_table(raters, subset),
         agreement_table(raters, subset),

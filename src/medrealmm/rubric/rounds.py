@@ -78,7 +78,12 @@ def rubric_for_evaluation(store: RunStore, instance_id: str) -> Rubric | None:
 
 def evaluation_rubrics(store: RunStore) -> dict[str, Rubric]:
     """``rubric_for_evaluation`` for every instance in one pass: R* where approved, else the
-    latest round (``approved`` False), keyed by instance id."""
+    latest round (``approved`` False), keyed by instance id. Read once while the store is
+    unchanged (a report asks five times); the rubrics are shared, the dict is the caller's."""
+    return dict(store.memo("evaluation_rubrics", lambda: _evaluation_rubrics(store)))
+
+
+def _evaluation_rubrics(store: RunStore) -> dict[str, Rubric]:
     chosen: dict[str, Rubric] = {}
     for rubric in store.iter(stages.RUBRIC_ROUND, Rubric):
         kept = chosen.get(rubric.instance_id)

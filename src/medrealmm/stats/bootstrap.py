@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -79,26 +78,6 @@ def _cluster_totals(
     return sums, sizes
 
 
-@lru_cache(maxsize=4)
-def _multiplicity(units: int, resamples: int, seed: int) -> np.ndarray:
-    """How often each unit is drawn in each resample (the draws of ``bootstrap_mean_ci``'s
-    seeded generator, in the same chunks); shared by every statistic over the same number of
-    units, read-only. float32, so the products with per-unit counts run in BLAS; exact while
-    the summed counts stay below 2**24. A few sizes are kept: each is resamples x units."""
-    rng = np.random.default_rng(seed)
-    counts = np.empty((resamples, units), dtype=np.float32)
-    start = 0
-    for rows in _chunks(resamples, units):
-        picks = rng.integers(0, units, size=(rows, units))
-        flat = (np.arange(rows)[:, None] * units + picks).ravel()
-        counts[start : start + rows] = np.bincount(flat, minlength=rows * units).reshape(
-            rows, units
-        )
-        start += rows
-    counts.setflags(write=False)
-    return counts
-
-
 def bootstrap_statistic_ci(
     units: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -113,42 +92,98 @@ def bootstrap_statistic_ci(
     array of summed rows (last axis = the counts) to one value each, vectorised, NaN where
     undefined (such resamples are left out). The point estimate is the statistic of the total.
     """
-    if len(units) == 0:
-        raise ValueError("a confidence interval needs at least one unit; got none")
+    found = bootstrap_statistic_cis([units], statistic, resamples=resamples, level=level, seed=seed)
+    return found[0]
+
+
+def bootstrap_statistic_cis(
+    many: Sequence[np.ndarray],
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[Interval]:
+    """``bootstrap_statistic_ci`` of each of ``many``, the same intervals in one pass: the
+    draws depend only on the number of units, so every statistic over n units shares them,
+    generated once, a chunk at a time (never the whole resamples x n matrix), and summed for
+    all of them in one product."""
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level}")
     if resamples < 1:
         raise ValueError(f"resamples must be positive; got {resamples}")
-    data = np.asarray(units)
-    point = float(statistic(data.sum(axis=0)))
-    if len(data) == 1:
-        return Interval(mean=point, low=point, high=point, n=1)
-    draws = _multiplicity(len(data), resamples, seed)
-    if len(data) * int(data.max()) < 2**24:  # every summed count is exact in float32
-        summed = (draws @ data.astype(np.float32)).astype(np.float64)
-    else:
-        summed = draws.astype(np.float64) @ data.astype(np.float64)
-    values = np.asarray(statistic(summed), dtype=float)
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return Interval(mean=point, low=float("nan"), high=float("nan"), n=len(data))
+    found: list[Interval | None] = [None] * len(many)
+    by_size: dict[int, list[int]] = {}
+    arrays = [np.asarray(units) for units in many]
+    if any(len(data) == 0 for data in arrays):
+        raise ValueError("a confidence interval needs at least one unit; got none")
+    points = [float(statistic(data.sum(axis=0))) for data in arrays]
+    for index, data in enumerate(arrays):
+        point = points[index]
+        if len(data) == 1:
+            found[index] = Interval(mean=point, low=point, high=point, n=1)
+        else:
+            by_size.setdefault(len(data), []).append(index)
     tail = (1 - level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
-    return Interval(mean=point, low=float(low), high=float(high), n=len(data))
+    for size, members in by_size.items():
+        widths = [arrays[i].shape[1] for i in members]
+        stacked = np.concatenate([arrays[i] for i in members], axis=1)
+        summed = _resampled_sums(stacked, resamples, seed)
+        start = 0
+        for index, width in zip(members, widths, strict=True):
+            point = points[index]
+            values = np.asarray(statistic(summed[:, start : start + width]), dtype=float)
+            start += width
+            values = values[~np.isnan(values)]
+            if not len(values):
+                found[index] = Interval(mean=point, low=float("nan"), high=float("nan"), n=size)
+                continue
+            low, high = np.quantile(values, [tail, 1 - tail])
+            found[index] = Interval(mean=point, low=float(low), high=float(high), n=size)
+    return [interval for interval in found if interval is not None]
+
+
+def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Each resample's column sums of ``data`` (units x columns of counts): how often the
+    seeded generator draws each unit (the draws of ``bootstrap_mean_ci``, in the same chunks)
+    times the unit's counts. float32 products run in BLAS and are exact while the sums stay
+    below 2**24; past that, float64."""
+    units = len(data)
+    exact32 = units * max(int(data.max()), 1) < 2**24
+    kind = np.float32 if exact32 else np.float64
+    weights = data.astype(kind)
+    out = np.empty((resamples, data.shape[1]), dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    start = 0
+    for rows in _chunks(resamples, units, _SUM_DRAWS):
+        picks = rng.integers(0, units, size=(rows, units))
+        flat = (np.arange(rows)[:, None] * units + picks).ravel()
+        del picks
+        counts = np.bincount(flat, minlength=rows * units).reshape(rows, units).astype(kind)
+        del flat
+        out[start : start + rows] = counts @ weights
+        start += rows
+    return out
 
 
 def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """Each resample's mean: its drawn clusters' sums over their sizes (singletons: a mean)."""
+    """Each resample's mean: its drawn clusters' sums over their sizes (singletons: a mean,
+    whose summed sizes are the draw count itself, exactly, so they are not gathered)."""
+    if sizes[0] == 1 and sizes.max() == 1:
+        return sums[picks].sum(axis=1) / float(picks.shape[1])
     return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
 
 
 #: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes.
 _CHUNK_DRAWS = 1 << 21
+#: The same for the summed counts, which hold four arrays of a chunk at once.
+_SUM_DRAWS = 1 << 19
 
 
-def _chunks(resamples: int, n: int) -> list[int]:
-    """Resamples per draw, drawn in turn from one generator: the same numbers as one
-    ``(resamples, n)`` draw, since each chunk but the last asks for an even count and numpy
-    fills a small-range request from 64-bit words two 32-bit halves at a time."""
-    rows = max(2, (_CHUNK_DRAWS // n) // 2 * 2)
+def _chunks(resamples: int, n: int, draws: int = _CHUNK_DRAWS) -> list[int]:
+    """Resamples per draw (about ``draws`` numbers each), drawn in turn from one generator:
+    the same numbers as one ``(resamples, n)`` draw, since each chunk but the last asks for
+    an even count and numpy fills a small-range request from 64-bit words two 32-bit halves
+    at a time."""
+    rows = max(2, (draws // n) // 2 * 2)
     return [min(rows, resamples - start) for start in range(0, resamples, rows)]

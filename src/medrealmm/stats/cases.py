@@ -14,7 +14,7 @@ from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import CaseScore, ImageKind, ImageOrigin, Instance, Response
 from medrealmm.schema.instance import position_of
 from medrealmm.store import RunStore, stages
-from medrealmm.store.keys import ResponseKey, ScoreKey
+from medrealmm.store.keys import SEP, ResponseKey, ScoreKey
 
 #: Model name under which evaluation stores the treating physician's original reply.
 ONLINE_MODEL = "online"
@@ -118,10 +118,16 @@ class InstanceStrata:
     turn_count: int
     consultation_id: str
     position: str | None
+    id: str = ""
 
 
 def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
-    """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``."""
+    """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``.
+    Read once while the store is unchanged (the case records and dataset tables share it)."""
+    return dict(store.memo("instance_strata", lambda: _instance_strata(store)))
+
+
+def _instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
     names = ("id", "department", "subspecialty", "intent", "stage", "context")
     names += ("consultation_id", "t_star", "consultation_turns")
     found: dict[str, InstanceStrata] = {}
@@ -136,14 +142,19 @@ def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
         )
         found[iid] = InstanceStrata(
             *(department, subspecialty, intent, stage, images, len(events)),
-            *(consultation, position_of(t, turns)),
+            *(consultation, position_of(t, turns), iid),
         )
     return found
 
 
 def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Every scored response, by every grader, with its instance's strata and whether it
-    was graded against the rubric that applies now (``stale`` when not)."""
+    was graded against the rubric that applies now (``stale`` when not). Read once while
+    the store is unchanged (the report's results and its abstentions table share it)."""
+    return list(store.memo("scored_cases", lambda: _load_scored_cases(store)))
+
+
+def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     instances = instance_strata(store)
     baselines = {
         model
@@ -152,14 +163,60 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
+    parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
+    checked: set[str] = set()
+    graders: dict[str, str] = {}
     records = []
     for key, score in _scores(store):
-        scored = ScoreKey.parse(key)
-        grader, response = scored.rater, scored.response
-        ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
-        instance = instances.get(score.instance_id)
-        records.append(to_record(grader, score, instance, baselines, applicable))
+        grader, _, response = key.partition(SEP)
+        if not (grader and response):
+            ScoreKey.parse(key)  # says what is wrong with it
+        grader = graders.setdefault(grader, grader)  # one string per grader, not per score
+        if response not in checked:  # a malformed key is a broken contract: say so now
+            ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
+            checked.add(response)
+        iid = score.instance_id
+        part = parts.get(iid)
+        if part is None:
+            part = parts[iid] = _instance_part(instances.get(iid))
+        stale = score.rubric_version is None or applicable.get(iid) != score.rubric_version
+        records.append(
+            CaseRecord(
+                grader,
+                score.model,
+                score.images,
+                iid,
+                score.sample,
+                score.score,
+                score.positive_met,
+                score.negative_triggered,
+                *part[:6],
+                score.model in baselines,
+                score.rubric_approved,
+                score.eval_id,
+                score.rubric_version,
+                stale,
+                *part[6:],
+                score.refused,
+                score.abstained,
+            )
+        )
     return records
+
+
+def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
+    """A record's fields from its instance, as ``to_record`` fills them, in field order:
+    department to turn count, then consultation and position."""
+    return (
+        (instance.department if instance else "") or UNLABELED,
+        (instance.subspecialty if instance else None) or UNLABELED,
+        (instance.intent if instance else None) or UNLABELED,
+        (instance.stage if instance else None) or UNLABELED,
+        instance.image_count if instance else 0,
+        instance.turn_count if instance else 0,
+        instance.consultation_id if instance else "",
+        (instance.position if instance else None) or UNLABELED,
+    )
 
 
 _SCORE_FIELDS = (
@@ -179,20 +236,32 @@ _SCORE_FIELDS = (
 )
 
 
+_SHARED = frozenset({"instance_id", "model", "eval_id", "rubric_version"})
+_FLAGS = frozenset({"images", "complete", "rubric_approved", "refused"})
+
+
 def _scores(store: RunStore) -> Iterator[tuple[str, CaseScore]]:
     """The case scores with the fields a record takes (``to_record`` reads no other): their
     verdicts (rationales and all) are neither read nor validated, and no model is built; a
     field an older store lacks takes its default."""
-    defaults = {name: CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS}
+    defaults = [CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS]
+    shared: dict[str, str] = {}  # one string per model, instance and version, not per score
+    share = [name in _SHARED for name in _SCORE_FIELDS]
+    flags = [name in _FLAGS for name in _SCORE_FIELDS]
     for key, *values in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        found = dict(zip(_SCORE_FIELDS, values, strict=True))
-        for name, value in found.items():
+        for at, value in enumerate(values):
             if value is None:
-                found[name] = defaults[name]
-        for flag in ("images", "complete", "rubric_approved", "refused"):  # SQLite gives 0/1
-            found[flag] = bool(found[flag])
+                values[at] = defaults[at]
+            elif share[at]:
+                values[at] = shared.setdefault(value, value)
+            elif flags[at]:  # SQLite gives 0/1
+                values[at] = bool(value)
+        found = dict(zip(_SCORE_FIELDS, values, strict=True))
         abstained = found.pop("abstained_criteria")  # JSON text of a list, as SQLite gives it
-        found["abstained"] = len(json.loads(abstained) if isinstance(abstained, str) else abstained)
+        if isinstance(abstained, str):
+            found["abstained"] = 0 if abstained == "[]" else len(json.loads(abstained))
+        else:
+            found["abstained"] = len(abstained)
         yield key, cast(CaseScore, SimpleNamespace(**found))
 
 

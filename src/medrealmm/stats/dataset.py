@@ -6,10 +6,31 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
-from medrealmm.schema import Instance, Rubric
+from medrealmm.schema import Rubric
+
+
+class Counted(Protocol):
+    """What the statistics read of an instance: an ``Instance``, or the report's lean
+    ``InstanceStrata`` (read without each dialogue)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def consultation_id(self) -> str: ...
+    @property
+    def department(self) -> str: ...
+    @property
+    def intent(self) -> str | None: ...
+    @property
+    def stage(self) -> str | None: ...
+    @property
+    def turn_count(self) -> int: ...
+    @property
+    def image_count(self) -> int: ...
+
 
 #: quantity id -> Chinese name, in the order the report and card list them
 QUANTITIES = {
@@ -51,7 +72,7 @@ def label_counts(labels: Iterable[str | None], taxonomy: Taxonomy) -> list[dict[
 
 
 def quantity_values(
-    instances: Sequence[Instance], rubrics: Mapping[str, Rubric]
+    instances: Sequence[Counted], rubrics: Mapping[str, Rubric]
 ) -> dict[str, list[int]]:
     """Per quantity of ``QUANTITIES``, one value per instance (rubric sizes: per instance
     with a rubric)."""
@@ -66,7 +87,7 @@ def quantity_values(
 
 
 def value_counts(
-    instances: Sequence[Instance], rubrics: Mapping[str, Rubric]
+    instances: Sequence[Counted], rubrics: Mapping[str, Rubric]
 ) -> list[dict[str, Any]]:
     """Figure 3's distributions: for each quantity, how many instances take each value
     (every integer from the smallest to the largest, zeros kept, so a histogram has no gaps)."""
@@ -81,7 +102,7 @@ def value_counts(
 
 
 def dataset_statistics(
-    instances: Sequence[Instance],
+    instances: Sequence[Counted],
     rubrics: Mapping[str, Rubric],
     *,
     intent_taxonomy: Taxonomy | None = None,

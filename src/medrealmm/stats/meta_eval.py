@@ -12,15 +12,15 @@ case's items together), since one case's criteria are not independent.
 from __future__ import annotations
 
 import warnings
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_statistic_ci
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_statistic_cis
 
 Item = tuple[str, str]  # (response key, criterion id)
+Rater = tuple[str, str]  # (kind, name): a grader and a physician may share a name
 ALL_PHYSICIANS = "全体医生"
 ALL = "all"
 #: confusion counts in this order: rater met & reference met, met & not, not & met, not & not
@@ -103,61 +103,65 @@ def _float(value: np.ndarray | float) -> float | None:
     return None if np.isnan(value) else round(value, 4)
 
 
-def _pairs(
-    rater: Mapping[Item, bool], references: Mapping[str, Mapping[Item, bool]], items: set[Item]
-) -> list[tuple[Item, bool, bool]]:
-    return [
-        (item, rater[item], labels[item])
-        for labels in references.values()
-        for item in items & rater.keys() & labels.keys()  # counted only: any order
-    ]
+@dataclass(frozen=True)
+class ItemArrays:
+    """The labelled items as arrays (one entry per item, items in sorted order): the codes
+    of each item's case (cases in sorted order: the bootstrap's units), polarity and
+    category (each in sorted name order), and per rater which items it judged and how."""
+
+    cases: np.ndarray  # int: index into sorted case ids
+    case_count: int
+    strata: dict[str, tuple[list[str], np.ndarray]]  # axis -> (sorted names, code per item)
+    judged: dict[Rater, np.ndarray]  # bool per item
+    met: dict[Rater, np.ndarray]  # bool per item (False where not judged)
 
 
-def _row(
-    rater: str,
-    kind: str,
-    reference: str,
-    axis: str,
-    stratum: str,
-    pairs: list[tuple[Item, bool, bool]],
-    info: Mapping[Item, ItemInfo],
-    *,
-    seed: int,
-    resamples: int,
-) -> MetaRow | None:
-    if not pairs:
-        return None
-    per_case: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for item, mine, theirs in pairs:  # COUNTS order: tp, fp, fn, tn
-        per_case[info[item].case][(0 if theirs else 1) if mine else (2 if theirs else 3)] += 1
-    units = np.array([per_case[c] for c in sorted(per_case)], dtype=np.int64)
-    total = units.sum(axis=0)
-    scores = {k: v.item() for k, v in class_scores(total).items()}
-    interval = bootstrap_statistic_ci(units, balanced_f1, seed=seed, resamples=resamples)
-    return MetaRow(
-        rater=rater,
-        kind=kind,
-        reference=reference,
-        axis=axis,
-        stratum=stratum,
-        items=len({item for item, _, _ in pairs}),
-        pairs=len(pairs),
-        cases=len(per_case),
-        **{k: _float(v) for k, v in scores.items()},
-        balanced_f1=_float(balanced_f1(total)),
-        f1_low=_float(interval.low),
-        f1_high=_float(interval.high),
-    )
-
-
-def _strata(info: Mapping[Item, ItemInfo], items: set[Item]) -> list[tuple[str, str, set[Item]]]:
-    out: list[tuple[str, str, set[Item]]] = [(ALL, ALL, set(items))]
+def item_arrays(
+    raters: Mapping[Rater, Mapping[Item, bool]], info: Mapping[Item, ItemInfo]
+) -> ItemArrays:
+    """``info``'s items and every rater's verdicts on them as arrays (verdicts on items
+    ``info`` lacks are left out, as ``meta_evaluate`` leaves them out)."""
+    items = sorted(info)
+    index = {item: i for i, item in enumerate(items)}
+    details = [info[item] for item in items]
+    case_names = sorted({d.case for d in details})
+    case_code = {name: i for i, name in enumerate(case_names)}
+    strata = {}
     for axis in ("polarity", "category"):
-        groups: dict[str, set[Item]] = defaultdict(set)
-        for item in items:
-            groups[getattr(info[item], axis)].add(item)
-        out += [(axis, name, groups[name]) for name in sorted(groups)]
-    return out
+        values = [getattr(d, axis) for d in details]
+        names = sorted(set(values))
+        code = {name: i for i, name in enumerate(names)}
+        strata[axis] = (names, np.array([code[v] for v in values], dtype=np.int64))
+    judged, met = {}, {}
+    for name, verdicts in raters.items():
+        has = np.zeros(len(items), dtype=bool)
+        value = np.zeros(len(items), dtype=bool)
+        for item, verdict in verdicts.items():
+            at = index.get(item)
+            if at is not None:
+                has[at] = True
+                value[at] = verdict
+        judged[name], met[name] = has, value
+    cases = np.array([case_code[d.case] for d in details], dtype=np.int64)
+    return ItemArrays(cases, len(case_names), strata, judged, met)
+
+
+def _case_counts(
+    arrays: ItemArrays, rater: Rater, references: Sequence[Rater], within: np.ndarray
+) -> tuple[np.ndarray, int, int]:
+    """Per case, the (COUNTS) confusion counts of ``rater`` against each reference on the
+    items ``within`` both judged, summed over references; with the pairs and items counted."""
+    cells = np.zeros(arrays.case_count * 4, dtype=np.int64)
+    mine, pairs = arrays.met[rater], 0
+    paired = np.zeros(len(within), dtype=bool)
+    for reference in references:
+        shared = within & arrays.judged[reference]
+        theirs = arrays.met[reference]
+        code = np.where(mine, np.where(theirs, 0, 1), np.where(theirs, 2, 3))[shared]
+        cells += np.bincount(arrays.cases[shared] * 4 + code, minlength=len(cells))
+        pairs += int(shared.sum())
+        paired |= shared
+    return cells.reshape(-1, 4), pairs, int(paired.sum())
 
 
 def meta_evaluate(
@@ -171,29 +175,57 @@ def meta_evaluate(
     """Every grader, then every physician, against all physicians pooled (the headline,
     each of the rater's items paired with every other physician's label of it) and against
     each physician alone; overall, by polarity and by category. Only items in ``info``
-    count (the caller leaves out code-checked rules and stale labels)."""
-    known = set(info)
-    raters = [(name, "grader", v) for name, v in sorted(graders.items())]
-    raters += [(name, "physician", v) for name, v in sorted(physicians.items())]
-    rows: list[MetaRow] = []
-    for name, kind, verdicts in raters:
-        others = {p: labels for p, labels in physicians.items() if p != name}
-        references = [(ALL_PHYSICIANS, others), *((p, {p: others[p]}) for p in sorted(others))]
+    count (the caller leaves out code-checked rules and stale labels).
+
+    Counted on arrays (``item_arrays``), every row's case bootstrap in one batched pass."""
+    arrays = item_arrays(
+        {
+            **{("grader", name): v for name, v in graders.items()},
+            **{("physician", name): v for name, v in physicians.items()},
+        },
+        info,
+    )
+    raters = [(name, "grader") for name in sorted(graders)]
+    raters += [(name, "physician") for name in sorted(physicians)]
+    heads: list[tuple[str, str, str, str, str, int, int]] = []
+    units: list[np.ndarray] = []
+    for name, kind in raters:
+        own = arrays.judged[(kind, name)]
+        others = [("physician", p) for p in sorted(physicians) if p != name]
+        references = [(ALL_PHYSICIANS, others), *((p[1], [p]) for p in others)]
+        strata = [(ALL, ALL, own)]
+        for axis, (names, codes) in arrays.strata.items():
+            present = np.unique(codes[own])
+            strata += [(axis, names[c], own & (codes == c)) for c in present]
         for reference, labels in references:
-            for axis, stratum, items in _strata(info, known & verdicts.keys()):
-                row = _row(
-                    name,
-                    kind,
-                    reference,
-                    axis,
-                    stratum,
-                    _pairs(verdicts, labels, items),
-                    info,
-                    seed=seed,
-                    resamples=resamples,
-                )
-                if row is not None:
-                    rows.append(row)
+            for axis, stratum, within in strata:
+                counts, pairs, items = _case_counts(arrays, (kind, name), labels, within)
+                if not pairs:
+                    continue
+                heads.append((name, kind, reference, axis, stratum, pairs, items))
+                units.append(counts[counts.sum(axis=1) > 0])
+    intervals = bootstrap_statistic_cis(units, balanced_f1, seed=seed, resamples=resamples)
+    rows = []
+    for head, counts, interval in zip(heads, units, intervals, strict=True):
+        name, kind, reference, axis, stratum, pairs, items = head
+        total = counts.sum(axis=0)
+        scores = {k: v.item() for k, v in class_scores(total).items()}
+        rows.append(
+            MetaRow(
+                rater=name,
+                kind=kind,
+                reference=reference,
+                axis=axis,
+                stratum=stratum,
+                items=items,
+                pairs=pairs,
+                cases=len(counts),
+                **{k: _float(v) for k, v in scores.items()},
+                balanced_f1=_float(balanced_f1(total)),
+                f1_low=_float(interval.low),
+                f1_high=_float(interval.high),
+            )
+        )
     return rows
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -14,7 +14,7 @@ from medrealmm.schema import CriterionKind
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.scoring import complete_rubric_score
 from medrealmm.store import RunStore, stages
-from medrealmm.store.keys import ResponseKey, VerdictKey
+from medrealmm.store.keys import SEP, ResponseKey, VerdictKey
 
 PANEL_RATER = "医生小组"
 SUBSETS = ("all", "positive", "negative")
@@ -82,27 +82,77 @@ def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item
     return {item: sum(v) * 2 > len(v) for item, v in sorted(votes.items()) if sum(v) * 2 != len(v)}
 
 
-def _read_verdicts(store: RunStore, stage: str) -> dict[str, dict[Item, bool]]:
-    """Only each verdict's value is read (``RunStore.fields``), and a reply's key is one
-    string shared by its items: a report over many cases stays small."""
-    out: dict[str, dict[Item, bool]] = defaultdict(dict)
+VerdictRow = tuple[str, str, str, bool, str | None]  # rater, response, criterion, value, version
+
+
+def verdict_rows(
+    store: RunStore, stage: str, responses: Collection[str] | None = None
+) -> Iterator[VerdictRow]:
+    """Every judged verdict of ``stage`` (a failed one is no judgement, not a "no") as
+    (rater, response key, criterion id, value, criterion version): two fields read per row,
+    no model built, and one response-key string shared by its criteria. ``responses``: only
+    the verdicts on these replies, each read as a range of the key index."""
+    if responses is None:
+        rows = store.fields(stage, ("value", "criterion_version"))
+    else:
+        ordered = sorted(responses)
+        prefixes = (
+            f"{rater}{SEP}{response}{SEP}"
+            for rater in store.key_heads(stage, SEP)
+            for response in ordered
+        )
+        rows = store.fields_under(stage, prefixes, ("value", "criterion_version"))
     shared: dict[str, str] = {}
-    for key, value in store.fields(stage, ("value",)):
+    for key, value, version in rows:
         if value is None:
-            continue  # a failed verdict is no judgement, not a "no"
-        parsed = VerdictKey.parse(key)
-        response = shared.get(parsed.response)
-        if response is None:
-            ResponseKey.parse(parsed.response)
-            response = shared[parsed.response] = parsed.response
-        out[parsed.rater][(response, sys.intern(parsed.criterion_id))] = bool(value)
+            continue
+        head, _, criterion = key.rpartition(SEP)
+        rater, _, response = head.partition(SEP)
+        if not (rater and response and criterion):
+            VerdictKey.parse(key)  # says what is wrong with it
+        known = shared.get(response)
+        if known is None:
+            ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
+            known = shared[response] = response
+        yield rater, known, sys.intern(criterion), bool(value), version
+
+
+def _read_verdicts(
+    store: RunStore, stage: str, responses: Collection[str] | None = None
+) -> dict[str, dict[Item, bool]]:
+    out: dict[str, dict[Item, bool]] = defaultdict(dict)
+    for rater, response, criterion, value, _ in verdict_rows(store, stage, responses):
+        out[rater][(response, criterion)] = value
     return dict(out)
 
 
-def load_raters(store: RunStore) -> RaterData:
-    """Judges from EVAL_VERDICT; the panel (all reviewers, one consensus) from PANEL_VERDICT."""
-    data = RaterData(verdicts=_read_verdicts(store, stages.EVAL_VERDICT))
-    panel = panel_consensus(_read_verdicts(store, stages.PANEL_VERDICT))
+def panel_verdicts(store: RunStore) -> dict[str, dict[Item, bool]]:
+    """Each reviewer's panel verdicts (PANEL_VERDICT), read once while the store is unchanged:
+    Table 2 and the meta-evaluation both start from them. Callers must not modify them."""
+    return store.memo("panel_verdicts", lambda: _read_verdicts(store, stages.PANEL_VERDICT))
+
+
+def _judged_any(store: RunStore, rater: str) -> bool:
+    rows = store.fields_under(stages.EVAL_VERDICT, [rater + SEP], ("value",), page=100)
+    return any(value is not None for _, value in rows)
+
+
+def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
+    """Judges from EVAL_VERDICT; the panel (all reviewers, one consensus) from PANEL_VERDICT.
+
+    ``table2``: with a panel, the judges' verdicts only on the replies the panel judged, all
+    that ``agreement_subset`` can choose (every rater, panel included, must have judged a
+    reply in full), so a large run's other verdicts are never read."""
+    panel = panel_consensus(panel_verdicts(store))
+    responses = {item[0] for item in panel} if table2 and panel else None
+    data = RaterData(verdicts=_read_verdicts(store, stages.EVAL_VERDICT, responses))
+    if responses is not None:  # a judge is a rater when it judged anything, anywhere
+        found = data.verdicts
+        data.verdicts = {  # in key order, as a full read gives them
+            rater: found.get(rater, {})
+            for rater in store.key_heads(stages.EVAL_VERDICT, SEP)
+            if rater in found or _judged_any(store, rater)
+        }
     if panel:
         data.verdicts[PANEL_RATER] = panel
     rubrics = evaluation_rubrics(store)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from medrealmm.mccp.taxonomy import builtin_taxonomy
 from medrealmm.stats.cases import CaseRecord
@@ -26,20 +27,18 @@ def turn_bin(turns: int) -> tuple[int, str]:
     return (low, f"{low}–{low + TURN_BIN_WIDTH - 1}")
 
 
-def _text(attr: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
-    def key(record: CaseRecord) -> tuple[int | str, str]:
-        value = getattr(record, attr)
-        return (value, value)
-
-    return key
+Key = tuple[int | str, str]  # (sort key, label)
 
 
-def _taxonomy_label(name: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
+def _text(value: str) -> Key:
+    return (value, value)
+
+
+def _taxonomy_label(name: str) -> Callable[[str | None], Key]:
     """(taxonomy position, Chinese name); an id the taxonomy lacks sorts last under its id."""
 
-    def key(record: CaseRecord) -> tuple[int | str, str]:
+    def key(value: str | None) -> Key:
         taxonomy = builtin_taxonomy(name)
-        value = getattr(record, name)
         names = {label.id: label.name for label in taxonomy.labels}
         if value in names:
             return (taxonomy.ids.index(value), names[value])
@@ -52,16 +51,16 @@ def _taxonomy_label(name: str) -> Callable[[CaseRecord], tuple[int | str, str]]:
 POSITIONS = {"early": "前段", "middle": "中段", "late": "后段"}
 
 
-def _position(record: CaseRecord) -> tuple[int | str, str]:
+def _position(value: str) -> Key:
     names = list(POSITIONS)
-    if record.position in POSITIONS:
-        return (names.index(record.position), POSITIONS[record.position])
-    return (len(names), record.position)
+    if value in POSITIONS:
+        return (names.index(value), POSITIONS[value])
+    return (len(names), value)
 
 
-def _specialty_group(record: CaseRecord) -> tuple[int | str, str]:
+def _specialty_group(department: str) -> Key:
     groups = builtin_specialty_groups()
-    name = groups.group_of(record.department)
+    name = groups.group_of(department)
     return (groups.order(name), name)
 
 
@@ -69,32 +68,42 @@ def _specialty_group(record: CaseRecord) -> tuple[int | str, str]:
 class Stratum:
     axis: str
     title: str  # Chinese axis label for figures and tables
-    key: Callable[[CaseRecord], tuple[int | str, str]]  # (sort key, label)
+    attribute: str  # the record attribute the stratum is a function of
+    of_value: Callable[[Any], Key]  # that attribute's value -> (sort key, label)
+
+    def key(self, record: CaseRecord) -> Key:
+        return self.of_value(getattr(record, self.attribute))
 
 
 STRATA: dict[str, Stratum] = {
     s.axis: s
     for s in (
-        Stratum("specialty_group", "专科大类", _specialty_group),
-        Stratum("department", "科室", _text("department")),
-        Stratum("subspecialty", "亚专科", _text("subspecialty")),
-        Stratum("intent", "患者意图", _taxonomy_label("intent")),
-        Stratum("stage", "问诊阶段", _taxonomy_label("stage")),
-        Stratum("image_count", "图片数量", lambda r: image_bin(r.image_count)),
-        Stratum("turn_count", "对话轮数", lambda r: turn_bin(r.turn_count)),
-        Stratum("position", "挑战点在问诊中的位置", _position),
+        Stratum("specialty_group", "专科大类", "department", _specialty_group),
+        Stratum("department", "科室", "department", _text),
+        Stratum("subspecialty", "亚专科", "subspecialty", _text),
+        Stratum("intent", "患者意图", "intent", _taxonomy_label("intent")),
+        Stratum("stage", "问诊阶段", "stage", _taxonomy_label("stage")),
+        Stratum("image_count", "图片数量", "image_count", image_bin),
+        Stratum("turn_count", "对话轮数", "turn_count", turn_bin),
+        Stratum("position", "挑战点在问诊中的位置", "position", _position),
     )
 }
 
 
 def stratify(records: Iterable[CaseRecord], axis: str) -> dict[str, list[CaseRecord]]:
-    """Records grouped by the axis' label, groups in the axis' natural order."""
+    """Records grouped by the axis' label, groups in the axis' natural order; each distinct
+    attribute value is labelled once, not once per record."""
     if axis not in STRATA:
         raise ValueError(f"unknown stratification axis {axis!r}; choose from {sorted(STRATA)}")
-    key = STRATA[axis].key
-    groups: dict[tuple[int | str, str], list[CaseRecord]] = defaultdict(list)
+    stratum = STRATA[axis]
+    keys: dict[Any, Key] = {}
+    groups: dict[Key, list[CaseRecord]] = defaultdict(list)
     for record in records:
-        groups[key(record)].append(record)
+        value = getattr(record, stratum.attribute)
+        key = keys.get(value)
+        if key is None:
+            key = keys[value] = stratum.of_value(value)
+        groups[key].append(record)
     return {label: groups[(order, label)] for order, label in sorted(groups, key=_order)}
 
 

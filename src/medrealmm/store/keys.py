@@ -115,6 +115,11 @@ class ResponseKey:
         """Parsed once per key and remembered: a report asks again for every criterion."""
         return _parse_response(cls, key)  # type: ignore[return-value]
 
+    @classmethod
+    def check(cls, key: str) -> None:
+        """``parse``'s error for a malformed key, without remembering the key."""
+        _parse_response.__wrapped__(cls, key)
+
 
 @functools.lru_cache(maxsize=1 << 17)
 def _parse_response(cls: type[ResponseKey], key: str) -> ResponseKey:

@@ -24,7 +24,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from medrealmm.store.stages import built_key
 log = logging.getLogger("medrealmm.store")
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 STORE_FILENAME = "store.sqlite"
 
@@ -137,6 +138,7 @@ class RunStore:
         self._db.executescript(_SCHEMA)
         self._migrate()
         self._closed = False
+        self._memo: dict[str, tuple[tuple[int, int], Any]] | None = None  # see ``sharing``
         self.cache = LLMCache(path, connection=self._db, lock=self._lock, write=self.write_soon)
 
     def _migrate(self) -> None:
@@ -449,6 +451,76 @@ class RunStore:
             if len(rows) < page:
                 return
             after = rows[-1][0]
+
+    def fields_under(
+        self, stage: str, prefixes: Iterable[str], names: Sequence[str], *, page: int = 5000
+    ) -> Iterator[tuple[Any, ...]]:
+        """``fields`` of the finished rows whose key starts with one of ``prefixes``, prefix
+        by prefix (each a range of the key index, so rows outside them are never read), in
+        key order within each, ``page`` rows at a time."""
+        if not all(name.isidentifier() for name in names):  # they go into the SQL text
+            raise ValueError(f"not field names: {list(names)!r}")
+        columns = "".join(f", json_extract(payload, '$.{name}')" for name in names)
+        query = (
+            f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key{{}}? AND key<? "
+            "ORDER BY key LIMIT ?"
+        )
+        first, later = query.format(">="), query.format(">")
+        for prefix in prefixes:
+            after, end, sql = prefix, prefix + "\U0010ffff", first
+            while True:
+                with self._lock:
+                    rows = self._db.execute(sql, (stage, DONE, after, end, page)).fetchall()
+                yield from rows
+                if len(rows) < page:
+                    break
+                after, sql = rows[-1][0], later
+
+    def key_heads(self, stage: str, sep: str = "|") -> list[str]:
+        """The distinct first fields (up to ``sep``) of a stage's finished keys, found by
+        skipping through the key index, one look-up per field, not one per row."""
+        heads: list[str] = []
+        after = ""
+        query = "SELECT key FROM records WHERE stage=? AND status=? AND key>=? ORDER BY key LIMIT 1"
+        while True:
+            with self._lock:
+                row = self._db.execute(query, (stage, DONE, after)).fetchone()
+            if row is None:
+                return heads
+            head = row[0].partition(sep)[0]
+            heads.append(head)
+            after = head + sep + "\U0010ffff"
+
+    def _state(self) -> tuple[int, int]:
+        """Changes since open: this connection's writes and (``data_version``) others'."""
+        with self._lock:
+            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+            return (self._db.total_changes, version)
+
+    @contextlib.contextmanager
+    def sharing(self) -> Iterator[None]:
+        """Inside, ``memo`` keeps what it computes (while the store is unchanged); on leaving
+        all of it is let go, so a long job holds it only while its readers run."""
+        outer = self._memo
+        self._memo = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._memo = outer
+
+    def memo(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once while the store is unchanged inside ``sharing``: several readers
+        of one report (rubrics, case scores) share one read of thousands of rows. Outside it,
+        ``compute()`` each time. Callers must not modify what it returns."""
+        if self._memo is None:
+            return compute()
+        state = self._state()
+        found = self._memo.get(name)
+        if found is not None and found[0] == state:
+            return found[1]  # type: ignore[no-any-return]
+        value = compute()
+        self._memo[name] = (state, value)
+        return value
 
     def failures(self, stage: str) -> dict[str, str]:
         with self._lock:
