@@ -10,7 +10,6 @@ the page, and read in the upright frame.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -65,19 +64,6 @@ SAME_READING = 1.25
 # a 1080 px photo or an A4 scan stays over ten pixels high. Recognition reads each line's
 # crop from the full-resolution image.
 DETECT_SIDE = 960
-# Each batch of line crops is padded to the widest crop's width, and to at least this many
-# pixels at the recognizer's 48 px height. rapidocr pads to 320 (PaddleOCR's training width),
-# but most crops are a field of a few characters (median 2:1): four fifths of their columns
-# were padding the recognizer read for nothing. ``MEDREALMM_OCR_REC_WIDTH`` sets it (320 is
-# rapidocr's own), so a benchmark can put the two side by side.
-REC_WIDTH_ENV = "MEDREALMM_OCR_REC_WIDTH"
-REC_WIDTH = 160
-
-
-def rec_width() -> int:
-    """The recognizer's least padded width: the environment's, else ``REC_WIDTH``."""
-    raw = os.environ.get(REC_WIDTH_ENV, "").strip()
-    return max(48, int(raw)) if raw.isdigit() else REC_WIDTH
 
 
 def _engine() -> object:
@@ -95,10 +81,7 @@ def _build_engine() -> object:
     # One inference thread: images are masked in parallel by worker processes, and
     # onnxruntime's own pool spins idle cores (on a shared machine it nearly doubled the
     # CPU-seconds of each image). The detector's input size is set by read_page.
-    engine = RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
-    channels, height, _ = engine.text_rec.rec_image_shape
-    engine.text_rec.rec_image_shape = [channels, height, rec_width()]
-    return engine
+    return RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
 
 
 def _ordered(points: np.ndarray) -> np.ndarray:
