@@ -333,6 +333,11 @@ _COUNTING = set("这那哪每几一二两三四五六七八九十半")
 _MEASURE_SURNAMES = set("张条片位次支根块份种")
 
 
+def name_span(text: str, start: int, end: int, source: str) -> Span:
+    """A NAME span over ``text[start:end]``: the one constructor the name recognizers share."""
+    return Span(start=start, end=end, type=EntityType.NAME, text=text[start:end], source=source)
+
+
 @dataclass
 class ContextNameRecognizer:
     """Names introduced by a cue (我叫…, 患者…, 姓名：…) or followed by a title (…医生)."""
@@ -349,33 +354,15 @@ class ContextNameRecognizer:
             if field and field.start() < end:
                 end = field.start()  # 姓名:张三性别:男 -- the next label ends the name
             if plausible_name(text, start, end, after_cue=True):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _ON_BEHALF_RE.finditer(text):
             start, end = match.span("name")
             if plausible_name(text, start, end, after_cue=True):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _LONG_AFTER_CUE_RE.finditer(text):
             start, end = match.span("name")
             if _unlisted_long_name(text, start, end):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _LATIN_BEFORE_RE.finditer(text):
             start, end = match.span("name")
             if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
@@ -542,13 +529,7 @@ class JiebaNameRecognizer:
                 elif _whole_name(word, tags):
                     end = cursor
                 if end is not None and plausible_name(text, start, end):
-                    yield Span(
-                        start=start,
-                        end=end,
-                        type=EntityType.NAME,
-                        text=text[start:end],
-                        source=self.name,
-                    )
+                    yield name_span(text, start, end, self.name)
 
 
 _CJK_WORD = re.compile(f"[{_CJK}]+")

@@ -26,6 +26,7 @@ from medrealmm.deid.names import (
     SINGLE_SURNAMES,
     clinical_term_shaped,
     is_common_word,
+    name_span,
     not_a_given_name,
     plausible_name,
     transliterated,
@@ -290,13 +291,7 @@ class NamedAsRecognizer:
             if is_common_word(text[start : start + 2]) or is_common_word(text[start:end]):
                 continue
             if plausible_name(text, start, end):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _NAMED_AS_RE.finditer(text):
             start, end = match.span("name")
             value = text[start:end]
@@ -317,13 +312,7 @@ class NamedAsRecognizer:
         for match in _SPOKEN_TO_RE.finditer(text):
             start, end = match.span("name")
             if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _COUPLE_RE.finditer(text):
             a_start = match.start("a")
             if a_start > 0 and word_tag(text[a_start - 1 : a_start + 1]) is not None:
@@ -331,13 +320,7 @@ class NamedAsRecognizer:
             for group in ("a", "b"):
                 start, end = match.span(group)
                 if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
-                    yield Span(
-                        start=start,
-                        end=end,
-                        type=EntityType.NAME,
-                        text=text[start:end],
-                        source=self.name,
-                    )
+                    yield name_span(text, start, end, self.name)
         for match in (*_LATIN_TITLED_RE.finditer(text), *_LATIN_SPEAKS_RE.finditer(text)):
             start, end = match.span("name")
             yield Span(
