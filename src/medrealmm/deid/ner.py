@@ -44,6 +44,7 @@ from medrealmm.deid.names import (
     clinical_term_shaped,
     is_common_word,
     not_a_given_name,
+    surname_left_out,
     used_like_a_drug,
 )
 from medrealmm.deid.onnx_env import offline_onnxruntime
@@ -361,6 +362,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return _name_span(text, start, end + 1)
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
+    start = surname_left_out(text, start, end)  # 曾|若彤: or the whole surname
     if any(dot in text[start:end] for dot in _DOT):
         # …and a syllable of a dotted name's first part (买|买提·艾力): take back up to three
         # Han characters that never occur in names (者, 叫, 的 stop it).

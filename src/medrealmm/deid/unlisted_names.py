@@ -97,10 +97,17 @@ def _cue_before(text: str, start: int) -> bool:
     return any(text.endswith(cue, 0, start) for cue in _BEFORE)
 
 
-def _given_ok(given: str) -> bool:
+# Characters that end a name in running text (…天, …月, …家) yet often stand inside a
+# two-character given name (天池, 家豪): allowed there when the whole name stands alone.
+_INNER_STOPS = frozenset("天月家和开来向")
+
+
+def _given_ok(given: str, *, alone: bool = False) -> bool:
     """A given part holds no function or clinical character and, at two characters, is no
-    ordinary word (…高兴, …医院)."""
-    if not_a_given_name(given) or any(c in NAME_STOP for c in given):
+    ordinary word (…高兴, …医院). ``alone``: a break or a verb closes the full name, so a
+    character of ``_INNER_STOPS`` does not end it early (顾天池 as a clause of its own)."""
+    stops = NAME_STOP - _INNER_STOPS if alone and len(given) == 2 else NAME_STOP
+    if not_a_given_name(given, stops=False) or any(c in stops for c in given):
         return False
     if len(given) == 2:
         tag = word_tag(given)
@@ -185,7 +192,8 @@ class UnlistedFullNameRecognizer:
                 continue  # run on: only a full three-character name, no word across its edge
             if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
-            if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
+            given = name[surname_len:]
+            if not _given_ok(given, alone=alone or verb) or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
             if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
                 continue  # 给刘洋|买了: a verb or particle after a two-character name
@@ -198,7 +206,8 @@ class UnlistedFullNameRecognizer:
                 continue  # 对|方: the cue and the surname are one word (对方)
             if used_like_a_drug(text, start, end):
                 continue  # 和…能一起用吗: a medicine, even after an address word
-            if plausible_name(text, start, end, after_cue=cue):
+            inner = _INNER_STOPS if length == 3 and (alone or verb) else frozenset()
+            if plausible_name(text, start, end, after_cue=cue, inner_stops=inner):
                 return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         return None
 
