@@ -968,12 +968,13 @@ _TAKEN_IN_A_LIST = re.compile(
 
 def surname_left_out(text: str, start: int, end: int) -> int:
     """``start``, or one less where a model's two-character person span is a given name whose
-    surname it left outside (曾|若彤): the character before is a surname seldom a word of its
-    own, the two run into no dictionary word, and nothing before it ends a word with it."""
+    surname it left outside (曾|若彤): the character before is a surname that is no function
+    word (和, 于; rare ones such as 班 count), the two run into no dictionary word, and nothing
+    before it ends a word with it."""
     if end - start != 2 or start == 0:
         return start
     surname = text[start - 1]
-    if surname not in SINGLE_SURNAMES or surname in AMBIGUOUS_SURNAMES:
+    if surname not in SINGLE_SURNAMES or surname in WORDLIKE_SURNAMES:
         return start
     if text[start] in SINGLE_SURNAMES and text[start] not in AMBIGUOUS_SURNAMES:
         return start  # 王|李明: the span starts with a surname of its own
@@ -982,3 +983,9 @@ def surname_left_out(text: str, start: int, end: int) -> int:
     if start >= 2 and _word_tags().get(text[start - 2 : start]) is not None:
         return start  # 感谢|谢…: the surname character ends a word before it
     return start - 1
+
+
+def nickname_shaped(name: str) -> bool:
+    """小, 老 or 阿 and one character (小平, 阿辛): a nickname, never a drug or brand name,
+    whatever syllable it ends with."""
+    return len(name) == 2 and name[0] in "小老阿" and "\u4e00" <= name[1] <= "\u9fff"

@@ -43,6 +43,7 @@ from medrealmm.deid.names import (
     _word_tags,
     clinical_term_shaped,
     is_common_word,
+    nickname_shaped,
     not_a_given_name,
     surname_left_out,
     used_like_a_drug,
@@ -394,6 +395,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if used_like_a_drug(text, start, start + len(trimmed)):
         return None
     drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
+    drug_like = drug_like and not nickname_shaped(trimmed)  # 小平: no drug starts with 小
     if drug_like and not any(dot in trimmed for dot in _DOT):
         return None
     return start, start + len(trimmed)
