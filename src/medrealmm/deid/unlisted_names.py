@@ -232,6 +232,27 @@ _NAMED_AS_RE = re.compile(
     f"(?P<name>[{_CJK}]{{2,4}}?|[A-Za-z][a-z]{{1,15}})"
     rf"(?=[的是说和跟也都就，。！？、；：,.!?;:”\"】\s]|$)"
 )
+# …and one run on into the next clause with no break (外号小圆脸经常迟到): the value is the
+# two or three characters after which a dictionary word starts.
+_NAMED_AS_CUE_RE = re.compile(
+    "(?:名叫|名字叫|名字是|外号|小名|绰号|网名|昵称|英文名|乳名)(?:是|叫)?[:：【]?"
+    f"(?=[{_CJK}]{{4}})"
+)
+
+
+def _named_run_on(text: str, start: int) -> int | None:
+    """The end of a name run on after a word for "name" at ``start``: the longest of three
+    or two characters that a dictionary word of two characters follows."""
+    for length in (3, 2):
+        end = start + length
+        value = text[start:end]
+        if any(c in NAME_STOP for c in value) or is_common_word(value):
+            continue
+        if word_tag(text[end : end + 2]) is not None and word_tag(text[end - 1 : end + 1]) is None:
+            return end
+    return None
+
+
 # A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
 # all-capitals abbreviation (ICU护士).
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
@@ -301,8 +322,15 @@ class NamedAsRecognizer:
                 continue
             if plausible_name(text, start, end):
                 yield name_span(text, start, end, self.name)
-        for match in _NAMED_AS_RE.finditer(text):
-            start, end = match.span("name")
+        named = [
+            (m.start("name"), m.end("name")) for m in _NAMED_AS_RE.finditer(text)
+        ]
+        for cue in _NAMED_AS_CUE_RE.finditer(text):
+            if not any(a == cue.end() for a, _ in named):
+                end = _named_run_on(text, cue.end())
+                if end is not None:
+                    named.append((cue.end(), end))
+        for start, end in named:
             value = text[start:end]
             if any(c in NAME_STOP for c in value) or is_common_word(value):
                 continue
