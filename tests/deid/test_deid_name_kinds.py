@@ -10,6 +10,7 @@ import pytest
 
 from medrealmm.deid import ner
 from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.story_names import story_names
 from medrealmm.deid.text import find_spans
 
 
@@ -147,3 +148,22 @@ def test_a_nickname_of_xiao_and_one_character_is_no_drug_syllable() -> None:
     assert ner._name_span("当年小平的决定", 2, 4) == (2, 4)
     assert ner._name_span("阿辛来了", 0, 2) == (0, 2)
     assert ner._name_span("吃了硝苯地平", 2, 6) is None
+
+
+def test_a_one_character_name_recurring_in_a_story_is_masked_at_each_bare_mention() -> None:
+    text = "芸讨厌琪，因为她觉得琪抢走了她的位置，芸常常说琪的坏话，可是大家都选琪。"
+    spans = [s for s in find_spans(text, [ner.LacNerRecognizer()]) if s.text == "琪"]
+    assert [s.start for s in spans] == [i for i, c in enumerate(text) if c == "琪"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "琪说好。",  # one mention: a character alone is as often a word
+        "[怒][怒][怒]怒了",  # emoji codes, not mentions
+        "花园里花开了，花很香，花",  # a verb (花钱), and in words (花园, 花开) elsewhere
+    ],
+)
+def test_a_one_character_person_needs_three_bare_mentions(text: str) -> None:
+    tagged = [text.index(text.strip("[")[0])]
+    assert not list(story_names(text, tagged, "test"))

@@ -51,6 +51,7 @@ from medrealmm.deid.names import (
 from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
+from medrealmm.deid.story_names import story_names
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
@@ -501,6 +502,7 @@ class LacNerRecognizer:
         if not parts:
             return
         tagged = self._tagger.entities([c for _, (c, _) in parts])
+        singles: list[int] = []  # one-character people the vetoes dropped (盈, 婷)
         for ((offset, _), (_, starts)), entities in zip(parts, tagged, strict=True):
             for start, end, label in entities:
                 if starts is not None:
@@ -509,6 +511,10 @@ class LacNerRecognizer:
                 if kept is not None:
                     kind, a, b = kept
                     yield Span(start=a, end=b, type=kind, text=text[a:b], source=self.name)
+                elif label == "PER" and end - start == 1:
+                    singles.append(offset + start)
+        if singles:
+            yield from story_names(text, singles, self.name)
 
 
 Split = list[tuple[tuple[int, int], tuple[str, list[int] | None]]]

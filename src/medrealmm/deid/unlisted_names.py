@@ -192,8 +192,8 @@ class UnlistedFullNameRecognizer:
                 continue  # run on: only a full three-character name, no word across its edge
             if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
-            given = name[surname_len:]
-            if not _given_ok(given, alone=alone or verb) or _TITLE_RE.match(text, start + surname_len):
+            given_ok = _given_ok(name[surname_len:], alone=alone or verb)
+            if not given_ok or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
             if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
                 continue  # 给刘洋|买了: a verb or particle after a two-character name
@@ -322,9 +322,7 @@ class NamedAsRecognizer:
                 continue
             if plausible_name(text, start, end):
                 yield name_span(text, start, end, self.name)
-        named = [
-            (m.start("name"), m.end("name")) for m in _NAMED_AS_RE.finditer(text)
-        ]
+        named = [(m.start("name"), m.end("name")) for m in _NAMED_AS_RE.finditer(text)]
         for cue in _NAMED_AS_CUE_RE.finditer(text):
             if not any(a == cue.end() for a, _ in named):
                 end = _named_run_on(text, cue.end())
