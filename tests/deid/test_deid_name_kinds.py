@@ -167,3 +167,12 @@ def test_a_one_character_name_recurring_in_a_story_is_masked_at_each_bare_mentio
 def test_a_one_character_person_needs_three_bare_mentions(text: str) -> None:
     tagged = [text.index(text.strip("[")[0])]
     assert not list(story_names(text, tagged, "test"))
+
+
+def test_the_models_person_over_a_doubled_pet_name_stays() -> None:
+    # 乐乐 and 晶晶 are dictionary words too, but a doubled pair the model calls a person is
+    # a pet name; doubled interjections, kin words, status words and places are not
+    assert ner._name_span("乐乐", 0, 2) == (0, 2)
+    assert "晶晶" in {s.text for s in find_spans("今天带晶晶去公园玩", [ner.LacNerRecognizer()])}
+    for word in ("哈哈", "妈妈", "讷讷", "常常"):
+        assert ner._name_span(word, 0, 2) is None, word

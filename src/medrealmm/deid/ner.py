@@ -52,6 +52,7 @@ from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
 from medrealmm.deid.story_names import story_names
+from medrealmm.deid.unlisted_names import doubled_pet_name
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
@@ -350,6 +351,16 @@ def _tagger() -> _Tagger:
     return _Tagger()
 
 
+# Dictionary tags of doubled pairs that are no pet name: status words (讷讷, 默默) and places.
+_NOT_PET_TAGS = frozenset({"z", "ns"})
+
+
+def _pet_name(name: str) -> bool:
+    """The model's person over a doubled pair the dictionary lists as an adjective or a noun
+    (乐乐, 晶晶): a pet name, kept."""
+    return doubled_pet_name(name) and _word_tags().get(name) not in _NOT_PET_TAGS
+
+
 def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     # Minority names run across a middle dot (阿依古丽·买买提): the model may stop at the dot.
     while end < len(text) and text[end - 1] in _DOT and _HAN.match(text[end : end + 1] or " "):
@@ -381,7 +392,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
-    if _TERM_END.search(trimmed) or is_common_word(trimmed):
+    if _TERM_END.search(trimmed) or (is_common_word(trimmed) and not _pet_name(trimmed)):
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word

@@ -279,6 +279,17 @@ _COUPLE_RE = re.compile(
 _NOT_GIVEN_START = "这那每诸各此我你他她它您咱俺谁某们"
 
 
+def doubled_pet_name(value: str) -> bool:
+    """A doubled character (乐乐, 晶晶) that may be a pet name: no doubled adverb, kin word or
+    interjection (常常, 妈妈, 哈哈), no pronoun, no clinical character. Dictionaries list many
+    such pairs as adjectives or nouns, so their tag is no evidence against a person."""
+    if len(value) != 2 or value[0] != value[1] or value[0] in _NOT_GIVEN_START:
+        return False
+    if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
+        return False
+    return not not_a_given_name(value[0], stops=False)
+
+
 def _bare_given(value: str) -> bool:
     """Two or three characters that may be a given name or nickname standing alone: no
     pronoun, no clinical character, no ordinary word. The frame on both sides is the
@@ -287,9 +298,7 @@ def _bare_given(value: str) -> bool:
     if any(c in _NOT_GIVEN_START for c in value):
         return False
     if len(value) == 2 and value[0] == value[1]:
-        if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
-            return False
-        return not not_a_given_name(value[0], stops=False)
+        return doubled_pet_name(value)
     if not_a_given_name(value, stops=False):
         return False
     tag = word_tag(value)
