@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from medrealmm.deid import ner
 from medrealmm.deid.registry import rules_registry
+from medrealmm.deid.story_names import story_names
 from medrealmm.deid.text import find_spans
 
 
@@ -33,6 +35,7 @@ def _masked(text: str) -> set[str]:
         # the value after a word for "name"
         ("他外号大圆脸，人很好", "大圆脸"),
         ("一部动画里有个名叫朵卡拉的机器人", "朵卡拉"),
+        ("我同桌外号小圆脸经常迟到", "小圆脸"),  # run on into the next clause
         # transliterated names with a dot of any shape, a full stop included
         ("听说约翰‧史密斯明天来", "约翰‧史密斯"),
         ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
@@ -58,6 +61,9 @@ def _masked(text: str) -> set[str]:
         ("听说沐晴和俊熙在一起了", "沐晴"),
         ("听说沐晴和俊熙在一起了", "俊熙"),
         ("没想到朵朵和阿哲结婚了", "朵朵"),
+        # a name-ending character (天, 月, 家) inside the given part of a standalone name
+        ("周末去看海了。晚安啦萧天朗", "萧天朗"),
+        ("，邝月琪，", "邝月琪"),
         # a lower-case Latin name as the subject of a speech verb
         ("昨晚momo表示不想去了", "momo"),
         # a transliterated foreign name with no dot after a role word
@@ -107,7 +113,66 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "关心朋友都力不从心",  # function characters after a role word
         "记者马上到现场",  # an ordinary word after a role word
         "他下个月和巴基斯坦的客户谈",  # a place written in the same syllables
+        "他的网名很好听",  # a word for "name" before an ordinary clause
+        "昵称改成了豆豆吧",  # …before a verb
+        "，王天气不错，",  # 天 inside a standalone run, but 天气 is an ordinary word
+        "今天周末吧张天天加班",  # no break after the run: 天 still ends a name there
     ],
 )
 def test_same_positions_keep_ordinary_and_clinical_words(text: str) -> None:
     assert not _masked(text), _masked(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "kept"),
+    [
+        # the model's span is a given name and left its surname outside (a rare one too)
+        ("转发给邝若彤看看", 4, 6, "邝若彤"),
+        ("我们班的曾婉琪也来了", 5, 7, "曾婉琪"),
+        # a function-word surname (和), a surname ending a word before it (感谢), or a span
+        # that starts with a surname of its own: the span stays as the model gave it
+        ("我和若彤去了", 2, 4, "若彤"),
+        ("感谢若彤帮忙", 2, 4, "若彤"),
+        ("小王李明来了", 2, 4, "李明"),
+    ],
+)
+def test_a_surname_left_outside_the_models_span_is_taken_back(
+    text: str, start: int, end: int, kept: str
+) -> None:
+    span = ner._name_span(text, start, end)
+    assert span is not None and text[span[0] : span[1]] == kept
+
+
+def test_a_nickname_of_xiao_and_one_character_is_no_drug_syllable() -> None:
+    # 平 and 辛 end drug names (氨氯地平), but no drug starts with 小 or 阿
+    assert ner._name_span("当年小平的决定", 2, 4) == (2, 4)
+    assert ner._name_span("阿辛来了", 0, 2) == (0, 2)
+    assert ner._name_span("吃了硝苯地平", 2, 6) is None
+
+
+def test_a_one_character_name_recurring_in_a_story_is_masked_at_each_bare_mention() -> None:
+    text = "芸讨厌琪，因为她觉得琪抢走了她的位置，芸常常说琪的坏话，可是大家都选琪。"
+    spans = [s for s in find_spans(text, [ner.LacNerRecognizer()]) if s.text == "琪"]
+    assert [s.start for s in spans] == [i for i, c in enumerate(text) if c == "琪"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "琪说好。",  # one mention: a character alone is as often a word
+        "[怒][怒][怒]怒了",  # emoji codes, not mentions
+        "花园里花开了，花很香，花",  # a verb (花钱), and in words (花园, 花开) elsewhere
+    ],
+)
+def test_a_one_character_person_needs_three_bare_mentions(text: str) -> None:
+    tagged = [text.index(text.strip("[")[0])]
+    assert not list(story_names(text, tagged, "test"))
+
+
+def test_the_models_person_over_a_doubled_pet_name_stays() -> None:
+    # 乐乐 and 晶晶 are dictionary words too, but a doubled pair the model calls a person is
+    # a pet name; doubled interjections, kin words, status words and places are not
+    assert ner._name_span("乐乐", 0, 2) == (0, 2)
+    assert "晶晶" in {s.text for s in find_spans("今天带晶晶去公园玩", [ner.LacNerRecognizer()])}
+    for word in ("哈哈", "妈妈", "讷讷", "常常"):
+        assert ner._name_span(word, 0, 2) is None, word

@@ -223,10 +223,17 @@ def trim_name(candidate: str) -> str:
 
 
 def plausible_name(
-    text: str, start: int, end: int, *, allow_surname_only: bool = False, after_cue: bool = False
+    text: str,
+    start: int,
+    end: int,
+    *,
+    allow_surname_only: bool = False,
+    after_cue: bool = False,
+    inner_stops: frozenset[str] = frozenset(),
 ) -> bool:
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
-    across that boundary (老公|房 as 公房) is no evidence against the name."""
+    across that boundary (老公|房 as 公房) is no evidence against the name. ``inner_stops``:
+    name-ending characters the caller's evidence allows inside the given name (顾天池)."""
     name = text[start:end]
     if clinical_term_shaped(text, start, end):
         return False
@@ -241,7 +248,12 @@ def plausible_name(
         # A nickname right after a form label or 我叫 (我是小周, 交款人：小于): only a number
         # after it (小于3岁) says it is a word; its second character may be any surname.
         return not text[end : end + 1].isdigit()
-    if not_a_given_name(name[surname_len:]) or name.startswith(NOT_NAME_STARTS):
+    given = name[surname_len:]
+    if not_a_given_name(given, stops=False) or any(
+        c in NAME_STOP and c not in inner_stops for c in given
+    ):
+        return False
+    if name.startswith(NOT_NAME_STARTS):
         return False
     if name[surname_len:] in _KINSHIP_GIVEN:
         return False  # 厚林|兄弟 read as 林 + 兄弟: a kinship word is no given name
@@ -952,3 +964,28 @@ def _taken_before(text: str, start: int) -> bool:
 _TAKEN_IN_A_LIST = re.compile(
     r"(?:吃了|吃过|在吃|服用|服了|用了|在用|用过|喝了|涂了|开了)[\u4e00-\u9fff]{2,8}[和、及加]\s*$"
 )
+
+
+def surname_left_out(text: str, start: int, end: int) -> int:
+    """``start``, or one less where a model's two-character person span is a given name whose
+    surname it left outside (曾|若彤): the character before is a surname that is no function
+    word (和, 于; rare ones such as 班 count), the two run into no dictionary word, and nothing
+    before it ends a word with it."""
+    if end - start != 2 or start == 0:
+        return start
+    surname = text[start - 1]
+    if surname not in SINGLE_SURNAMES or surname in WORDLIKE_SURNAMES:
+        return start
+    if text[start] in SINGLE_SURNAMES and text[start] not in AMBIGUOUS_SURNAMES:
+        return start  # 王|李明: the span starts with a surname of its own
+    if _word_tags().get(text[start - 1 : start + 1]) is not None:
+        return start  # 高|兴华: the surname and the first given character make a word
+    if start >= 2 and _word_tags().get(text[start - 2 : start]) is not None:
+        return start  # 感谢|谢…: the surname character ends a word before it
+    return start - 1
+
+
+def nickname_shaped(name: str) -> bool:
+    """小, 老 or 阿 and one character (小平, 阿辛): a nickname, never a drug or brand name,
+    whatever syllable it ends with."""
+    return len(name) == 2 and name[0] in "小老阿" and "\u4e00" <= name[1] <= "\u9fff"

@@ -43,12 +43,16 @@ from medrealmm.deid.names import (
     _word_tags,
     clinical_term_shaped,
     is_common_word,
+    nickname_shaped,
     not_a_given_name,
+    surname_left_out,
     used_like_a_drug,
 )
 from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
+from medrealmm.deid.story_names import story_names
+from medrealmm.deid.unlisted_names import doubled_pet_name
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
@@ -347,6 +351,16 @@ def _tagger() -> _Tagger:
     return _Tagger()
 
 
+# Dictionary tags of doubled pairs that are no pet name: status words (讷讷, 默默) and places.
+_NOT_PET_TAGS = frozenset({"z", "ns"})
+
+
+def _pet_name(name: str) -> bool:
+    """The model's person over a doubled pair the dictionary lists as an adjective or a noun
+    (乐乐, 晶晶): a pet name, kept."""
+    return doubled_pet_name(name) and _word_tags().get(name) not in _NOT_PET_TAGS
+
+
 def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     # Minority names run across a middle dot (阿依古丽·买买提): the model may stop at the dot.
     while end < len(text) and text[end - 1] in _DOT and _HAN.match(text[end : end + 1] or " "):
@@ -361,6 +375,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return _name_span(text, start, end + 1)
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
+    start = surname_left_out(text, start, end)  # 曾|若彤: or the whole surname
     if any(dot in text[start:end] for dot in _DOT):
         # …and a syllable of a dotted name's first part (买|买提·艾力): take back up to three
         # Han characters that never occur in names (者, 叫, 的 stop it).
@@ -377,7 +392,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
-    if _TERM_END.search(trimmed) or is_common_word(trimmed):
+    if _TERM_END.search(trimmed) or (is_common_word(trimmed) and not _pet_name(trimmed)):
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
@@ -392,6 +407,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if used_like_a_drug(text, start, start + len(trimmed)):
         return None
     drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
+    drug_like = drug_like and not nickname_shaped(trimmed)  # 小平: no drug starts with 小
     if drug_like and not any(dot in trimmed for dot in _DOT):
         return None
     return start, start + len(trimmed)
@@ -497,6 +513,7 @@ class LacNerRecognizer:
         if not parts:
             return
         tagged = self._tagger.entities([c for _, (c, _) in parts])
+        singles: list[int] = []  # one-character people the vetoes dropped (盈, 婷)
         for ((offset, _), (_, starts)), entities in zip(parts, tagged, strict=True):
             for start, end, label in entities:
                 if starts is not None:
@@ -505,6 +522,10 @@ class LacNerRecognizer:
                 if kept is not None:
                     kind, a, b = kept
                     yield Span(start=a, end=b, type=kind, text=text[a:b], source=self.name)
+                elif label == "PER" and end - start == 1:
+                    singles.append(offset + start)
+        if singles:
+            yield from story_names(text, singles, self.name)
 
 
 Split = list[tuple[tuple[int, int], tuple[str, list[int] | None]]]

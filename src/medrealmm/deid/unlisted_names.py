@@ -97,10 +97,17 @@ def _cue_before(text: str, start: int) -> bool:
     return any(text.endswith(cue, 0, start) for cue in _BEFORE)
 
 
-def _given_ok(given: str) -> bool:
+# Characters that end a name in running text (…天, …月, …家) yet often stand inside a
+# two-character given name (天池, 家豪): allowed there when the whole name stands alone.
+_INNER_STOPS = frozenset("天月家和开来向")
+
+
+def _given_ok(given: str, *, alone: bool = False) -> bool:
     """A given part holds no function or clinical character and, at two characters, is no
-    ordinary word (…高兴, …医院)."""
-    if not_a_given_name(given) or any(c in NAME_STOP for c in given):
+    ordinary word (…高兴, …医院). ``alone``: a break or a verb closes the full name, so a
+    character of ``_INNER_STOPS`` does not end it early (顾天池 as a clause of its own)."""
+    stops = NAME_STOP - _INNER_STOPS if alone and len(given) == 2 else NAME_STOP
+    if not_a_given_name(given, stops=False) or any(c in stops for c in given):
         return False
     if len(given) == 2:
         tag = word_tag(given)
@@ -185,7 +192,8 @@ class UnlistedFullNameRecognizer:
                 continue  # run on: only a full three-character name, no word across its edge
             if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
-            if not _given_ok(name[surname_len:]) or _TITLE_RE.match(text, start + surname_len):
+            given_ok = _given_ok(name[surname_len:], alone=alone or verb)
+            if not given_ok or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
             if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
                 continue  # 给刘洋|买了: a verb or particle after a two-character name
@@ -198,7 +206,8 @@ class UnlistedFullNameRecognizer:
                 continue  # 对|方: the cue and the surname are one word (对方)
             if used_like_a_drug(text, start, end):
                 continue  # 和…能一起用吗: a medicine, even after an address word
-            if plausible_name(text, start, end, after_cue=cue):
+            inner = _INNER_STOPS if length == 3 and (alone or verb) else frozenset()
+            if plausible_name(text, start, end, after_cue=cue, inner_stops=inner):
                 return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         return None
 
@@ -223,6 +232,27 @@ _NAMED_AS_RE = re.compile(
     f"(?P<name>[{_CJK}]{{2,4}}?|[A-Za-z][a-z]{{1,15}})"
     rf"(?=[的是说和跟也都就，。！？、；：,.!?;:”\"】\s]|$)"
 )
+# …and one run on into the next clause with no break (外号小圆脸经常迟到): the value is the
+# two or three characters after which a dictionary word starts.
+_NAMED_AS_CUE_RE = re.compile(
+    "(?:名叫|名字叫|名字是|外号|小名|绰号|网名|昵称|英文名|乳名)(?:是|叫)?[:：【]?"
+    f"(?=[{_CJK}]{{4}})"
+)
+
+
+def _named_run_on(text: str, start: int) -> int | None:
+    """The end of a name run on after a word for "name" at ``start``: the longest of three
+    or two characters that a dictionary word of two characters follows."""
+    for length in (3, 2):
+        end = start + length
+        value = text[start:end]
+        if any(c in NAME_STOP for c in value) or is_common_word(value):
+            continue
+        if word_tag(text[end : end + 2]) is not None and word_tag(text[end - 1 : end + 1]) is None:
+            return end
+    return None
+
+
 # A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
 # all-capitals abbreviation (ICU护士).
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
@@ -249,6 +279,17 @@ _COUPLE_RE = re.compile(
 _NOT_GIVEN_START = "这那每诸各此我你他她它您咱俺谁某们"
 
 
+def doubled_pet_name(value: str) -> bool:
+    """A doubled character (乐乐, 晶晶) that may be a pet name: no doubled adverb, kin word or
+    interjection (常常, 妈妈, 哈哈), no pronoun, no clinical character. Dictionaries list many
+    such pairs as adjectives or nouns, so their tag is no evidence against a person."""
+    if len(value) != 2 or value[0] != value[1] or value[0] in _NOT_GIVEN_START:
+        return False
+    if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
+        return False
+    return not not_a_given_name(value[0], stops=False)
+
+
 def _bare_given(value: str) -> bool:
     """Two or three characters that may be a given name or nickname standing alone: no
     pronoun, no clinical character, no ordinary word. The frame on both sides is the
@@ -257,9 +298,7 @@ def _bare_given(value: str) -> bool:
     if any(c in _NOT_GIVEN_START for c in value):
         return False
     if len(value) == 2 and value[0] == value[1]:
-        if value in _NOT_DOUBLED or value[0] in _INTERJECTIONS:
-            return False
-        return not not_a_given_name(value[0], stops=False)
+        return doubled_pet_name(value)
     if not_a_given_name(value, stops=False):
         return False
     tag = word_tag(value)
@@ -292,8 +331,13 @@ class NamedAsRecognizer:
                 continue
             if plausible_name(text, start, end):
                 yield name_span(text, start, end, self.name)
-        for match in _NAMED_AS_RE.finditer(text):
-            start, end = match.span("name")
+        named = [(m.start("name"), m.end("name")) for m in _NAMED_AS_RE.finditer(text)]
+        for cue in _NAMED_AS_CUE_RE.finditer(text):
+            if not any(a == cue.end() for a, _ in named):
+                end = _named_run_on(text, cue.end())
+                if end is not None:
+                    named.append((cue.end(), end))
+        for start, end in named:
             value = text[start:end]
             if any(c in NAME_STOP for c in value) or is_common_word(value):
                 continue
