@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from medrealmm.deid import ner
+from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.registry import default_registry, rules_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans, find_spans_in
@@ -261,3 +262,8 @@ def test_entities_are_those_of_the_reference_implementation() -> None:
                 expected.append((at, at + len(word), label))
             at += len(word)
         assert ner._Tagger(cache_size=0).entities([clause])[0] == expected, clause
+
+
+def test_a_model_without_a_gru_to_wire_is_refused() -> None:
+    with pytest.raises(ValueError, match="no GRU"):
+        with_sequence_lengths(b"")
