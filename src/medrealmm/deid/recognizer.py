@@ -7,7 +7,7 @@ module only; which recognizers run is decided in one list in ``registry``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -68,11 +68,13 @@ class RegexRecognizer:
                 out.append((lo, hi))
         return out
 
-    def find(self, text: str) -> Iterator[Span]:
-        # One generator with the loops inline: it runs for every text and recognizer, and
-        # most runs find nothing, so a nested generator per window was a good part of the cost.
+    def find(self, text: str) -> list[Span]:
+        # A plain list, the loops inline: it runs for every text and recognizer, and most
+        # runs find nothing, so a generator (or a nested one per window) was a good part of
+        # the cost; the gate's refusal returns before anything is built.
         if self.gate is not None and self.gate.search(text) is None:
-            return
+            return []
+        found: list[Span] = []
         windows = self.windows(text) if self.anchor is not None else ((0, len(text)),)
         for lo, hi in windows:
             for pattern in self.patterns:
@@ -84,6 +86,13 @@ class RegexRecognizer:
                         continue
                     start, end = match.span(self.group)
                     if end > start:
-                        yield Span(
-                            start=start, end=end, type=kind, text=text[start:end], source=self.name
+                        found.append(
+                            Span(
+                                start=start,
+                                end=end,
+                                type=kind,
+                                text=text[start:end],
+                                source=self.name,
+                            )
                         )
+        return found
