@@ -176,3 +176,13 @@ def test_the_models_person_over_a_doubled_pet_name_stays() -> None:
     assert "晶晶" in {s.text for s in find_spans("今天带晶晶去公园玩", [ner.LacNerRecognizer()])}
     for word in ("哈哈", "妈妈", "讷讷", "常常"):
         assert ner._name_span(word, 0, 2) is None, word
+
+
+def test_the_models_person_over_a_dictionary_shorthand_stays() -> None:
+    # 鲁比 (a transliteration the dictionary lists as an abbreviation) and 拼命三郎 (a set
+    # phrase) are known words, but the model's person over them is a star's short name or
+    # an epithet; over a plain noun, or a clinical abbreviation (彩超, 镜检), it is the word
+    assert ner._name_span("今晚鲁比又进了两个球", 2, 4) == (2, 4)
+    assert ner._name_span("拼命三郎又来了", 0, 4) == (0, 4)
+    for text in ("做了彩超", "做了镜检", "做了手术"):
+        assert ner._name_span(text, 2, 4) is None, text

@@ -209,6 +209,28 @@ def is_common_word(word: str) -> bool:
     return tag is not None and not tag.startswith("nr")
 
 
+# Dictionary tags for abbreviations (j) and set phrases (l). A star's short name (a
+# transliteration cut to two characters) or a fictional character's epithet is listed so:
+# the NER's person over such a word is that person, where over a plain noun it is the noun.
+_SHORTHAND_TAGS = frozenset({"j", "l"})
+
+
+def shorthand_person(word: str) -> bool:
+    """A two-to-four Han character dictionary abbreviation or set phrase with no clinical
+    character: what the NER's person may be kept over though the dictionary knows it."""
+    return (
+        2 <= len(word) <= 4
+        and _CJK_WORD.fullmatch(word) is not None
+        and _word_tags().get(word) in _SHORTHAND_TAGS
+        and word not in CLINICAL_LEXICON
+        and not any(c in _CLINICAL_CHARS or c in _CARE_SHORTHAND for c in word)
+    )
+
+
+# Characters of clinical abbreviations (彩超, 镜检, 医改, 护理): never a person's short name.
+_CARE_SHORTHAND = frozenset("超检诊疗医护")
+
+
 def trim_name(candidate: str) -> str:
     """Drop trailing characters that are never part of a given name (我叫张伟今年…)."""
     if len(candidate) == 2 and candidate[0] in "小老阿":

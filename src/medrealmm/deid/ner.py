@@ -46,6 +46,7 @@ from medrealmm.deid.names import (
     is_common_word,
     nickname_shaped,
     not_a_given_name,
+    shorthand_person,
     surname_left_out,
     used_like_a_drug,
 )
@@ -400,7 +401,9 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
-    if _TERM_END.search(trimmed) or (is_common_word(trimmed) and not _pet_name(trimmed)):
+    if _TERM_END.search(trimmed) or (
+        is_common_word(trimmed) and not _pet_name(trimmed) and not shorthand_person(trimmed)
+    ):
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
