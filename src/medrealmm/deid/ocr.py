@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -90,7 +91,29 @@ def _build_engine() -> object:
     # One inference thread: images are masked in parallel by worker processes, and
     # onnxruntime's own pool spins idle cores (on a shared machine it nearly doubled the
     # CPU-seconds of each image). The detector's input size is set by read_page.
-    return RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
+    engine = RapidOCR(det_limit_type="max", intra_op_num_threads=1, inter_op_num_threads=1)
+    for wrapper in (engine.text_det.infer, engine.text_cls.infer, engine.text_rec.session):
+        _fold_session(wrapper)
+    return engine
+
+
+def _fold_session(wrapper: object) -> None:
+    """Swap a rapidocr model's session for one of the same model with its scalar arithmetic
+    folded into the convolutions (deid.onnx_fold): a third less CPU, outputs within ~1e-6."""
+    import onnxruntime as ort
+
+    from medrealmm.deid.onnx_fold import fold
+
+    stock = wrapper.session  # type: ignore[attr-defined]
+    folded, _ = fold(Path(stock._model_path).read_bytes())
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.enable_cpu_mem_arena = False
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    wrapper.session = ort.InferenceSession(  # type: ignore[attr-defined]
+        folded, options, providers=["CPUExecutionProvider"]
+    )
 
 
 def _ordered(points: np.ndarray) -> np.ndarray:
