@@ -133,8 +133,9 @@ def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
     node_type = classes["NodeProto"]
     consts: dict[str, np.ndarray] = {}
     for node in graph.node:
-        if node.op_type == "Constant" and len(node.attribute) == 1 and node.attribute[0].name == "value":
-            found = _array(node.attribute[0].t)
+        value = node.attribute[0] if len(node.attribute) == 1 else None
+        if node.op_type == "Constant" and value is not None and value.name == "value":
+            found = _array(value.t)
             if found is not None:
                 consts[node.output[0]] = found
     for init in graph.initializer:
@@ -229,14 +230,15 @@ def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
         add.CopyFrom(node_type(op_type="HardSigmoid", input=[x], output=[gate], name=add.name))
         add.attribute.add(name="alpha", type=_FLOAT_ATTR, f=1.0 / 6.0)
         add.attribute.add(name="beta", type=_FLOAT_ATTR, f=0.5)
-        mul.CopyFrom(node_type(op_type="Mul", input=[x, gate], output=[div.output[0]], name=mul.name))
+        out = div.output[0]
+        mul.CopyFrom(node_type(op_type="Mul", input=[x, gate], output=[out], name=mul.name))
         dropped.update((id(clip), id(div)))
         made["hard_swish"] += 1
     uses = users()
     for mul in nodes:  # Mul c -> Add d -> Conv
         if mul.op_type != "Mul" or id(mul) in dropped or len(mul.input) != 2:
             continue
-        x = next((n for n in mul.input if n not in consts and scalar(other(mul, n)) is not None), None)
+        x = next((n for n in mul.input if n not in consts and scalar(other(mul, n))), None)
         c = scalar(other(mul, x)) if x is not None else None
         add = sole(uses, mul.output[0], "Add") if c else None
         d = scalar(other(add, mul.output[0])) if add is not None else None
