@@ -58,7 +58,7 @@ def test_recognize_reads_as_rapidocr_does_and_a_repeat_from_its_cache() -> None:
     crops = _lines(["姓名：", "检验项目 结果 单位 参考范围", "白细胞计数 6.5", "姓名："] * 2)
     crops.append(_lines(["报告日期：2024-06-11 09:30 审核者：李明 检验者：王芳 备注：无"])[0])
     want, _ = engine.text_rec(crops, True)  # type: ignore[attr-defined]
-    ocr._READINGS.clear()
+    ocr.forget_readings()
     first = ocr.recognize(engine, crops)
     assert len(ocr._READINGS) < len(crops)  # repeats at one padded width are read once
     again = ocr.recognize(engine, crops)  # every reading from the cache

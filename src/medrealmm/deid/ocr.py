@@ -157,6 +157,12 @@ def _sideways(quads: list[np.ndarray]) -> bool:
     return across > along
 
 
+def forget_readings() -> None:
+    """Empty this process's readings (a benchmark's engines each start cold)."""
+    with _READINGS_LOCK:
+        _READINGS.clear()
+
+
 def recognize(engine: object, crops: list[np.ndarray]) -> list[tuple[object, ...]]:
     """rapidocr's ``text_rec(crops, True)``: (text, score, where) per crop, the same readings.
 
