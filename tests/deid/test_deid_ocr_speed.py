@@ -65,3 +65,10 @@ def test_recognize_reads_as_rapidocr_does_and_a_repeat_from_its_cache() -> None:
     for reading in (first, again):
         assert [(r[0], r[1]) for r in reading] == [(w[0], w[1]) for w in want]
         assert [r[2][2] for r in reading] == [w[2][2] for w in want]  # character columns
+
+
+def test_the_detectors_input_is_the_stock_preprocessing_bit_for_bit() -> None:
+    detector = ocr._engine().text_det  # type: ignore[attr-defined]
+    page = np.random.default_rng(2).integers(0, 256, (300, 410, 3), dtype=np.uint8)
+    stock = type(detector).get_preprocess(detector, 410)(page)
+    assert np.array_equal(detector.get_preprocess(410)(page), stock)
