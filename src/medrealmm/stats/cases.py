@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from medrealmm.llm import OFFLINE_NAME
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import rubric_digests
 from medrealmm.schema import CaseScore, ImageKind, ImageOrigin, Instance, Response
 from medrealmm.schema.instance import position_of
 from medrealmm.store import RunStore, stages
@@ -164,7 +164,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
         if baseline
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
-    applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
+    applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
     parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
     checked: set[str] = set()
     shared: dict[str, str] = {}  # one string per grader, model, instance and version

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.scoring import complete_rubric_score
@@ -155,7 +155,7 @@ def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
         }
     if panel:
         data.verdicts[PANEL_RATER] = panel
-    rubrics = evaluation_rubrics(store)
+    rubrics = rubric_digests(store)
     data.weights = {i: {c.id: c.weight for c in r.criteria} for i, r in rubrics.items()}
     data.rules = {
         i: {c.id for c in r.criteria if c.kind is CriterionKind.RULE} for i, r in rubrics.items()
