@@ -27,7 +27,7 @@ from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
-from medrealmm.stats.raters import panel_verdicts, verdict_rows
+from medrealmm.stats.raters import panel_reply_verdicts, panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
 
@@ -168,9 +168,12 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     if not labelled:
         return inputs  # no panel: the graders' verdicts are not worth reading
     replies = {response for response, _ in labelled}  # only their verdicts are read
-    for grader, response, criterion_id, value, version in verdict_rows(
-        store, stages.EVAL_VERDICT, replies
-    ):
+    rows = (  # labels from files alone: replies the panel never judged
+        panel_reply_verdicts(store)
+        if replies <= {item[0] for found in panel_verdicts(store).values() for item in found}
+        else verdict_rows(store, stages.EVAL_VERDICT, replies)
+    )
+    for grader, response, criterion_id, value, version in rows:
         item = (response, criterion_id)
         if item not in labelled:
             continue
