@@ -177,8 +177,9 @@ def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndar
     return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
 
 
-#: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes.
-_CHUNK_DRAWS = 1 << 21
+#: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes, and a
+#: chunk's picks and the two arrays gathered by them are three times its size.
+_CHUNK_DRAWS = 1 << 19
 #: The same for the summed counts, which hold four arrays of a chunk at once.
 _SUM_DRAWS = 1 << 19
 
