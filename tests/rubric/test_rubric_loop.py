@@ -26,7 +26,7 @@ from medrealmm.rubric import (
     state_of,
     states,
 )
-from medrealmm.rubric.rounds import rubric_digests
+from medrealmm.rubric.rounds import criterion_versions, rubric_digests
 from medrealmm.rubric.stage import generate_all, refine_all
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
@@ -181,6 +181,7 @@ def _digests_match(store: RunStore) -> None:
     for iid, rubric in rubrics.items():
         digest = digests[iid]
         assert (digest.instance_id, digest.version) == (rubric.instance_id, rubric.version)
-        assert [(c.id, c.weight, c.kind, list(c.tags), c.version) for c in digest.criteria] == [
-            (c.id, c.weight, c.kind, c.tags, c.version) for c in rubric.criteria
+        assert [(c.id, c.weight, c.kind, list(c.tags)) for c in digest.criteria] == [
+            (c.id, c.weight, c.kind, c.tags) for c in rubric.criteria
         ]
+        assert criterion_versions(store, digest) == {c.id: c.version for c in rubric.criteria}

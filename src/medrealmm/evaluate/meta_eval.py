@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.io import DataError, iter_jsonl
 from medrealmm.rubric.agents import label_name
-from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
+from medrealmm.rubric.rounds import criterion_versions, evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
@@ -128,7 +128,8 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     the rubrics that apply now; a grader verdict given to an older criterion version is left
     out, as the report leaves out stale scores."""
     intents = dict(store.fields(stages.MCCP_INSTANCE, ("intent",)))
-    criteria = {(iid, c.id): c for iid, r in rubric_digests(store).items() for c in r.criteria}
+    digests = rubric_digests(store)
+    criteria = {(iid, c.id): c for iid, r in digests.items() for c in r.criteria}
     inputs = MetaInputs()
     physicians = dict(panel_verdicts(store))  # shared with Table 2: copied before a change
     responses: set[str] | None = None  # read only when there are label files
@@ -173,13 +174,17 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
         if replies <= {item[0] for found in panel_verdicts(store).values() for item in found}
         else verdict_rows(store, stages.EVAL_VERDICT, replies)
     )
+    versions: dict[str, dict[str, str]] = {}  # instance id -> its criteria's versions
     for grader, response, criterion_id, value, version in rows:
         item = (response, criterion_id)
         if item not in labelled:
             continue
-        if version is not None:
-            where = (ResponseKey.parse(response).instance_id, criterion_id)
-            if version != criteria[where].version:
+        if version is not None:  # a criterion's version hashes it: read once per rubric
+            instance_id = ResponseKey.parse(response).instance_id
+            current = versions.get(instance_id)
+            if current is None:
+                current = versions[instance_id] = criterion_versions(store, digests[instance_id])
+            if version != current.get(criterion_id):
                 continue
         inputs.graders.setdefault(grader, {})[item] = value
     return inputs

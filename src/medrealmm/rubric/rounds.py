@@ -103,18 +103,20 @@ class CriterionDigest:
     weight: int
     kind: CriterionKind
     tags: tuple[str, ...]
-    version: str  # ``Criterion.version``
 
 
 @dataclass(frozen=True, slots=True)
 class RubricDigest:
     """What the results read of the rubric that applies to an instance (its ``version`` and
-    its criteria's weights, kinds, tags and versions): a report over thousands of cases
-    holds these, not every criterion's text as a pydantic model."""
+    its criteria's weights, kinds and tags): a report over thousands of cases holds these,
+    not every criterion's text as a pydantic model. Its criteria's versions are read from
+    where it is stored when asked (``criterion_versions``): few readers need them."""
 
     instance_id: str
     version: str  # ``Rubric.version``
     criteria: tuple[CriterionDigest, ...]
+    stage: str  # where the rubric is stored
+    key: str
 
 
 def rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
@@ -138,13 +140,19 @@ def _rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
         rubric = store.get(stage, key, Rubric)
         if rubric is None:  # gone since the keys were read
             continue
-        version, by_id = rubric.versions()
         criteria = tuple(
-            CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags), by_id[c.id])
-            for c in rubric.criteria
+            CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
         )
-        found[rubric.instance_id] = RubricDigest(rubric.instance_id, version, criteria)
+        found[rubric.instance_id] = RubricDigest(
+            rubric.instance_id, rubric.version, criteria, stage, key
+        )
     return found
+
+
+def criterion_versions(store: RunStore, digest: RubricDigest) -> dict[str, str]:
+    """``Criterion.version`` of each of the digest's criteria by id, read from its rubric."""
+    rubric = store.get(digest.stage, digest.key, Rubric)
+    return {} if rubric is None else rubric.versions()[1]
 
 
 def load_feedback(store: RunStore, instance_id: str, round_: int) -> RoundFeedback | None:
