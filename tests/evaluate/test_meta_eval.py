@@ -11,9 +11,11 @@ from typer.testing import CliRunner
 
 from medrealmm.cli import app
 from medrealmm.evaluate.meta_eval import import_labels, load_meta_inputs, meta_eval
+from medrealmm.rubric.rounds import evaluation_rubrics
 from medrealmm.schema import Verdict
 from medrealmm.stats.meta_eval import ALL, ALL_PHYSICIANS
 from medrealmm.store import RunStore, stages
+from medrealmm.store.keys import ResponseKey, VerdictKey
 from medrealmm.testing.simulated_panel import PHYSICIANS, simulate_panel_labels
 from medrealmm.testing.synthetic_store import build_synthetic_store
 
@@ -121,3 +123,19 @@ def test_a_line_that_is_not_json_is_named(store_path: Path, tmp_path: Path) -> N
     result = CliRunner().invoke(app, ["eval", "import-labels", str(store_path), str(path)])
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "broken.jsonl:2" in text and "Traceback" not in text
+
+
+def test_a_verdict_on_an_older_criterion_version_is_left_out(tmp_path: Path) -> None:
+    path = build_synthetic_store(tmp_path / "run", cases=3)
+    with RunStore(path) as store:
+        item = sorted(load_meta_inputs(store).graders["judge-a"])[0]
+        response, criterion_id = item
+        rubric = evaluation_rubrics(store)[ResponseKey.parse(response).instance_id]
+        current = next(c.version for c in rubric.criteria if c.id == criterion_id)
+        key = VerdictKey("judge-a", response, criterion_id).format()
+        verdict = store.get(stages.EVAL_VERDICT, key, Verdict)
+        assert verdict is not None
+        for version, kept in ((current, True), ("older", False)):
+            stamped = verdict.model_copy(update={"criterion_version": version})
+            store.put(stages.EVAL_VERDICT, key, stamped)
+            assert (item in load_meta_inputs(store).graders["judge-a"]) is kept

@@ -103,3 +103,17 @@ def test_the_definitions_paragraph_is_in_chinese(built_report) -> None:
 
     html = built_report.html.read_text(encoding="utf-8")
     assert K_DEFINITIONS_ZH in html and K_DEFINITIONS not in html
+
+
+def test_the_embedded_subset_is_the_same_bytes_on_every_build() -> None:
+    """Two builds of one report must not differ: the subset keeps the face's own timestamp."""
+    import time
+
+    from medrealmm.report import webfont
+
+    path = webfont.find_cjk_font()
+    if path is None:
+        pytest.skip("no CJK font")
+    first = webfont.subset_woff(path, "会诊报告")
+    time.sleep(1.1)  # the head table's modified time counts whole seconds
+    assert webfont.subset_woff(path, "会诊报告") == first

@@ -26,6 +26,7 @@ from medrealmm.rubric import (
     state_of,
     states,
 )
+from medrealmm.rubric.rounds import criterion_versions, rubric_digests
 from medrealmm.rubric.stage import generate_all, refine_all
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
@@ -78,6 +79,7 @@ async def test_loop_converges_when_a_round_gets_empty_feedback(
     assert final is not None and final.approved and final.round == 1
     assert rubric_for_evaluation(store, iid) == final
     assert evaluation_rubrics(store) == {iid: final}
+    _digests_match(store)
     stats = await refine_all(store, client, SETTINGS)
     assert stats.done == 0 and len(round_history(store, iid)) == 2  # nothing after approval
     feedback = load_feedback(store, iid, 1)
@@ -116,6 +118,7 @@ async def test_max_rounds_stops_refinement_unapproved(
     evaluated = rubric_for_evaluation(store, iid)
     assert evaluated is not None and evaluated.round == 2 and not evaluated.approved
     assert evaluation_rubrics(store) == {iid: evaluated}
+    _digests_match(store)
 
 
 async def test_rerun_repeats_no_finished_work(store: RunStore, tinea_instance: Instance) -> None:
@@ -168,3 +171,17 @@ async def test_refine_limit_refines_only_the_first_instances_by_id(
     assert stats.done == 1
     assert len(round_history(store, tinea_instance.id)) == 2
     assert len(round_history(store, other.id)) == 1  # left for a run without --limit
+
+
+def _digests_match(store: RunStore) -> None:
+    """The report's digests say what the whole rubrics say: versions, weights, kinds, tags."""
+    digests = rubric_digests(store)
+    rubrics = evaluation_rubrics(store)
+    assert list(digests) == list(rubrics)
+    for iid, rubric in rubrics.items():
+        digest = digests[iid]
+        assert (digest.instance_id, digest.version) == (rubric.instance_id, rubric.version)
+        assert [(c.id, c.weight, c.kind, list(c.tags)) for c in digest.criteria] == [
+            (c.id, c.weight, c.kind, c.tags) for c in rubric.criteria
+        ]
+        assert criterion_versions(store, digest) == {c.id: c.version for c in rubric.criteria}

@@ -11,6 +11,7 @@ import pytest
 from medrealmm.schema import CaseScore, Instance, Response, Verdict
 from medrealmm.stats import load_raters, load_scored_cases
 from medrealmm.stats.cases import baseline_models, instance_strata, to_record
+from medrealmm.stats.raters import PANEL_RATER
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ScoreKey, VerdictKey
 from medrealmm.testing.synthetic_store import build_synthetic_store
@@ -55,6 +56,12 @@ def test_rater_verdicts_equal_those_read_as_models(store: RunStore) -> None:
     data = load_raters(store)
     assert {r: v for r, v in data.verdicts.items() if r in expected} == dict(expected)
     assert all(type(v) is bool for d in data.verdicts.values() for v in d.values())
+    with store.sharing():  # Table 2's read: the judges' verdicts on the panel's replies
+        table2 = load_raters(store, table2=True)
+    replies = {item[0] for item in table2.verdicts.get(PANEL_RATER, {})}
+    for rater, found in expected.items():
+        mine = {i: v for i, v in found.items() if i[0] in replies}
+        assert table2.verdicts.get(rater, {}) == mine
 
 
 def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
@@ -66,6 +73,10 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
         assert rows == [(f"k{i}", i, int(i % 2 == 0)) for i in range(7)]
         with pytest.raises(ValueError, match="field names"):
             list(store.fields("s", ("a') FROM records --",)))
+        store.put("s", "l", {"a": [1, 2], "b": []})  # a name ending in '#': its list's length
+        assert list(store.fields_under("s", ["l"], ("a#", "b#", "c#"))) == [("l", 2, 0, None)]
+        with pytest.raises(ValueError, match="field names"):
+            list(store.fields("s", ("a') FROM records --#",)))
 
 
 def test_key_ranges_and_heads_read_only_what_they_name(tmp_path: Path) -> None:

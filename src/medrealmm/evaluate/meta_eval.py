@@ -23,11 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.io import DataError, iter_jsonl
 from medrealmm.rubric.agents import label_name
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import criterion_versions, evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
-from medrealmm.stats.raters import panel_verdicts, verdict_rows
+from medrealmm.stats.raters import panel_reply_verdicts, panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ResponseKey, VerdictKey
 
@@ -127,16 +127,17 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     """Graders' verdicts and physicians' labels (panel and files) on LLM-graded criteria of
     the rubrics that apply now; a grader verdict given to an older criterion version is left
     out, as the report leaves out stale scores."""
-    rubrics = evaluation_rubrics(store)
     intents = dict(store.fields(stages.MCCP_INSTANCE, ("intent",)))
-    criteria = {(iid, c.id): c for iid, r in rubrics.items() for c in r.criteria}
+    digests = rubric_digests(store)
+    criteria = {(iid, c.id): c for iid, r in digests.items() for c in r.criteria}
     inputs = MetaInputs()
     physicians = dict(panel_verdicts(store))  # shared with Table 2: copied before a change
     responses: set[str] | None = None  # read only when there are label files
     for path in labels:
         if responses is None:
             responses = set(store.keys(stages.EVAL_RESPONSE))
-        for physician, found in read_labels(path, rubrics, responses).items():
+        found_labels = read_labels(path, evaluation_rubrics(store), responses)
+        for physician, found in found_labels.items():
             mine = physicians[physician] = dict(physicians.get(physician, {}))
             clash = [i for i, v in found.items() if i in mine and mine[i] != v]
             if clash:
@@ -168,19 +169,22 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     if not labelled:
         return inputs  # no panel: the graders' verdicts are not worth reading
     replies = {response for response, _ in labelled}  # only their verdicts are read
-    versions: dict[tuple[str, str], str] = {}  # a criterion's version hashes it: once each
-    for grader, response, criterion_id, value, version in verdict_rows(
-        store, stages.EVAL_VERDICT, replies
-    ):
+    rows = (  # labels from files alone: replies the panel never judged
+        panel_reply_verdicts(store)
+        if replies <= {item[0] for found in panel_verdicts(store).values() for item in found}
+        else verdict_rows(store, stages.EVAL_VERDICT, replies)
+    )
+    versions: dict[str, dict[str, str]] = {}  # instance id -> its criteria's versions
+    for grader, response, criterion_id, value, version in rows:
         item = (response, criterion_id)
         if item not in labelled:
             continue
-        if version is not None:
-            where = (ResponseKey.parse(response).instance_id, criterion_id)
-            current = versions.get(where)
+        if version is not None:  # a criterion's version hashes it: read once per rubric
+            instance_id = ResponseKey.parse(response).instance_id
+            current = versions.get(instance_id)
             if current is None:
-                current = versions[where] = criteria[where].version
-            if version != current:
+                current = versions[instance_id] = criterion_versions(store, digests[instance_id])
+            if version != current.get(criterion_id):
                 continue
         inputs.graders.setdefault(grader, {})[item] = value
     return inputs

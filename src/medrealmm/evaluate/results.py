@@ -27,7 +27,7 @@ from medrealmm.evaluate.provenance import (
 from medrealmm.evaluate.scoring import ModelSummary, summarize_models
 from medrealmm.evaluate.versions import VersionComparison, compare_versions
 from medrealmm.llm import ModelSpec, display_name
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import rubric_digests
 from medrealmm.schema import CaseScore, CriterionKind, Response
 from medrealmm.stats.alpha import PanelAgreement, panel_agreement
 from medrealmm.stats.cases import (
@@ -323,7 +323,7 @@ def panel_summary(store: RunStore, results: Results) -> PanelSummary | None:
     responses = {
         stages.response_key(r.model, r.images, r.instance_id, r.sample) for r in results.records
     }
-    rubrics = evaluation_rubrics(store)
+    rubrics = rubric_digests(store)
     llm = {
         (iid, c.id): c.weight
         for iid, rubric in rubrics.items()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from medrealmm.mccp.validation import summarize_validation
 from medrealmm.report.tables import Table
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import rubric_digests
 from medrealmm.stats.cases import instance_strata
 from medrealmm.stats.dataset import dataset_statistics, value_counts
 from medrealmm.store import RunStore
@@ -17,7 +17,7 @@ DATASET_TABLES = (
 
 def dataset_tables(store: RunStore) -> list[Table]:
     instances = list(instance_strata(store).values())  # the counts, not each dialogue
-    rubrics = evaluation_rubrics(store)
+    rubrics = rubric_digests(store)
     stats = dataset_statistics(instances, rubrics)
     head = [
         {"quantity": "instances", "name": "MCCP 实例", "count": stats["instances"]},

@@ -22,7 +22,7 @@ from medrealmm.stats.raters import (
     pairwise_agreement,
     rater_scores,
 )
-from medrealmm.stats.strata import STRATA, stratify
+from medrealmm.stats.strata import STRATA, stratum_order
 
 SCALE = 100.0
 HIST_BINS = 10
@@ -255,29 +255,83 @@ def deliberative_table(
     )
 
 
-def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -> Table:
-    headline = set(headline_conditions(records))
+@dataclass(frozen=True)
+class ConditionCases:
+    """One condition's records by instance, worked out once for every breakdown (strata are
+    the instance's, so each case falls in one stratum of an axis): the complete cases' mean
+    scores in case order (``case_means``), and per instance its incomplete records, its
+    consultation and a record to read its strata from."""
+
+    means: dict[str, float]
+    first: dict[str, CaseRecord]
+    incomplete: dict[str, int]
+    consultation: dict[str, str]
+
+
+def condition_cases(records: Iterable[CaseRecord]) -> dict[Condition, ConditionCases]:
+    found = {}
+    for condition, group in _by_condition(records).items():
+        first: dict[str, CaseRecord] = {}
+        incomplete: dict[str, int] = defaultdict(int)
+        for record in group:
+            first.setdefault(record.instance_id, record)
+            if record.score is None:
+                incomplete[record.instance_id] += 1
+        found[condition] = ConditionCases(
+            case_means(group), first, dict(incomplete), consultation_of(group)
+        )
+    return found
+
+
+def _headline(cases: dict[Condition, ConditionCases]) -> set[Condition]:
+    """``headline_conditions`` of the records ``cases`` was made from."""
+    modes: dict[str, set[bool]] = defaultdict(set)
+    for model, images in cases:
+        modes[model].add(images)
+    return {(model, True in m) for model, m in modes.items()}
+
+
+def stratified_table(
+    records: Sequence[CaseRecord],
+    axis: str,
+    overall: Table,
+    cases: dict[Condition, ConditionCases] | None = None,
+) -> Table:
+    """Per stratum of ``axis`` and headline condition, best first; ``cases``: the records'
+    ``condition_cases``, when the caller has them (every axis reads the same)."""
+    cases = condition_cases(records) if cases is None else cases
+    headline = _headline(cases)
     ranked = [(r["model"], r["images"]) for r in overall.rows]
     labels = {(r["model"], r["images"]): r["label"] for r in overall.rows}
+    stratum = STRATA[axis]
+    keys: dict[Any, tuple[Any, str]] = {}  # attribute value -> (order, label), as ``stratify``
+    groups: dict[tuple[Any, str], dict[Condition, list[str]]] = defaultdict(dict)
+    for condition in headline:
+        for case, record in cases[condition].first.items():
+            value = getattr(record, stratum.attribute)
+            key = keys.get(value)
+            if key is None:
+                key = keys[value] = stratum.of_value(value)
+            groups[key].setdefault(condition, []).append(case)
     rows = []
-    for stratum, group in stratify(records, axis).items():
-        conditions = _by_condition(group)
+    for key in sorted(groups, key=stratum_order):
+        members = groups[key]
         for condition in ranked:
-            members = conditions.get(condition)
-            if condition not in headline or not members:
+            ids = members.get(condition)
+            if condition not in headline or not ids:
                 continue
-            by_case = case_means(members)
-            means = list(by_case.values())
-            consultations = consultation_of(members)
+            found = cases[condition]
+            scored = [case for case in sorted(ids) if case in found.means]
+            means = [found.means[case] for case in scored]
             rows.append(
                 {
-                    "stratum": stratum,
+                    "stratum": key[1],
                     "label": labels[condition],
                     "model": condition[0],
                     "images": condition[1],
                     "cases": len(means),
-                    "consultations": len({consultations[case] for case in by_case}),
-                    "incomplete": sum(r.score is None for r in members),
+                    "consultations": len({found.consultation[case] for case in scored}),
+                    "incomplete": sum(found.incomplete.get(case, 0) for case in ids),
                     "mean": _scaled(sum(means) / len(means)) if means else None,
                 }
             )
@@ -290,17 +344,21 @@ def stratified_table(records: Sequence[CaseRecord], axis: str, overall: Table) -
     )
 
 
-def histogram_table(records: Sequence[CaseRecord], overall: Table) -> Table:
+def histogram_table(
+    records: Sequence[CaseRecord],
+    overall: Table,
+    cases: dict[Condition, ConditionCases] | None = None,
+) -> Table:
     """Per-case score counts in ten equal bins of 0-100 (Fig 7); 100 falls in the last bin."""
-    headline = set(headline_conditions(records))
-    groups = _by_condition(records)
+    cases = condition_cases(records) if cases is None else cases
+    headline = _headline(cases)
     rows = []
     for row in overall.rows:
         condition = (row["model"], row["images"])
         if condition not in headline:
             continue
         counts = [0] * HIST_BINS
-        for score in case_means(groups[condition]).values():
+        for score in cases[condition].means.values():
             counts[min(int(score * HIST_BINS), HIST_BINS - 1)] += 1
         for index, count in enumerate(counts):
             width = SCALE / HIST_BINS
@@ -444,6 +502,7 @@ def build_tables(
     imported = set(imported)
     headline = set(headline_conditions(records))
     shown = [r for r in records if r.condition in headline]  # all the breakdowns read
+    cases = condition_cases(shown)
     tables = [
         overall,
         *(
@@ -453,8 +512,8 @@ def build_tables(
         ),
         decomposition_table(records, overall),
         images_table(overall),
-        *(stratified_table(shown, axis, overall) for axis in STRATIFIED_AXES),
-        histogram_table(shown, overall),
+        *(stratified_table(shown, axis, overall, cases) for axis in STRATIFIED_AXES),
+        histogram_table(shown, overall, cases),
         agreement_subset_table(subset),
         rater_score_table(raters, subset),
         agreement_table(raters, subset),

@@ -41,6 +41,9 @@ def subset_woff(path: Path, text: str) -> bytes:
     # The head table keeps the whole face's bounding box (a browser lays text out by the
     # glyphs' own metrics): recomputing it runs every kept outline, a third of the subset's cost.
     font.recalcBBoxes = False
+    # Keep the face's own modified time: a save-time stamp would make two builds of the same
+    # report differ in three bytes.
+    font.recalcTimestamp = False
     options = subset.Options()
     options.flavor = "woff"
     options.notdef_outline = True

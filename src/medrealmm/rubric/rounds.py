@@ -11,11 +11,12 @@ approves the round: it is copied to ``RUBRIC_FINAL`` (key = instance id) as R*.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from medrealmm.rubric.feedback import FeedbackError, RoundFeedback, check_feedback
 from medrealmm.rubric.settings import RubricSettings
-from medrealmm.schema import Rubric
+from medrealmm.schema import CriterionKind, Rubric
 from medrealmm.store import DONE, FAILED, RunStore, stages
 from medrealmm.store.keys import RoundKey
 
@@ -92,6 +93,66 @@ def _evaluation_rubrics(store: RunStore) -> dict[str, Rubric]:
     for rubric in store.iter(stages.RUBRIC_FINAL, Rubric):
         chosen[rubric.instance_id] = rubric
     return dict(sorted(chosen.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionDigest:
+    """What the results read of a criterion: no text, no model."""
+
+    id: str
+    weight: int
+    kind: CriterionKind
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RubricDigest:
+    """What the results read of the rubric that applies to an instance (its ``version`` and
+    its criteria's weights, kinds and tags): a report over thousands of cases holds these,
+    not every criterion's text as a pydantic model. Its criteria's versions are read from
+    where it is stored when asked (``criterion_versions``): few readers need them."""
+
+    instance_id: str
+    version: str  # ``Rubric.version``
+    criteria: tuple[CriterionDigest, ...]
+    stage: str  # where the rubric is stored
+    key: str
+
+
+def rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
+    """``evaluation_rubrics`` as digests, by instance id in id order: only the chosen rubric
+    of each instance is read and validated, one at a time. Read once while the store is
+    unchanged; the digests are shared, the dict is the caller's."""
+    return dict(store.memo("rubric_digests", lambda: _rubric_digests(store)))
+
+
+def _rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
+    chosen: dict[str, tuple[str, str, int]] = {}  # instance id -> (stage, key, round)
+    for key, instance_id, round_ in store.fields(stages.RUBRIC_ROUND, ("instance_id", "round")):
+        kept = chosen.get(instance_id)
+        if kept is None or round_ > kept[2]:  # as ``_evaluation_rubrics``: the first latest
+            chosen[instance_id] = (stages.RUBRIC_ROUND, key, round_)
+    for key, instance_id in store.fields(stages.RUBRIC_FINAL, ("instance_id",)):
+        chosen[instance_id] = (stages.RUBRIC_FINAL, key, 0)
+    found = {}
+    for instance_id in sorted(chosen):
+        stage, key, _ = chosen[instance_id]
+        rubric = store.get(stage, key, Rubric)
+        if rubric is None:  # gone since the keys were read
+            continue
+        criteria = tuple(
+            CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
+        )
+        found[rubric.instance_id] = RubricDigest(
+            rubric.instance_id, rubric.version, criteria, stage, key
+        )
+    return found
+
+
+def criterion_versions(store: RunStore, digest: RubricDigest) -> dict[str, str]:
+    """``Criterion.version`` of each of the digest's criteria by id, read from its rubric."""
+    rubric = store.get(digest.stage, digest.key, Rubric)
+    return {} if rubric is None else rubric.versions()[1]
 
 
 def load_feedback(store: RunStore, instance_id: str, round_: int) -> RoundFeedback | None:

@@ -114,18 +114,29 @@ class Rubric(BaseModel):
     def versions(self) -> tuple[str, dict[str, str]]:
         """``version`` and every criterion's ``version`` by id, from one dump of the criteria:
         grading stamps both on each verdict."""
-        bodies = self._bodies()
-        by_id = {c.id: _digest(body) for c, body in zip(self.criteria, bodies, strict=True)}
-        return self._version(bodies), by_id
+        blobs = [_blob(body) for body in self._bodies()]
+        by_id = {c.id: _hash(blob) for c, blob in zip(self.criteria, blobs, strict=True)}
+        # the list's JSON is its items' JSON joined by the separator: each dumped once
+        return self._version_of(_hash("[" + ",".join(blobs) + "]")), by_id
 
     def _bodies(self) -> list[dict[str, object]]:
         """What a version hashes of each criterion (``Criterion.version``'s input)."""
         return [c.model_dump(mode="json", exclude={"tags"}) for c in self.criteria]
 
     def _version(self, bodies: list[dict[str, object]]) -> str:
-        return f"r{self.round}{'a' if self.approved else ''}-{_digest(bodies)}"
+        return self._version_of(_digest(bodies))
+
+    def _version_of(self, digest: str) -> str:
+        return f"r{self.round}{'a' if self.approved else ''}-{digest}"
 
 
 def _digest(value: object) -> str:
-    blob = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _hash(_blob(value))
+
+
+def _blob(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _hash(blob: str) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]

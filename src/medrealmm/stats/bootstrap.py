@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 DEFAULT_RESAMPLES = 2000
 
@@ -147,7 +148,8 @@ def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Each resample's column sums of ``data`` (units x columns of counts): how often the
     seeded generator draws each unit (the draws of ``bootstrap_mean_ci``, in the same chunks)
     times the unit's counts. float32 products run in BLAS and are exact while the sums stay
-    below 2**24; past that, float64."""
+    below 2**24; past that, float64. The products run on one BLAS thread: on a busy machine
+    idle BLAS threads spin and cost ten times the product's own CPU time."""
     units = len(data)
     exact32 = units * max(int(data.max()), 1) < 2**24
     kind = np.float32 if exact32 else np.float64
@@ -155,14 +157,15 @@ def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     out = np.empty((resamples, data.shape[1]), dtype=np.float64)
     rng = np.random.default_rng(seed)
     start = 0
-    for rows in _chunks(resamples, units, _SUM_DRAWS):
-        picks = rng.integers(0, units, size=(rows, units))
-        flat = (np.arange(rows)[:, None] * units + picks).ravel()
-        del picks
-        counts = np.bincount(flat, minlength=rows * units).reshape(rows, units).astype(kind)
-        del flat
-        out[start : start + rows] = counts @ weights
-        start += rows
+    with threadpool_limits(limits=1, user_api="blas"):
+        for rows in _chunks(resamples, units, _SUM_DRAWS):
+            picks = rng.integers(0, units, size=(rows, units))
+            flat = (np.arange(rows)[:, None] * units + picks).ravel()
+            del picks
+            counts = np.bincount(flat, minlength=rows * units).reshape(rows, units)
+            del flat
+            out[start : start + rows] = counts.astype(kind) @ weights
+            start += rows
     return out
 
 
@@ -174,8 +177,9 @@ def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndar
     return sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
 
 
-#: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes.
-_CHUNK_DRAWS = 1 << 21
+#: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes, and a
+#: chunk's picks and the two arrays gathered by them are three times its size.
+_CHUNK_DRAWS = 1 << 19
 #: The same for the summed counts, which hold four arrays of a chunk at once.
 _SUM_DRAWS = 1 << 19
 

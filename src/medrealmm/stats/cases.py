@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import cast
 
 from medrealmm.llm import OFFLINE_NAME
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import rubric_digests
 from medrealmm.schema import CaseScore, ImageKind, ImageOrigin, Instance, Response
 from medrealmm.schema.instance import position_of
 from medrealmm.store import RunStore, stages
@@ -23,7 +21,9 @@ PRIMARY_GRADER_META = stages.PRIMARY_GRADER_META
 UNLABELED = "未标注"
 
 
-@dataclass(frozen=True, slots=True)  # a report holds one per scored reply
+#: Read-only by contract, not frozen: a frozen dataclass sets each field through
+#: ``object.__setattr__`` (ten times the cost), and a report builds one per scored reply.
+@dataclass(slots=True)
 class CaseRecord:
     grader: str
     model: str
@@ -155,6 +155,8 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
 
 
 def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
+    """Built straight from the store's rows (``fields``): no score model, no per-field
+    dictionary, one shared string per grader, model, instance and version."""
     instances = instance_strata(store)
     baselines = {
         model
@@ -162,43 +164,52 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
         if baseline
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
-    applicable = {iid: rubric.version for iid, rubric in evaluation_rubrics(store).items()}
+    applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
     parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
     checked: set[str] = set()
-    graders: dict[str, str] = {}
+    shared: dict[str, str] = {}  # one string per grader, model, instance and version
     records = []
-    for key, score in _scores(store):
+    append = records.append
+    for row in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
+        key, iid, model, sample, images, score, met, triggered = row[:8]
+        approved, eval_id, version, refused, abstained = row[8:]
         grader, _, response = key.partition(SEP)
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
-        grader = graders.setdefault(grader, grader)  # one string per grader, not per score
         if response not in checked:  # a malformed key is a broken contract: say so now
             ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
             checked.add(response)
-        iid = score.instance_id
+        grader = shared.setdefault(grader, grader)
+        if iid is not None:
+            iid = shared.setdefault(iid, iid)
+        if model is not None:
+            model = shared.setdefault(model, model)
+        if version is not None:
+            version = shared.setdefault(version, version)
+        if eval_id is not None:
+            eval_id = shared.setdefault(eval_id, eval_id)
         part = parts.get(iid)
         if part is None:
             part = parts[iid] = _instance_part(instances.get(iid))
-        stale = score.rubric_version is None or applicable.get(iid) != score.rubric_version
-        records.append(
+        append(
             CaseRecord(
                 grader,
-                score.model,
-                score.images,
+                model,
+                True if images is None else bool(images),  # SQLite gives 0/1; as CaseScore
                 iid,
-                score.sample,
-                score.score,
-                score.positive_met,
-                score.negative_triggered,
+                0 if sample is None else sample,
+                score,
+                met or 0,
+                triggered or 0,
                 *part[:6],
-                score.model in baselines,
-                score.rubric_approved,
-                score.eval_id,
-                score.rubric_version,
-                stale,
+                model in baselines,
+                True if approved is None else bool(approved),
+                eval_id,
+                version,
+                version is None or applicable.get(iid) != version,  # stale
                 *part[6:],
-                score.refused,
-                score.abstained,
+                bool(refused),
+                abstained or 0,  # a list's length, None where absent
             )
         )
     return records
@@ -219,50 +230,23 @@ def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
     )
 
 
+#: The score fields a record takes (``to_record`` reads no other), as ``fields`` reads them:
+#: verdicts (rationales and all) are neither read nor validated; a field an older store
+#: lacks comes as None and takes ``CaseScore``'s default.
 _SCORE_FIELDS = (
     "instance_id",
     "model",
     "sample",
     "images",
     "score",
-    "complete",
     "positive_met",
     "negative_triggered",
     "rubric_approved",
     "eval_id",
     "rubric_version",
     "refused",
-    "abstained_criteria",
+    "abstained_criteria#",  # its length
 )
-
-
-_SHARED = frozenset({"instance_id", "model", "eval_id", "rubric_version"})
-_FLAGS = frozenset({"images", "complete", "rubric_approved", "refused"})
-
-
-def _scores(store: RunStore) -> Iterator[tuple[str, CaseScore]]:
-    """The case scores with the fields a record takes (``to_record`` reads no other): their
-    verdicts (rationales and all) are neither read nor validated, and no model is built; a
-    field an older store lacks takes its default."""
-    defaults = [CaseScore.model_fields[name].get_default() for name in _SCORE_FIELDS]
-    shared: dict[str, str] = {}  # one string per model, instance and version, not per score
-    share = [name in _SHARED for name in _SCORE_FIELDS]
-    flags = [name in _FLAGS for name in _SCORE_FIELDS]
-    for key, *values in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        for at, value in enumerate(values):
-            if value is None:
-                values[at] = defaults[at]
-            elif share[at]:
-                values[at] = shared.setdefault(value, value)
-            elif flags[at]:  # SQLite gives 0/1
-                values[at] = bool(value)
-        found = dict(zip(_SCORE_FIELDS, values, strict=True))
-        abstained = found.pop("abstained_criteria")  # JSON text of a list, as SQLite gives it
-        if isinstance(abstained, str):
-            found["abstained"] = 0 if abstained == "[]" else len(json.loads(abstained))
-        else:
-            found["abstained"] = len(abstained)
-        yield key, cast(CaseScore, SimpleNamespace(**found))
 
 
 def primary_grader(records: Iterable[CaseRecord], preferred: str | None = None) -> str | None:

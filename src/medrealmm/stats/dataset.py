@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from medrealmm.mccp.taxonomy import Taxonomy, builtin_taxonomy
+from medrealmm.rubric.rounds import RubricDigest
 from medrealmm.schema import Rubric
 
 
@@ -72,7 +73,7 @@ def label_counts(labels: Iterable[str | None], taxonomy: Taxonomy) -> list[dict[
 
 
 def quantity_values(
-    instances: Sequence[Counted], rubrics: Mapping[str, Rubric]
+    instances: Sequence[Counted], rubrics: Mapping[str, Rubric | RubricDigest]
 ) -> dict[str, list[int]]:
     """Per quantity of ``QUANTITIES``, one value per instance (rubric sizes: per instance
     with a rubric)."""
@@ -87,7 +88,7 @@ def quantity_values(
 
 
 def value_counts(
-    instances: Sequence[Counted], rubrics: Mapping[str, Rubric]
+    instances: Sequence[Counted], rubrics: Mapping[str, Rubric | RubricDigest]
 ) -> list[dict[str, Any]]:
     """Figure 3's distributions: for each quantity, how many instances take each value
     (every integer from the smallest to the largest, zeros kept, so a histogram has no gaps)."""
@@ -103,7 +104,7 @@ def value_counts(
 
 def dataset_statistics(
     instances: Sequence[Counted],
-    rubrics: Mapping[str, Rubric],
+    rubrics: Mapping[str, Rubric | RubricDigest],
     *,
     intent_taxonomy: Taxonomy | None = None,
     stage_taxonomy: Taxonomy | None = None,

@@ -161,7 +161,8 @@ def _case_counts(
         cells += np.bincount(arrays.cases[shared] * 4 + code, minlength=len(cells))
         pairs += int(shared.sum())
         paired |= shared
-    return cells.reshape(-1, 4), pairs, int(paired.sum())
+    # int32: a report holds one such array per row until its bootstrap, and counts are small
+    return cells.reshape(-1, 4).astype(np.int32), pairs, int(paired.sum())
 
 
 def meta_evaluate(

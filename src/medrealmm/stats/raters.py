@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from medrealmm.rubric.rounds import evaluation_rubrics
+from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind
 from medrealmm.stats.agreement import agreement
 from medrealmm.stats.scoring import complete_rubric_score
@@ -132,6 +132,18 @@ def panel_verdicts(store: RunStore) -> dict[str, dict[Item, bool]]:
     return store.memo("panel_verdicts", lambda: _read_verdicts(store, stages.PANEL_VERDICT))
 
 
+def panel_reply_verdicts(store: RunStore) -> list[VerdictRow]:
+    """``verdict_rows`` of EVAL_VERDICT on every reply the panel judged, read once while the
+    store is unchanged: Table 2 and the meta-evaluation each keep those on their own replies
+    (a subset of these, in the same order as reading it alone). Callers must not modify it."""
+
+    def read() -> list[VerdictRow]:
+        replies = {item[0] for found in panel_verdicts(store).values() for item in found}
+        return list(verdict_rows(store, stages.EVAL_VERDICT, replies)) if replies else []
+
+    return store.memo("panel_reply_verdicts", read)
+
+
 def _judged_any(store: RunStore, rater: str) -> bool:
     rows = store.fields_under(stages.EVAL_VERDICT, [rater + SEP], ("value",), page=100)
     return any(value is not None for _, value in rows)
@@ -145,7 +157,14 @@ def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
     reply in full), so a large run's other verdicts are never read."""
     panel = panel_consensus(panel_verdicts(store))
     responses = {item[0] for item in panel} if table2 and panel else None
-    data = RaterData(verdicts=_read_verdicts(store, stages.EVAL_VERDICT, responses))
+    if responses is None:
+        data = RaterData(verdicts=_read_verdicts(store, stages.EVAL_VERDICT))
+    else:  # the panel's replies (consensus or not) hold these
+        chosen: dict[str, dict[Item, bool]] = defaultdict(dict)
+        for rater, response, criterion, value, _ in panel_reply_verdicts(store):
+            if response in responses:
+                chosen[rater][(response, criterion)] = value
+        data = RaterData(verdicts=dict(chosen))
     if responses is not None:  # a judge is a rater when it judged anything, anywhere
         found = data.verdicts
         data.verdicts = {  # in key order, as a full read gives them
@@ -155,7 +174,7 @@ def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
         }
     if panel:
         data.verdicts[PANEL_RATER] = panel
-    rubrics = evaluation_rubrics(store)
+    rubrics = rubric_digests(store)
     data.weights = {i: {c.id: c.weight for c in r.criteria} for i, r in rubrics.items()}
     data.rules = {
         i: {c.id for c in r.criteria if c.kind is CriterionKind.RULE} for i, r in rubrics.items()

@@ -104,9 +104,10 @@ def stratify(records: Iterable[CaseRecord], axis: str) -> dict[str, list[CaseRec
         if key is None:
             key = keys[value] = stratum.of_value(value)
         groups[key].append(record)
-    return {label: groups[(order, label)] for order, label in sorted(groups, key=_order)}
+    return {label: groups[(order, label)] for order, label in sorted(groups, key=stratum_order)}
 
 
-def _order(item: tuple[int | str, str]) -> tuple[int, int | str, str]:
+def stratum_order(item: tuple[int | str, str]) -> tuple[int, int | str, str]:
+    """Sort key of a stratum's (order, label): numbered ones first, in number order."""
     order, label = item
     return (0, order, label) if isinstance(order, int) else (1, 0, str(order))

@@ -434,11 +434,11 @@ class RunStore:
     ) -> Iterator[tuple[Any, ...]]:
         """``(key, *values)`` of a stage's finished records in key order: each value is
         SQLite's ``json_extract`` of a top-level field (a bool as 0/1, an object as JSON
-        text). For readers that need a few fields of many rows (the report): no model is
+        text); a name ending in ``#`` gives the length of that field's list instead (None
+        where absent), so a list is not returned as text to be parsed. For readers that
+        need a few fields of many rows (the report): no model is
         built and the rows come ``page`` at a time, so memory does not grow with the stage."""
-        if not all(name.isidentifier() for name in names):  # they go into the SQL text
-            raise ValueError(f"not field names: {list(names)!r}")
-        columns = "".join(f", json_extract(payload, '$.{name}')" for name in names)
+        columns = _columns(names)
         query = (
             f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? "
             "ORDER BY key LIMIT ?"
@@ -458,9 +458,7 @@ class RunStore:
         """``fields`` of the finished rows whose key starts with one of ``prefixes``, prefix
         by prefix (each a range of the key index, so rows outside them are never read), in
         key order within each, ``page`` rows at a time."""
-        if not all(name.isidentifier() for name in names):  # they go into the SQL text
-            raise ValueError(f"not field names: {list(names)!r}")
-        columns = "".join(f", json_extract(payload, '$.{name}')" for name in names)
+        columns = _columns(names)
         query = (
             f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key{{}}? AND key<? "
             "ORDER BY key LIMIT ?"
@@ -621,3 +619,17 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _columns(names: Sequence[str]) -> str:
+    """The SQL columns ``RunStore.fields`` selects after the key: ``json_extract`` of each
+    top-level field, ``json_array_length`` for a name ending in ``#``."""
+    fields = [name.removesuffix("#") for name in names]
+    if not all(name.isidentifier() for name in fields):  # they go into the SQL text
+        raise ValueError(f"not field names: {list(names)!r}")
+    return "".join(
+        f", json_array_length(payload, '$.{field}')"
+        if name.endswith("#")
+        else f", json_extract(payload, '$.{field}')"
+        for name, field in zip(names, fields, strict=True)
+    )
