@@ -82,6 +82,8 @@ _SUB_CITY = re.compile(
     r"新村|苑|社区|广场|号院|号楼|栋|单元|段)$"
 )
 _DOT = "·•・．‧∙⋅･"
+_ANY_DOT = re.compile(f"[{_DOT}]")
+_SURNAME = re.compile(SURNAME_RE)
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
 # One character + 哥/姐 that the model calls a person: how friends name each other. Not a
@@ -369,7 +371,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return _name_span(text, start, end + 1)
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
-    if any(dot in text[start:end] for dot in _DOT):
+    if _ANY_DOT.search(text, start, end):
         # …and a syllable of a dotted name's first part (买|买提·艾力): take back up to three
         # Han characters that never occur in names (者, 叫, 的 stop it).
         floor = max(0, start - 3)
@@ -389,8 +391,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
-    surname = re.match(SURNAME_RE, trimmed)
-    dotted = any(dot in trimmed for dot in _DOT)
+    surname = _SURNAME.match(trimmed)
+    dotted = _ANY_DOT.search(trimmed) is not None
     if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
         return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
     if institutions.split_institution(trimmed)[1]:
@@ -399,8 +401,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if used_like_a_drug(text, start, start + len(trimmed)):
         return None
-    drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
-    if drug_like and not any(dot in trimmed for dot in _DOT):
+    if surname is None and not dotted and _DRUG_SYLLABLE_END.search(trimmed):
         return None
     return start, start + len(trimmed)
 
