@@ -270,6 +270,10 @@ class _Tagger:
 
     def entities(self, clauses: list[str]) -> list[list[Entity]]:
         with self._lock:
+            try:  # the usual call, from ``find`` after ``prepare``: every clause is cached
+                return [self._cache[clause] for clause in clauses]
+            except KeyError:
+                pass
             known = {c: self._cache[c] for c in clauses if c in self._cache}
             todo = sorted({c for c in clauses if c not in known}, key=lambda c: (len(c), c))
             batches = _batches(todo)
