@@ -43,6 +43,8 @@ def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int
         (addresses._ADDRESS_RE, addresses._ADDRESS_START),
         (phones._PHONE_SHAPE_RE, phones._PHONE_START),
         (phones.PHONE_IN_ANY_LAYOUT.patterns[0], phones._PHONE_CUE_FIRST),
+        (phones.PHONE_IN_ANY_LAYOUT.gate, phones._PHONE_CUE_FIRST),
+        (phones.PHONE_BY_CONTEXT.gate, phones._PHONE_CUE_FIRST),
         *[(p, dates._DIGIT_FIRST) for p in dates.FULL_DATE.patterns],
     ],
 )

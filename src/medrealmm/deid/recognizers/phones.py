@@ -307,7 +307,7 @@ def _seven_to_fifteen_digits(match: re.Match[str]) -> EntityType | None:
 
 PHONE_IN_ANY_LAYOUT = RegexRecognizer(
     name="phone_in_any_layout",
-    gate=re.compile(_PHONE_CUE + "|打|拨|致电", re.IGNORECASE),
+    gate=re.compile(_PHONE_CUE_FIRST + f"(?:{_PHONE_CUE}|打|拨|致电)", re.IGNORECASE),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
@@ -328,8 +328,10 @@ PHONE_IN_ANY_LAYOUT = RegexRecognizer(
 # would take 号码是 5 10 15 20 25 mg, 回电 2023-05-12 and Hotel 2 3 4 5 6 7 8 for numbers.
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
+    # Case-blind, the engine cannot derive the first characters: the lookahead gives them.
     gate=re.compile(
-        r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call|電話|手機|座機|聯|熱線|來電|手提",
+        _PHONE_CUE_FIRST
+        + r"(?:电话|手机|座机|联系方式|热线|来电|打|拨|致电|call|電話|手機|座機|聯|熱線|來電|手提)",
         re.IGNORECASE,
     ),
     type=EntityType.PHONE,
