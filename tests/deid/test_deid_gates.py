@@ -13,7 +13,7 @@ import re
 import pytest
 
 from medrealmm.deid import names
-from medrealmm.deid.recognizers import addresses, dates, phones, records
+from medrealmm.deid.recognizers import addresses, dates, institutions, phones, records
 
 _ALPHABET = (
     "省市区县旗街道镇乡村屯嘎查组队社号院弄栋幢座单元楼层室大厦小区花园家园公寓新苑胡同路巷"
@@ -43,6 +43,8 @@ def _non_empty(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int
         (addresses._ADDRESS_RE, addresses._ADDRESS_START),
         (phones._PHONE_SHAPE_RE, phones._PHONE_START),
         (phones.PHONE_IN_ANY_LAYOUT.patterns[0], phones._PHONE_CUE_FIRST),
+        (phones.PHONE_IN_ANY_LAYOUT.gate, phones._PHONE_CUE_FIRST),
+        (phones.PHONE_BY_CONTEXT.gate, phones._PHONE_CUE_FIRST),
         *[(p, dates._DIGIT_FIRST) for p in dates.FULL_DATE.patterns],
     ],
 )
@@ -64,6 +66,28 @@ def test_word_start_gates_change_no_match() -> None:
         plain = _without(pattern, gate)
         for text in _texts(1000):
             assert _non_empty(pattern, text) == _non_empty(plain, text), text
+
+
+# The anchors' words and their neighbours: institution suffixes, unit words, record labels.
+_ANCHOR_ALPHABET = (
+    "医院诊所卫生门部口腔保健务室齿科服站中心疗体检学康复急救管理透析影像妇幼醫診衛門齒體婦"
+    "区县旗镇乡路街巷弄苑村屯组号胡同小花园家公寓大厦新证历单卡码账编型院区市省的我在 12"
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "gate"),
+    [
+        (addresses.ADDRESS.anchor, addresses.ADDRESS_ANCHOR_FIRST),
+        (institutions.HOSPITAL.anchor, institutions._SUFFIX_FIRST),
+    ],
+)
+def test_a_gate_in_front_of_an_anchor_changes_no_match(pattern: re.Pattern[str], gate: str) -> None:
+    plain = _without(pattern, gate)
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = "".join(rng.choices(_ANCHOR_ALPHABET, k=rng.randint(1, 30)))
+        assert _non_empty(pattern, text) == _non_empty(plain, text), text
 
 
 def test_taking_verb_search_near_the_candidate_equals_one_from_the_start() -> None:

@@ -12,7 +12,7 @@ import pytest
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.cut_medicines import cut_medicine
 from medrealmm.deid.spans import EntityType, Span
-from medrealmm.deid.term_vetoes import screen, veto_class
+from medrealmm.deid.term_vetoes import _BY_TYPE, VETOES, screen, veto_class
 from medrealmm.llm import OpenAICompatibleClient
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -111,3 +111,18 @@ async def test_the_llm_pass_proposals_go_through_the_vetoes() -> None:
         outcome = await deid_turns(turns, client)
     assert outcome.llm_ok is True
     assert outcome.masked == turns
+
+
+@pytest.mark.parametrize("kind", list(EntityType))
+def test_a_class_skipped_for_a_type_never_drops_that_type(kind: EntityType) -> None:
+    """``veto_class`` tries a span only against the classes its type can fall in: every other
+    class answers no for it, whatever the text around (a code label, a maker, a drug)."""
+    tried = {name for name, _ in _BY_TYPE[kind]}
+    texts = ["国药准字欧姆龙HEM-7136俺娘片盐酸那敏按时吃", "批号A123 张伟 吃完一周 氯苯那敏胶囊"]
+    for text in texts:
+        for start in range(len(text) - 1):
+            for end in range(start + 1, min(len(text), start + 6) + 1):
+                span = Span(start=start, end=end, type=kind, text=text[start:end], source="llm")
+                for name, veto in VETOES:
+                    if name not in tried:
+                        assert not veto(text, span), (name, kind, text[start:end])

@@ -87,6 +87,8 @@ _SUB_CITY = re.compile(
     r"新村|苑|社区|广场|号院|号楼|栋|单元|段)$"
 )
 _DOT = "·•・．‧∙⋅･"
+_ANY_DOT = re.compile(f"[{_DOT}]")
+_SURNAME = re.compile(SURNAME_RE)
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
 # One character + 哥/姐 that the model calls a person: how friends name each other. Not a
@@ -273,6 +275,10 @@ class _Tagger:
 
     def entities(self, clauses: list[str]) -> list[list[Entity]]:
         with self._lock:
+            try:  # the usual call, from ``find`` after ``prepare``: every clause is cached
+                return [self._cache[clause] for clause in clauses]
+            except KeyError:
+                pass
             known = {c: self._cache[c] for c in clauses if c in self._cache}
             todo = sorted({c for c in clauses if c not in known}, key=lambda c: (len(c), c))
             batches = _batches(todo)
@@ -385,7 +391,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
         start -= 1  # 司空|蜜轩: the model may leave the first half of a compound surname
     start = surname_left_out(text, start, end)  # 曾|若彤: or the whole surname
-    if any(dot in text[start:end] for dot in _DOT):
+    if _ANY_DOT.search(text, start, end):
         # …and a syllable of a dotted name's first part (买|买提·艾力): take back up to three
         # Han characters that never occur in names (者, 叫, 的 stop it).
         floor = max(0, start - 3)
@@ -407,8 +413,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
-    surname = re.match(SURNAME_RE, trimmed)
-    dotted = any(dot in trimmed for dot in _DOT)
+    surname = _SURNAME.match(trimmed)
+    dotted = _ANY_DOT.search(trimmed) is not None
     if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
         return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
     if institutions.split_institution(trimmed)[1]:
@@ -417,9 +423,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if used_like_a_drug(text, start, start + len(trimmed)):
         return None
-    drug_like = _DRUG_SYLLABLE_END.search(trimmed) and not re.match(SURNAME_RE, trimmed)
-    drug_like = drug_like and not nickname_shaped(trimmed)  # 小平: no drug starts with 小
-    if drug_like and not any(dot in trimmed for dot in _DOT):
+    drug_like = surname is None and not dotted and _DRUG_SYLLABLE_END.search(trimmed)
+    if drug_like and not nickname_shaped(trimmed):  # 小平: no drug starts with 小
         return None
     return start, start + len(trimmed)
 

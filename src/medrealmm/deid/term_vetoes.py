@@ -141,9 +141,26 @@ VETOES: tuple[tuple[str, Veto], ...] = (
 )
 
 
+# The types each class can drop (its own first test): a span is tried against those classes
+# only, in ``VETOES`` order. Most spans are dates, numbers and places, for which all but one
+# class would answer no at once.
+VETO_TYPES: dict[str, frozenset[EntityType]] = {
+    "product_code": frozenset(EntityType) - _NEVER_CODES,
+    "brand_before_model": frozenset({EntityType.NAME, EntityType.ORG}),
+}
+_BY_TYPE: dict[EntityType, tuple[tuple[str, Veto], ...]] = {
+    kind: tuple(
+        (name, veto)
+        for name, veto in VETOES
+        if kind in VETO_TYPES.get(name, frozenset({EntityType.NAME}))
+    )
+    for kind in EntityType
+}
+
+
 def veto_class(text: str, span: Span) -> str | None:
     """The first veto class ``span`` falls in, None when it is kept."""
-    for name, veto in VETOES:
+    for name, veto in _BY_TYPE[span.type]:
         if veto(text, span):
             return name
     return None

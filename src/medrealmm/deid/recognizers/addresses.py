@@ -60,6 +60,12 @@ _UNIT_BODY = (
     r"(?:[-—]?\d{2,4}(?:室|房|号)?(?![\d.]))?"
 )
 _UNIT = rf"(?P<unit>{_UNIT_BODY})"
+# 号 after 证/历/单/卡 is a record number's label, not a house number. The first characters are
+# checked first: the lookbehind keeps the regex engine from deriving them itself.
+ADDRESS_ANCHOR = (
+    "[区县旗镇乡路街巷弄苑村屯组]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
+)
+ADDRESS_ANCHOR_FIRST = "(?=[区县旗镇乡路街巷弄苑村屯组号胡小花家公大新])"
 # Where the full pattern matches only the empty string (most positions: a window spans 40
 # characters around one anchor), it is costly to find that out. A non-empty match starts
 # with up to five digits, numerals or letters and a group, number or unit word (三组, 12号,
@@ -119,10 +125,7 @@ ADDRESS = RegexRecognizer(
     type=EntityType.ADDRESS,
     patterns=[_ADDRESS_RE],
     validate=_valid_address,
-    # 号 after 证/历/单/卡 is a record number's label, not a house number.
-    anchor=re.compile(
-        "[区县旗镇乡路街巷弄苑村屯组]|(?<![证历单卡码账编型])号|胡同|小区|花园|家园|公寓|大厦|新村"
-    ),
+    anchor=re.compile(ADDRESS_ANCHOR_FIRST + f"(?:{ADDRESS_ANCHOR})"),
     reach=(16, 24),
 )
 

@@ -53,6 +53,8 @@ _MOBILE_DIGITS = re.compile(r"1[3-9]\d{9}")
 _SERVICE_DIGITS = re.compile(r"[48]00\d{7}")
 _COUNTRY = re.compile(r"^[(（]?(?:\+|00)?86[)）]?(?=\D)")
 _TRUNK = re.compile(r"[(（]0[)）]")  # +86 (0)571 …
+_DIGIT_GROUP = re.compile(r"\d+")
+_COUNTRY_DIGITS = re.compile(r"(?:00)?86")
 
 
 def phone_digits(candidate: str) -> str | None:
@@ -64,7 +66,7 @@ def phone_digits(candidate: str) -> str | None:
         # (0)10-8765 4321: the bracketed trunk 0 stands for the country code's absence
         return phone_digits("+86 " + rest.lstrip())
     rest = _TRUNK.sub("", rest)
-    groups = re.findall(r"\d+", rest)
+    groups = _DIGIT_GROUP.findall(rest)
     # Groups of one or two digits are listed values (0.5 1.2 3.4, 150 230 180 20), except an
     # area code written the international way (+86 10 8765 4321).
     # Ten or more single digits are a number spelled out one by one (1 3 8 0 0 …), no list.
@@ -73,7 +75,7 @@ def phone_digits(candidate: str) -> str | None:
     if len(groups) > 1 and not spelled and (shortest < 3 or len(groups[0]) < (2 if country else 3)):
         return None
     digits = "".join(groups)
-    if country is None and re.match(r"(?:00)?86", digits) and len(digits) >= 12:
+    if country is None and _COUNTRY_DIGITS.match(digits) and len(digits) >= 12:
         digits = digits[4:] if digits.startswith("00") else digits[2:]
     if _MOBILE_DIGITS.fullmatch(digits) or _SERVICE_DIGITS.fullmatch(digits):
         return digits
@@ -305,7 +307,7 @@ def _seven_to_fifteen_digits(match: re.Match[str]) -> EntityType | None:
 
 PHONE_IN_ANY_LAYOUT = RegexRecognizer(
     name="phone_in_any_layout",
-    gate=re.compile(_PHONE_CUE + "|打|拨|致电", re.IGNORECASE),
+    gate=re.compile(_PHONE_CUE_FIRST + f"(?:{_PHONE_CUE}|打|拨|致电)", re.IGNORECASE),
     type=EntityType.PHONE,
     patterns=[
         re.compile(
@@ -326,8 +328,10 @@ PHONE_IN_ANY_LAYOUT = RegexRecognizer(
 # would take 号码是 5 10 15 20 25 mg, 回电 2023-05-12 and Hotel 2 3 4 5 6 7 8 for numbers.
 PHONE_BY_CONTEXT = RegexRecognizer(
     name="phone_by_context",
+    # Case-blind, the engine cannot derive the first characters: the lookahead gives them.
     gate=re.compile(
-        r"电话|手机|座机|联系方式|热线|来电|打|拨|致电|call|電話|手機|座機|聯|熱線|來電|手提",
+        _PHONE_CUE_FIRST
+        + r"(?:电话|手机|座机|联系方式|热线|来电|打|拨|致电|call|電話|手機|座機|聯|熱線|來電|手提)",
         re.IGNORECASE,
     ),
     type=EntityType.PHONE,
