@@ -13,124 +13,32 @@ recognizer spent 45% of its time in them). Rewritten, the same network runs a th
   sits outside the shift, so the shift cannot move into the bias there).
 
 Each is the same function rounded differently (outputs agree to ~1e-6). The models are read
-with protobuf (which onnxruntime already requires) through just the ONNX fields touched here;
-every other field passes through as it was.
+and rewritten with the ``onnx`` package, imported when a model is folded.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
 
-# ONNX's TensorProto data types read here, and AttributeProto's FLOAT type.
-_DTYPES = {1: np.float32, 7: np.int64, 11: np.float64}
-_FLOAT_ATTR = 1
-
-# (message, [(field name, number, type, repeated, message type)]) of onnx.proto, only the
-# fields this rewrite reads or writes.
-_FIELDS: list[tuple[str, list[tuple[str, int, str, bool, str]]]] = [
-    (
-        "TensorProto",
-        [
-            ("dims", 1, "int64", True, ""),
-            ("data_type", 2, "int32", False, ""),
-            ("float_data", 4, "float", True, ""),
-            ("int64_data", 7, "int64", True, ""),
-            ("name", 8, "string", False, ""),
-            ("raw_data", 9, "bytes", False, ""),
-        ],
-    ),
-    (
-        "AttributeProto",
-        [
-            ("name", 1, "string", False, ""),
-            ("f", 2, "float", False, ""),
-            ("i", 3, "int64", False, ""),
-            ("s", 4, "bytes", False, ""),
-            ("t", 5, "message", False, "TensorProto"),
-            ("ints", 8, "int64", True, ""),
-            ("type", 20, "int32", False, ""),
-        ],
-    ),
-    (
-        "NodeProto",
-        [
-            ("input", 1, "string", True, ""),
-            ("output", 2, "string", True, ""),
-            ("name", 3, "string", False, ""),
-            ("op_type", 4, "string", False, ""),
-            ("attribute", 5, "message", True, "AttributeProto"),
-        ],
-    ),
-    ("ValueInfoProto", [("name", 1, "string", False, "")]),
-    (
-        "GraphProto",
-        [
-            ("node", 1, "message", True, "NodeProto"),
-            ("initializer", 5, "message", True, "TensorProto"),
-            ("output", 12, "message", True, "ValueInfoProto"),
-        ],
-    ),
-    ("ModelProto", [("graph", 7, "message", False, "GraphProto")]),
-]
-
-
-@cache
-def _classes() -> dict[str, Any]:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    kinds = descriptor_pb2.FieldDescriptorProto
-    types = {
-        "int64": kinds.TYPE_INT64,
-        "int32": kinds.TYPE_INT32,
-        "float": kinds.TYPE_FLOAT,
-        "string": kinds.TYPE_STRING,
-        "bytes": kinds.TYPE_BYTES,
-        "message": kinds.TYPE_MESSAGE,
-    }
-    proto = descriptor_pb2.FileDescriptorProto(
-        name="medrealmm_onnx_subset.proto", package="medrealmm_onnx", syntax="proto2"
-    )
-    for message, fields in _FIELDS:
-        described = proto.message_type.add(name=message)
-        for name, number, kind, repeated, type_name in fields:
-            field = described.field.add(name=name, number=number, type=types[kind])
-            field.label = kinds.LABEL_REPEATED if repeated else kinds.LABEL_OPTIONAL
-            if type_name:
-                field.type_name = f".medrealmm_onnx.{type_name}"
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
-    return {
-        message: message_factory.GetMessageClass(
-            pool.FindMessageTypeByName(f"medrealmm_onnx.{message}")
-        )
-        for message, _ in _FIELDS
-    }
+# The tensor types whose constants the rewrite reads (FLOAT, INT64, DOUBLE).
+_READ_TYPES = (1, 7, 11)
 
 
 def _array(tensor: Any) -> np.ndarray | None:
-    dtype = _DTYPES.get(tensor.data_type)
-    if dtype is None:
-        return None
-    if tensor.raw_data:
-        values = np.frombuffer(tensor.raw_data, dtype=dtype)
-    elif tensor.data_type == 1:
-        values = np.array(tensor.float_data, dtype=np.float32)
-    elif tensor.data_type == 7:
-        values = np.array(tensor.int64_data, dtype=np.int64)
-    else:
-        return None
-    return values.reshape(tuple(tensor.dims))
+    from onnx import numpy_helper
+
+    return numpy_helper.to_array(tensor) if tensor.data_type in _READ_TYPES else None
 
 
 def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
     """The model with its scalar arithmetic folded, and how many of each rewrite it made."""
-    classes = _classes()
-    model = classes["ModelProto"].FromString(model_bytes)
+    import onnx  # imported here: only building the OCR engine needs it
+    from onnx import helper, numpy_helper
+
+    model = onnx.load_model_from_string(model_bytes)
     graph = model.graph
-    node_type = classes["NodeProto"]
     consts: dict[str, np.ndarray] = {}
     for node in graph.node:
         value = node.attribute[0] if len(node.attribute) == 1 else None
@@ -150,13 +58,8 @@ def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
     def const(values: np.ndarray) -> str:
         name = f"medrealmm.fold.{len(added)}"
         values = np.ascontiguousarray(values, dtype=np.float32)
-        node = node_type(op_type="Constant", output=[name], name=name)
-        attr = node.attribute.add(name="value", type=4)  # TENSOR
-        attr.t.name = name
-        attr.t.data_type = 1
-        attr.t.dims.extend(values.shape)
-        attr.t.raw_data = values.tobytes()
-        added.append(node)
+        tensor = numpy_helper.from_array(values, name)
+        added.append(helper.make_node("Constant", [], [name], name=name, value=tensor))
         consts[name] = values
         return name
 
@@ -227,11 +130,11 @@ def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
         if div is None or div.input[0] != mul.output[0] or scalar(div.input[1]) != 6.0:
             continue
         gate = add.output[0]
-        add.CopyFrom(node_type(op_type="HardSigmoid", input=[x], output=[gate], name=add.name))
-        add.attribute.add(name="alpha", type=_FLOAT_ATTR, f=1.0 / 6.0)
-        add.attribute.add(name="beta", type=_FLOAT_ATTR, f=0.5)
-        out = div.output[0]
-        mul.CopyFrom(node_type(op_type="Mul", input=[x, gate], output=[out], name=mul.name))
+        hard_sigmoid = helper.make_node(
+            "HardSigmoid", [x], [gate], name=add.name, alpha=1.0 / 6.0, beta=0.5
+        )
+        add.CopyFrom(hard_sigmoid)
+        mul.CopyFrom(helper.make_node("Mul", [x, gate], [div.output[0]], name=mul.name))
         dropped.update((id(clip), id(div)))
         made["hard_swish"] += 1
     uses = users()
@@ -262,7 +165,7 @@ def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
     live = [node for node in nodes if id(node) not in dropped]
     read = {name for node in live for name in node.input} | {o.name for o in graph.output}
     kept = [
-        node_type.FromString(node.SerializeToString())
+        onnx.NodeProto.FromString(node.SerializeToString())
         for node in live
         if node.op_type != "Constant" or any(name in read for name in node.output)
     ]
