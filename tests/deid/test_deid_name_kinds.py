@@ -12,6 +12,7 @@ from medrealmm.deid import ner
 from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.story_names import story_names
 from medrealmm.deid.text import find_spans
+from medrealmm.deid.unlisted_names import surname_before_place
 
 
 def _masked(text: str) -> set[str]:
@@ -186,3 +187,57 @@ def test_the_models_person_over_a_dictionary_shorthand_stays() -> None:
     assert ner._name_span("拼命三郎又来了", 0, 4) == (0, 4)
     for text in ("做了彩超", "做了镜检", "做了手术"):
         assert ner._name_span(text, 2, 4) is None, text
+
+
+def test_a_surname_before_the_models_two_character_place_at_a_clause_start_is_a_name() -> None:
+    # given names are often place words (天山, 海南): the model may read the given part as a
+    # place, but a leading surname before it at a clause start makes the three one person
+    assert surname_before_place("好开心～程天山今天来了", 5, 7) == 4
+    assert surname_before_place("，宋海南哈哈哈", 2, 4) == 1
+    assert "程天山" in {
+        s.text for s in find_spans("好开心～程天山今天来了", [ner.LacNerRecognizer()])
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("好开心～程天山路有家店", 5, 7),  # a place's ending after it: the place
+        ("我去过程天山", 4, 6),  # no clause start before the surname: a place after a verb
+        ("，高山流水", 2, 4),  # the surname heads an ordinary word
+    ],
+)
+def test_a_place_with_no_surname_at_a_clause_start_before_it_stays_a_place(
+    text: str, start: int, end: int
+) -> None:
+    assert surname_before_place(text, start, end) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("好热啊。。小小芽子童鞋转发了", "小小芽子"),  # 小 and three characters before 童鞋
+        ("哈哈阿呆瓜君你好", "阿呆瓜"),  # 阿 and two, run on after a particle
+    ],
+)
+def test_a_longer_nickname_before_an_affectionate_suffix_is_masked(text: str, value: str) -> None:
+    assert value in _masked(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("。小伙伴童鞋们好", "小伙伴"), ("今天小朋友君来了", "小朋友"), ("大小便君", "小便")],
+)
+def test_an_ordinary_word_before_an_affectionate_suffix_stays(text: str, word: str) -> None:
+    assert not any(word[:2] in value for value in _masked(text))
+
+
+def test_a_doubled_pet_name_spoken_to_is_masked_whatever_stands_before_it() -> None:
+    # a pair no dictionary knows, with what is said to a person after it (你是我…, 生日快乐)
+    assert "苒苒" in _masked("唱得真好听那个苒苒你是我偶像")
+    assert "芃芃" in _masked("今天吃蛋糕芃芃生日快乐")
+
+
+@pytest.mark.parametrize("text", ["谢谢你是我的朋友", "常常你是我", "天天你最棒", "好好你最棒"])
+def test_a_doubled_word_spoken_to_stays(text: str) -> None:
+    assert not _masked(text)

@@ -797,6 +797,11 @@ _DOUBLED_ANYWHERE_RE = re.compile(
     rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))"
     "(?=说|和|跟|是|很|也|都|被|又|还|转发|你|要|在|瘦|胖|真|太|的(?![话确])|[，。！？:：,.!?])"
 )
+# …and one spoken to, whatever stands before it (…盖如如你是我女神, 朵朵生日快乐): what
+# follows is said to a person.
+_DOUBLED_ADDRESSED_RE = re.compile(
+    rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))(?=你是我|你真是|你最|生日快乐)"
+)
 # What only a person does: after these a doubled verb (解解, 试试) is a pet name all the same.
 _PERSON_ONLY_AFTER = re.compile("说|和|跟|转发|瘦|胖")
 # Interjections and onomatopoeia (咩咩, 啦啦, 嘟嘟) double too; their characters name no one.
@@ -854,21 +859,47 @@ class HandleAndNicknameRecognizer:
             yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
         for match in _DOUBLED_ANYWHERE_RE.finditer(text):
             start, end = match.span("name")
-            nick = text[start:end]
-            tag = word_tag(nick)
-            if tag == "v" and _PERSON_ONLY_AFTER.match(text, end):
-                tag = None  # 解解说: whoever speaks is a person
-            if nick in _NOT_DOUBLED_NAMES or tag in _DOUBLED_WORD_TAGS:
-                continue  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
-            if nick[0] in _INTERJECTION_CHARS:
-                continue
-            if text[end : end + 1] == "的" and text[start - 1 : start] not in _PERSON_VERBS:
-                continue  # 大大的, 深深的: a doubled adjective; 跟猪猪的 is someone's
-            if not_a_given_name(nick) or nick[0] in _SENSATIONS:
-                continue  # 痒痒, 疼疼: how something feels
-            if nick[0] in _NOT_GIVEN or nick[0] in _NUMERAL_START:
-                continue
-            yield Span(start=start, end=end, type=EntityType.NAME, text=nick, source=self.name)
+            if _doubled_nickname(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+        for match in _DOUBLED_ADDRESSED_RE.finditer(text):
+            start, end = match.span("name")
+            if start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
+                continue  # 常|常你…: the pair's first character ends a word before it
+            if word_tag(text[start:end]) is not None:
+                continue  # 谢谢你是我, 大大你最棒: a pair the dictionary knows is that word
+            if _doubled_nickname(text, start, end, stops=False):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
+
+
+def _doubled_nickname(text: str, start: int, end: int, *, stops: bool = True) -> bool:
+    """The doubled pair ``text[start:end]`` in a person's position is a pet name: no adverb,
+    verb, interjection, doubled adjective, sensation, numeral or kin word. ``stops``: nor a
+    character that ends names in running text (如, 天), unless the frame says who it is."""
+    nick = text[start:end]
+    tag = word_tag(nick)
+    if tag == "v" and _PERSON_ONLY_AFTER.match(text, end):
+        tag = None  # 解解说: whoever speaks is a person
+    if nick in _NOT_DOUBLED_NAMES or tag in _DOUBLED_WORD_TAGS:
+        return False  # 慢慢, 常常, 看看: an adverb or a verb, not a pet name
+    if nick[0] in _INTERJECTION_CHARS:
+        return False
+    if text[end : end + 1] == "的" and text[start - 1 : start] not in _PERSON_VERBS:
+        return False  # 大大的, 深深的: a doubled adjective; 跟猪猪的 is someone's
+    if not_a_given_name(nick, stops=stops) or nick[0] in _SENSATIONS:
+        return False  # 痒痒, 疼疼: how something feels
+    return nick[0] not in _NOT_GIVEN and nick[0] not in _NUMERAL_START
 
 
 # A span followed by a dosage form or a drug-name syllable is a cut drug name (蒲地|蓝消炎片,

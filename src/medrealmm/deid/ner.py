@@ -55,7 +55,7 @@ from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
 from medrealmm.deid.story_names import story_names
-from medrealmm.deid.unlisted_names import doubled_pet_name
+from medrealmm.deid.unlisted_names import doubled_pet_name, surname_before_place
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
@@ -500,6 +500,8 @@ def _classify(text: str, start: int, end: int, label: str) -> tuple[EntityType, 
     kept: tuple[int, int] | None
     if label == "PER":
         kind, kept = EntityType.NAME, _name_span(text, start, end)
+    elif (named := surname_before_place(text, start, end)) is not None:
+        kind, kept = EntityType.NAME, (named, end)  # 顾|天池: a given name read as a place
     elif label == "ORG":
         kind, kept = EntityType.HOSPITAL, _organisation_span(text, start, end)
     else:  # the model tags some hospitals' short names as places (在湘雅就诊)

@@ -145,6 +145,31 @@ def foreign_after_role(text: str) -> Iterator[Span]:
         yield Span(start=start, end=end, type=EntityType.NAME, text=name, source="name_unlisted")
 
 
+# What ends a place or an organisation's name: after one of these the model's place is that
+# place (顾|天池 as a name, but 张|家港市 or 李|村路 stay the model's).
+_PLACE_TAIL = frozenset("省市县区镇乡村路街道巷弄号山湖河江海桥站园店馆院局厂司校所")
+
+
+def surname_before_place(text: str, start: int, end: int) -> int | None:
+    """The start of a full name whose given part the model read as a two-character place
+    (顾|天池): a leading surname at a clause start or after a cue, right before it, the three
+    characters no dictionary word and nothing of a place's ending after them. Given names
+    are often place words (天池, 海南, 建国); a surname before one at a clause start is the
+    person, not a place (a place after a verb or a preposition has no surname before it)."""
+    at = start - 1
+    if end - start != 2 or at < 0 or text[at] not in _LEADING:
+        return None
+    if not (_break_before(text, at) or _cue_before(text, at)):
+        return None
+    if text[end : end + 1] in _PLACE_TAIL or word_tag(text[at:end]) is not None:
+        return None
+    if is_common_word(text[at : start + 1]) or word_tag(text[end - 1 : end + 1]) is not None:
+        return None
+    if not plausible_name(text, at, end, inner_stops=_INNER_STOPS):
+        return None
+    return at
+
+
 @dataclass
 class UnlistedFullNameRecognizer:
     """A surname + given name in a person's position: after a role or address word, before
@@ -271,6 +296,9 @@ _LATIN_SPEAKS_RE = re.compile(
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
 # characters before it, when no dictionary knows them as a word.
 _SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
+# …and a longer nickname of that shape (小小丸子童鞋, 阿呆呆君): 小 or 阿 and two or three
+# characters, starting a clause or run on after a word, when the whole is no dictionary word.
+_LONG_SUFFIXED_RE = re.compile(f"(?P<name>[小阿][{_CJK}]{{2,3}}?)(?=童鞋|君|酱)")
 
 
 # A given name with no surname framed as a person on both sides: spoken to and speaking
@@ -307,6 +335,22 @@ def _bare_given(value: str) -> bool:
         return False
     tag = word_tag(value)
     return value not in CLINICAL_LEXICON and (tag is None or tag.startswith("nr") or tag == "nz")
+
+
+def _suffixed_nickname(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` (小 or 阿 and two or three characters before 童鞋, 君, 酱) is a
+    nickname: its left edge is a clause start or a word's end, and neither it nor its tail
+    after 小 or 阿 is an ordinary word (小伙伴童鞋, 小朋友君 are people, but not named)."""
+    value = text[start:end]
+    if not (_break_before(text, start) or _word_before(text, start)):
+        return False
+    if start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
+        return False  # 大小|…: the 小 ends a word before it
+    if any(c in NAME_STOP for c in value[1:]) or is_common_word(value):
+        return False
+    if is_common_word(value[1:]) or value[1:] in CLINICAL_LEXICON:
+        return False
+    return not clinical_term_shaped(text, start, end)
 
 
 @dataclass
@@ -357,6 +401,16 @@ class NamedAsRecognizer:
                 continue  # 在座|诸君: the suffix makes a word with the pair's last character
             if plausible_name(text, start, end, after_cue=True):
                 yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in _LONG_SUFFIXED_RE.finditer(text):
+            start, end = match.span("name")
+            if _suffixed_nickname(text, start, end):
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
         for match in _SPOKEN_TO_RE.finditer(text):
             start, end = match.span("name")
             if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
