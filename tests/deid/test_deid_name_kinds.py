@@ -241,3 +241,9 @@ def test_a_doubled_pet_name_spoken_to_is_masked_whatever_stands_before_it() -> N
 @pytest.mark.parametrize("text", ["谢谢你是我的朋友", "常常你是我", "天天你最棒", "好好你最棒"])
 def test_a_doubled_word_spoken_to_stays(text: str) -> None:
     assert not _masked(text)
+
+
+def test_a_latin_performer_name_before_a_fans_words_is_masked() -> None:
+    assert "KOI" in _masked("下个月KOI演唱会，内场两张")
+    assert "Ryla" in _masked("送一张Ryla签名照")
+    assert not _masked("这是test@KOI演唱会")  # inside an address or handle it stays theirs

@@ -293,6 +293,14 @@ _LATIN_SPEAKS_RE = re.compile(
 )
 
 
+# A performer's Latin name before the words of a fan's post (SHE演唱会, Jay签名, Eason的歌迷):
+# a capital and two or more letters standing alone, not inside an address, handle or code.
+_LATIN_PERFORMER_RE = re.compile(
+    r"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Z][A-Za-z]{2,15})"
+    "(?=演唱会|签名|的?歌迷|的?粉丝|的?新歌|的?新专辑|见面会|巡演)"
+)
+
+
 # A given name with an affectionate suffix and no surname (逸凡君, 小葵酱, 子墨童鞋): the two
 # characters before it, when no dictionary knows them as a word.
 _SUFFIXED_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?=君|酱|童鞋|兄弟)")
@@ -356,7 +364,8 @@ def _suffixed_nickname(text: str, start: int, end: int) -> bool:
 @dataclass
 class NamedAsRecognizer:
     """Names by the shape of how they are given: a surname with a doubled given character,
-    the value after a word for "name" (外号…, 小名…), a Latin name before a title."""
+    the value after a word for "name" (外号…, 小名…), a Latin name before a title, a speech
+    verb or a fan's words (SHE演唱会)."""
 
     name: str = "name_named_as"
 
@@ -423,7 +432,8 @@ class NamedAsRecognizer:
                 start, end = match.span(group)
                 if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
                     yield name_span(text, start, end, self.name)
-        for match in (*_LATIN_TITLED_RE.finditer(text), *_LATIN_SPEAKS_RE.finditer(text)):
+        latin = (_LATIN_TITLED_RE, _LATIN_SPEAKS_RE, _LATIN_PERFORMER_RE)
+        for match in (m for pattern in latin for m in pattern.finditer(text)):
             start, end = match.span("name")
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
