@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from medrealmm.deid import names
+from medrealmm.deid import latin_names, names, organizations, unlisted_names
+from medrealmm.deid.recognizer import gated
 from medrealmm.deid.recognizers import addresses, dates, institutions, phones, records
 
 _ALPHABET = (
@@ -95,3 +96,42 @@ def test_taking_verb_search_near_the_candidate_equals_one_from_the_start() -> No
         for start in range(len(text) + 1):
             expected = names._TAKING_BEFORE.search(text, 0, start) is not None
             assert names._taken_before(text, start) == expected, (text, start)
+
+
+# The name scans' gates and the words their patterns need, with doubled and Latin letters.
+_NAME_ALPHABET = (
+    "我叫是患者家属老公女儿朋友医生主任老师先生小老阿张王李欧阳司马伟芳乐乐晶晶和与跟在一起结婚"
+    "君酱童鞋兄弟说表示告诉中小一二三学AbcLilyTomWangFang ，。、：:"
+)
+
+
+@pytest.mark.parametrize(
+    ("gate", "pattern"),
+    [
+        (names._CUE_GATE, names._BEFORE_RE),
+        (names._CUE_GATE, names._LATIN_BEFORE_RE),
+        (names._CUE_GATE, names._LONG_AFTER_CUE_RE),
+        (names._TITLE_GATE, names._AFTER_RE),
+        (names._NICK_GATE, names._NICK_RE),
+        (names._NICK_GATE, names._NICK_AFTER_CLOSE_RE),
+        (names.DOUBLED_GATE, names._DOUBLED_RE),
+        (names.DOUBLED_GATE, names._DOUBLED_ANYWHERE_RE),
+        (names.DOUBLED_GATE, unlisted_names._DOUBLED_GIVEN_RE),
+        (unlisted_names._SUFFIX_GATE, unlisted_names._SUFFIXED_RE),
+        (unlisted_names._COUPLE_GATE, unlisted_names._COUPLE_RE),
+        (unlisted_names._LATIN_GATE, unlisted_names._LATIN_TITLED_RE),
+        (unlisted_names._LATIN_GATE, unlisted_names._LATIN_SPEAKS_RE),
+        (latin_names._CAPITAL, latin_names._PAIR),
+        (organizations._SCHOOL_GATE, organizations._ORDINAL_SCHOOL),
+    ],
+)
+def test_a_text_a_name_gate_refuses_has_no_match(
+    gate: re.Pattern[str], pattern: re.Pattern[str]
+) -> None:
+    rng = random.Random(13)
+    for _ in range(3000):
+        text = "".join(rng.choices(_NAME_ALPHABET, k=rng.randint(1, 30)))
+        assert gate.search(text) or not _non_empty(pattern, text), text
+        assert [m.span() for m in gated(gate, pattern, text)] == [
+            m.span() for m in pattern.finditer(text) if gate.search(text)
+        ]

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from medrealmm.deid.recognizer import gated
 from medrealmm.deid.spans import EntityType, Span, words
 
 PINYIN_SURNAMES = frozenset(
@@ -37,6 +38,7 @@ _GIVEN_SYLLABLES = re.compile(f"(?:{_INITIAL}{_FINAL}){{1,2}}")
 _WORD = "[A-Z][a-z]+|[A-Z]{2,}"
 _PART = "(?:-[A-Za-z][a-z]+)?"  # Tai-man, Xiao-Ming
 # A lookahead at each word start, so a failed pair (Dear Zhang) does not hide the next one.
+_CAPITAL = re.compile("[A-Z]")  # every match of _PAIR holds one
 _PAIR = re.compile(
     rf"(?<![A-Za-z])(?=(?P<a>{_WORD})(?P<a2>{_PART})[ \u00a0]+(?P<b>{_WORD})(?P<b2>{_PART})"
     r"(?![A-Za-z]))"
@@ -57,7 +59,7 @@ class LatinNameRecognizer:
     name: str = "name_latin"
 
     def find(self, text: str) -> Iterator[Span]:
-        for match in _PAIR.finditer(text):
+        for match in gated(_CAPITAL, _PAIR, text):
             a, a2, b, b2 = match.group("a", "a2", "b", "b2")
             surname_first = a.lower() in PINYIN_SURNAMES and not a2 and _given(b, b2)
             surname_last = b.lower() in PINYIN_SURNAMES and not b2 and _given(a, a2)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from medrealmm.deid.names import _word_tags
+from medrealmm.deid.recognizer import gated
 from medrealmm.deid.spans import EntityType, Span, words
 
 _CJK = "\u4e00-\u9fff"
@@ -57,6 +58,7 @@ _WORD_AFTER = re.compile(
 )
 _SUFFIX_RE = re.compile("|".join(map(re.escape, _SUFFIXES)))
 # 市二中, 十一中, 育才二小: an ordinal school (the noun before it is found as for suffixes).
+_SCHOOL_GATE = re.compile("[中小]")  # every match of _ORDINAL_SCHOOL holds one
 _ORDINAL_SCHOOL = re.compile("[一二三四五六七八九十]{1,3}[中小](?![学文医药午间心年期段旬号时])")
 _ORG_NOUN = f"(?P<org>[{_CJK}A-Za-z]{{2,12}}?)"
 # A workplace frame around an unknown noun: 在X上班, 单位是X, 就读于X.
@@ -125,7 +127,7 @@ class OrganizationRecognizer:
                 continue
             end = _chain_end(text, match.end())
             yield self._span(text, start, end)
-        for match in _ORDINAL_SCHOOL.finditer(text):
+        for match in gated(_SCHOOL_GATE, _ORDINAL_SCHOOL, text):
             start = _noun_before(text, match.start())
             if start < match.start():
                 yield self._span(text, start, match.end())

@@ -35,6 +35,13 @@ def starts_with_one_of(*alternations: str) -> str:
     return "(?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
 
 
+def gated(gate: re.Pattern[str], pattern: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
+    """``pattern.finditer(text)`` when ``gate`` (a cheap scan for something every match of
+    ``pattern`` holds) finds it, else nothing: the same matches, and a text without the gate's
+    words costs one fast scan instead of a slow one."""
+    return pattern.finditer(text) if gate.search(text) is not None else ()
+
+
 @dataclass
 class RegexRecognizer:
     """Regex candidates, each kept only if ``validate`` returns a type for it.

@@ -22,6 +22,7 @@ from medrealmm.deid.names import (
     AMBIGUOUS_SURNAMES,
     CLINICAL_LEXICON,
     COMPOUND_SURNAMES,
+    DOUBLED_GATE,
     NAME_STOP,
     SINGLE_SURNAMES,
     clinical_term_shaped,
@@ -33,6 +34,7 @@ from medrealmm.deid.names import (
     used_like_a_drug,
     word_tag,
 )
+from medrealmm.deid.recognizer import gated
 from medrealmm.deid.spans import EntityType, Span, words
 
 _CJK = "\u4e00-\u9fff"
@@ -316,6 +318,9 @@ _COUPLE_RE = re.compile(
     f"(?P<a>[{_CJK}]{{2}})(?:和|与|跟)(?P<b>[{_CJK}]{{2,3}}?)"
     "(?=在一起|结婚|订婚|离婚|分手|牵手|恋爱|复合|约会|相爱|接吻)"
 )
+_SUFFIX_GATE = re.compile("君|酱|童鞋|兄弟")
+_COUPLE_GATE = re.compile("在一起|结婚|订婚|离婚|分手|牵手|恋爱|复合|约会|相爱|接吻")
+_LATIN_GATE = re.compile("[A-Za-z]")
 _NOT_GIVEN_START = "这那每诸各此我你他她它您咱俺谁某们"
 
 
@@ -370,7 +375,7 @@ class NamedAsRecognizer:
     name: str = "name_named_as"
 
     def find(self, text: str) -> Iterator[Span]:
-        for match in _DOUBLED_GIVEN_RE.finditer(text):
+        for match in gated(DOUBLED_GATE, _DOUBLED_GIVEN_RE, text):
             start, end = match.span("name")
             pair = text[start + 1 : end]
             surname_len = 2 if text[start : start + 2] in COMPOUND_SURNAMES else 1
@@ -401,7 +406,7 @@ class NamedAsRecognizer:
             if used_like_a_drug(text, start, end):
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
-        for match in _SUFFIXED_RE.finditer(text):
+        for match in gated(_SUFFIX_GATE, _SUFFIXED_RE, text):
             start, end = match.span("name")
             value = text[start:end]
             if word_tag(value) is not None or not _given_ok(value) or value[0] in "这那每诸各此":
@@ -424,7 +429,7 @@ class NamedAsRecognizer:
             start, end = match.span("name")
             if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
                 yield name_span(text, start, end, self.name)
-        for match in _COUPLE_RE.finditer(text):
+        for match in gated(_COUPLE_GATE, _COUPLE_RE, text):
             a_start = match.start("a")
             if a_start > 0 and word_tag(text[a_start - 1 : a_start + 1]) is not None:
                 continue  # 看到|他和…: the pair's first character ends a word before it
@@ -433,7 +438,7 @@ class NamedAsRecognizer:
                 if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
                     yield name_span(text, start, end, self.name)
         latin = (_LATIN_TITLED_RE, _LATIN_SPEAKS_RE, _LATIN_PERFORMER_RE)
-        for match in (m for pattern in latin for m in pattern.finditer(text)):
+        for match in (m for p in latin for m in gated(_LATIN_GATE, p, text)):
             start, end = match.span("name")
             yield Span(
                 start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
