@@ -11,8 +11,8 @@ figures: on a shared machine CPU-seconds drift less than wall time, but not to n
 kind: lab_report, skin, film ...), and within images the OCR (line detection, direction,
 recognition) and the face cascade, the rest being the text pass and one-time loads. To charge
 each image its own seconds (OpenCV's worker threads included) the child masks one image at a
-time; the totals are the same as with the stage's usual two (checked: 38.2 and 38.3 CPU-s one
-at a time against 39.1 and 38.3 two at a time, load ~1).
+time, which changes the wall time but not the CPU-seconds beyond the run-to-run noise (a
+shared machine moves a run by several CPU-seconds either way: repeat it).
 
 ``--against OLD/src`` runs the demo with that source tree too, alternately, in fresh folders,
 and prints both sides, the ratio of their medians and whether their outputs are identical:
