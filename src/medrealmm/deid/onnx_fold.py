@@ -32,6 +32,11 @@ def _array(tensor: Any) -> np.ndarray | None:
     return numpy_helper.to_array(tensor) if tensor.data_type in _READ_TYPES else None
 
 
+def folded(model_bytes: bytes) -> bytes:
+    """The model with its scalar arithmetic folded (``fold`` without its counts)."""
+    return fold(model_bytes)[0]
+
+
 def fold(model_bytes: bytes) -> tuple[bytes, dict[str, int]]:
     """The model with its scalar arithmetic folded, and how many of each rewrite it made."""
     import onnx  # imported here: only building the OCR engine needs it

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import email.utils
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import openai
 
 from medrealmm.llm.transport import HTTPFailure
 
@@ -83,6 +82,11 @@ def classify(exc: BaseException) -> str:
         if exc.kind != "status":
             return exc.kind
         return _classify_status(exc.status_code or 0, exc.message.lower())
+    # The SDK is imported only by a client that uses it (its import costs most of a
+    # CPU-second): without it loaded, no exception can be one of its errors.
+    openai = sys.modules.get("openai")
+    if openai is None:
+        return "error"
     if isinstance(exc, openai.APITimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):

@@ -14,10 +14,9 @@ import asyncio
 import logging
 import os
 import random
+import sys
 import time
 from typing import Any, Literal
-
-import openai
 
 from medrealmm.llm.failures import classify, is_permanent, retry_after_s, tagged
 from medrealmm.llm.transport import HTTPFailure, TransportName, make_transport
@@ -305,6 +304,8 @@ class OpenAICompatibleClient:
         return await self._complete(request, self._mode)
 
     async def _complete(self, request: ChatRequest, mode: StructuredMode) -> Completion:
+        import openai  # here, not at module level: the offline paths never load the SDK
+
         payload = self._payload(request, mode)
         images = _image_parts(request) if self.vision else ()
         streamed = request.task in STREAMED_TASKS
@@ -364,6 +365,8 @@ class OpenAICompatibleClient:
         """One streamed exchange: (body, time to first token, note, when the answering request
         went out). Under ``auto`` a server that refuses streams, or answers one with a whole
         body, gets plain requests from then on, and its replies say why (never silently)."""
+        import openai
+
         started = time.perf_counter()
         try:
             result = await self._transport.stream_chat(payload, images)
@@ -410,7 +413,8 @@ def _image_parts(request: ChatRequest) -> tuple[ImagePart, ...]:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, openai.APIStatusError) or (
+    openai = sys.modules.get("openai")  # none of its errors exist before it is imported
+    if (openai is not None and isinstance(exc, openai.APIStatusError)) or (
         isinstance(exc, HTTPFailure) and exc.kind == "status"
     ):
         return f"HTTP {exc.status_code}: {str(exc.message)[:300]}"

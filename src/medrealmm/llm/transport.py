@@ -28,7 +28,6 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol
 
 import aiohttp
-import openai
 
 from medrealmm.llm.stream import (
     STREAM_FIELDS,
@@ -99,6 +98,8 @@ class SDKTransport:
     def __init__(
         self, base_url: str, api_key: str, timeout_s: float, proxy: str | None = None
     ) -> None:
+        import openai  # here: the SDK costs most of a CPU-second to import, and only this uses it
+
         http_client = openai.DefaultAsyncHttpxClient(
             timeout=timeout_s, follow_redirects=False, trust_env=False, proxy=proxy
         )
@@ -117,6 +118,8 @@ class SDKTransport:
     async def stream_chat(
         self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
     ) -> StreamResult:
+        import openai
+
         started = time.perf_counter()
         model = str(payload.get("model", ""))
         try:
