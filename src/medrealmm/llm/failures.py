@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import email.utils
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import openai
 
 from medrealmm.llm.transport import HTTPFailure
 
@@ -83,6 +82,9 @@ def classify(exc: BaseException) -> str:
         if exc.kind != "status":
             return exc.kind
         return _classify_status(exc.status_code or 0, exc.message.lower())
+    openai = sys.modules.get("openai")  # not imported: no SDK error can exist
+    if openai is None:
+        return "error"
     if isinstance(exc, openai.APITimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):

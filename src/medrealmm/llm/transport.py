@@ -28,7 +28,6 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, Protocol
 
 import aiohttp
-import openai
 
 from medrealmm.llm.stream import (
     STREAM_FIELDS,
@@ -39,10 +38,9 @@ from medrealmm.llm.stream import (
     is_event_stream,
     not_streamed_note,
 )
-from medrealmm.llm.types import ImagePart
+from medrealmm.llm.types import ImagePart, TransportName
 from medrealmm.llm.wire import encode_body
 
-TransportName = Literal["openai-sdk", "http"]
 TRANSPORTS: tuple[TransportName, ...] = ("openai-sdk", "http")
 
 
@@ -99,6 +97,8 @@ class SDKTransport:
     def __init__(
         self, base_url: str, api_key: str, timeout_s: float, proxy: str | None = None
     ) -> None:
+        import openai  # here: the SDK costs most of a second to import, the http path none
+
         http_client = openai.DefaultAsyncHttpxClient(
             timeout=timeout_s, follow_redirects=False, trust_env=False, proxy=proxy
         )
@@ -117,6 +117,8 @@ class SDKTransport:
     async def stream_chat(
         self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
     ) -> StreamResult:
+        import openai
+
         started = time.perf_counter()
         model = str(payload.get("model", ""))
         try:
