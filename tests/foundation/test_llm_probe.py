@@ -156,17 +156,18 @@ def test_the_probe_waits_as_long_as_the_run_would(monkeypatch: pytest.MonkeyPatc
     by a limit of its own: a server slower than that limit answered the run but not the probe."""
     import asyncio
 
+    from medrealmm.llm import openai_compat
     from medrealmm.llm import probe as probing
     from medrealmm.llm.config import TIMEOUT_ENV
 
     seen: list[float] = []
-    real = probing.OpenAICompatibleClient
+    real = openai_compat.OpenAICompatibleClient
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         seen.append(kwargs["timeout_s"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(probing, "OpenAICompatibleClient", recording)
+    monkeypatch.setattr(openai_compat, "OpenAICompatibleClient", recording)
     with FakeOpenAIServer(text_only_llama) as server:
         spec = ModelSpec(name="slow", base_url=server.base_url, timeout_s=300.0)
         asyncio.run(probing.probe(spec))

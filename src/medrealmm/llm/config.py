@@ -15,9 +15,7 @@ from medrealmm.io.errors import DataError
 from medrealmm.llm.cache import CachedClient, LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient
-from medrealmm.llm.openai_compat import OpenAICompatibleClient, StreamSetting, StructuredMode
-from medrealmm.llm.transport import TransportName
-from medrealmm.llm.types import GenerationParams
+from medrealmm.llm.types import GenerationParams, StreamSetting, StructuredMode, TransportName
 
 
 class ModelSpec(BaseModel):
@@ -159,6 +157,9 @@ def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
         # Never let the SDK pick its default (public) endpoint for patient data.
         raise UnknownModelError(f"model {spec.name!r} has no base_url; resolve_spec sets it")
     else:
+        # imported here: the SDK is most of a second that readers of a run never need
+        from medrealmm.llm.openai_compat import OpenAICompatibleClient
+
         client = OpenAICompatibleClient(
             spec.model or spec.name,
             name=spec.name,

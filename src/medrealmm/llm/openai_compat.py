@@ -16,7 +16,7 @@ import os
 import random
 import sys
 import time
-from typing import Any, Literal
+from typing import Any
 
 from medrealmm.llm.failures import classify, is_permanent, retry_after_s, tagged
 from medrealmm.llm.transport import HTTPFailure, TransportName, make_transport
@@ -27,16 +27,15 @@ from medrealmm.llm.types import (
     ImagePart,
     LLMError,
     Message,
+    StreamSetting,
+    StructuredMode,
     TextPart,
     Usage,
 )
 
 log = logging.getLogger(__name__)
 
-#: How the JSON schema of a structured call reaches the server, most to least enforced.
-#: ``json_object_schema`` is ``{"type": "json_object", "schema": ...}`` (llama.cpp's server).
-#: ``auto`` starts at the top and steps down once when the server rejects a mode.
-StructuredMode = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
+#: The structured modes ``auto`` steps down through (``types.StructuredMode``).
 MODE_ORDER: tuple[StructuredMode, ...] = (
     "json_schema",
     "json_object_schema",
@@ -59,11 +58,6 @@ FALLBACK_MAX_TOKENS = 1024
 #: agents are not timed, so they send plain requests. (``evaluate.respond.RESPOND_TASK``;
 #: ``llm`` does not import ``evaluate``, a test pins the two together.)
 STREAMED_TASKS = frozenset({"evaluate.respond"})
-
-#: ``stream`` in a model's config: ``auto`` streams and falls back to plain requests for the
-#: endpoint when the server refuses; ``True`` streams (a refusal is the call's failure);
-#: ``False`` never streams.
-StreamSetting = Literal["auto"] | bool
 
 #: Statuses with which servers refuse a stream request (a 5xx other than 501 is the server's
 #: trouble, retried as usual, not a refusal).

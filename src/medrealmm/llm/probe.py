@@ -26,13 +26,13 @@ import httpx
 from pydantic import BaseModel
 
 from medrealmm.llm.config import ModelSpec, proxy_url, with_overrides
-from medrealmm.llm.openai_compat import OpenAICompatibleClient, StructuredMode
 from medrealmm.llm.types import (
     ChatRequest,
     GenerationParams,
     ImagePart,
     LLMError,
     Message,
+    StructuredMode,
     TextPart,
 )
 
@@ -80,6 +80,8 @@ async def probe(spec: ModelSpec, timeout_s: float | None = None) -> Capabilities
         raise ValueError(f"model {spec.name!r} has no endpoint to probe (offline baseline)")
     model = spec.model or spec.name
     caps = Capabilities(base_url=spec.base_url, model=model)
+    from medrealmm.llm.openai_compat import OpenAICompatibleClient  # the SDK: on use only
+
     client = OpenAICompatibleClient(
         model,
         name=spec.name,

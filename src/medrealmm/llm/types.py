@@ -9,6 +9,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: How the JSON schema of a structured call reaches the server, most to least enforced.
+#: ``json_object_schema`` is ``{"type": "json_object", "schema": ...}`` (llama.cpp's server).
+#: ``auto`` starts at the top and steps down once when the server rejects a mode.
+#: (Here, not beside the client, so a model spec is read without importing the SDK.)
+StructuredMode = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
+
+#: ``stream`` in a model's config: ``auto`` streams and falls back to plain requests for the
+#: endpoint when the server refuses; ``True`` streams (a refusal is the call's failure);
+#: ``False`` never streams.
+StreamSetting = Literal["auto"] | bool
+
+#: The HTTP layer a client sends through (``medrealmm.llm.transport``).
+TransportName = Literal["openai-sdk", "http"]
+
 
 class TextPart(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -134,12 +134,17 @@ def _rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
             chosen[instance_id] = (stages.RUBRIC_ROUND, key, round_)
     for key, instance_id in store.fields(stages.RUBRIC_FINAL, ("instance_id",)):
         chosen[instance_id] = (stages.RUBRIC_FINAL, key, 0)
+    # each stage's stored rubrics in one query, not one look-up per instance
+    payloads = {
+        stage: store.raw_rows(stage) for stage in {stage for stage, _, _ in chosen.values()}
+    }
     found = {}
     for instance_id in sorted(chosen):
         stage, key, _ = chosen[instance_id]
-        rubric = store.get(stage, key, Rubric)
-        if rubric is None:  # gone since the keys were read
+        payload = payloads[stage].get(key)
+        if payload is None:  # gone since the keys were read
             continue
+        rubric = Rubric.model_validate_json(payload)
         criteria = tuple(
             CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
         )

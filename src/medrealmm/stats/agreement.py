@@ -63,10 +63,21 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
 
 
 def agreement(a: Sequence[bool], b: Sequence[bool]) -> Agreement:
+    """All four figures from one count of each kind (the same integer counts, so the same
+    floats, as the functions above): a report's rater pairs run over a million verdicts."""
+    n = _checked(a, b)
+    pos_a = sum(map(bool, a))
+    pos_b = sum(map(bool, b))
+    both = sum(map(bool, map(min, map(bool, a), map(bool, b))))  # both positive
+    p_o = (n - pos_a - pos_b + 2 * both) / n  # same verdict: both positive or both negative
+    pi = (pos_a + pos_b) / (2 * n)
+    p_e = 2 * pi * (1 - pi)
+    pa, pb = pos_a / n, pos_b / n
+    chance = pa * pb + (1 - pa) * (1 - pb)
     return Agreement(
-        n=_checked(a, b),
-        observed=raw_agreement(a, b),
-        positive_rate=positive_rate(a, b),
-        ac1=gwet_ac1(a, b),
-        kappa=cohen_kappa(a, b),
+        n=n,
+        observed=p_o,
+        positive_rate=pi,
+        ac1=(p_o - p_e) / (1 - p_e),
+        kappa=None if chance >= 1.0 else (p_o - chance) / (1 - chance),
     )
