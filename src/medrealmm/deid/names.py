@@ -431,9 +431,7 @@ class ContextNameRecognizer:
             if plausible_name(text, start, end, allow_surname_only=True):
                 best[end] = (start, end)
         for start, end in best.values():
-            yield Span(
-                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
-            )
+            yield name_span(text, start, end, self.name)
 
 
 def _unlisted_long_name(text: str, start: int, end: int) -> bool:
@@ -752,9 +750,7 @@ class DottedNameRecognizer:
             end = match.end() - (len(last) - cut)
             if "." in parts[1::2] and not _foreign_name(text[start:end]):
                 continue  # 打死你.打死你, 阿莫西林.布洛芬: sentences or a list, not a name
-            yield Span(
-                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
-            )
+            yield name_span(text, start, end, self.name)
 
 
 # A handle after @ runs to the next space or punctuation: in chat it is a person's account,
@@ -866,13 +862,7 @@ class HandleAndNicknameRecognizer:
         for match in gated(DOUBLED_GATE, _DOUBLED_ANYWHERE_RE, text):
             start, end = match.span("name")
             if _doubled_nickname(text, start, end):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _DOUBLED_ADDRESSED_RE.finditer(text):
             start, end = match.span("name")
             if start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
@@ -880,13 +870,7 @@ class HandleAndNicknameRecognizer:
             if word_tag(text[start:end]) is not None:
                 continue  # 谢谢你是我, 大大你最棒: a pair the dictionary knows is that word
             if _doubled_nickname(text, start, end, stops=False):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
 
 
 def _doubled_nickname(text: str, start: int, end: int, *, stops: bool = True) -> bool:

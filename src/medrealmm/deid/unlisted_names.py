@@ -418,13 +418,7 @@ class NamedAsRecognizer:
         for match in _LONG_SUFFIXED_RE.finditer(text):
             start, end = match.span("name")
             if _suffixed_nickname(text, start, end):
-                yield Span(
-                    start=start,
-                    end=end,
-                    type=EntityType.NAME,
-                    text=text[start:end],
-                    source=self.name,
-                )
+                yield name_span(text, start, end, self.name)
         for match in _SPOKEN_TO_RE.finditer(text):
             start, end = match.span("name")
             if _bare_given(text[start:end]) and not clinical_term_shaped(text, start, end):
@@ -440,6 +434,4 @@ class NamedAsRecognizer:
         latin = (_LATIN_TITLED_RE, _LATIN_SPEAKS_RE, _LATIN_PERFORMER_RE)
         for match in (m for p in latin for m in gated(_LATIN_GATE, p, text)):
             start, end = match.span("name")
-            yield Span(
-                start=start, end=end, type=EntityType.NAME, text=text[start:end], source=self.name
-            )
+            yield name_span(text, start, end, self.name)
