@@ -7,7 +7,7 @@ module only; which recognizers run is decided in one list in ``registry``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,7 +17,8 @@ from medrealmm.deid.spans import EntityType, Span
 class Recognizer(Protocol):
     """``find`` is the contract. A recognizer backed by a model may also offer
     ``prepare(texts)``, which ``text.find_spans_in`` calls first so the model sees a whole
-    consultation in one batch."""
+    consultation in one batch; one with a cheap refusal may offer ``find_in(texts)`` (see
+    ``find_each``)."""
 
     name: str
 
@@ -40,6 +41,19 @@ def gated(gate: re.Pattern[str], pattern: re.Pattern[str], text: str) -> Iterabl
     ``pattern`` holds) finds it, else nothing: the same matches, and a text without the gate's
     words costs one fast scan instead of a slow one."""
     return pattern.finditer(text) if gate.search(text) is not None else ()
+
+
+Found = list[tuple[int, list[Span]]]
+
+
+def find_each(recognizer: Recognizer, texts: Sequence[str]) -> Found:
+    """``recognizer.find`` over ``texts``, as (index, spans) for the texts with spans: one
+    recognizer over a whole window, through its ``find_in`` when it has one."""
+    find_in = getattr(recognizer, "find_in", None)
+    if find_in is not None:
+        return find_in(texts)
+    find = recognizer.find
+    return [(i, spans) for i, text in enumerate(texts) if (spans := list(find(text)))]
 
 
 @dataclass
@@ -76,11 +90,27 @@ class RegexRecognizer:
         return out
 
     def find(self, text: str) -> list[Span]:
-        # A plain list, the loops inline: it runs for every text and recognizer, and most
-        # runs find nothing, so a generator (or a nested one per window) was a good part of
-        # the cost; the gate's refusal returns before anything is built.
         if self.gate is not None and self.gate.search(text) is None:
             return []
+        return self._find(text)
+
+    def find_in(self, texts: Sequence[str]) -> Found:
+        """``find`` over a window of texts: most texts fail the gate, and a refusal here is
+        one C call in a loop, not a method call per text and recognizer."""
+        find = self._find
+        if self.gate is None:
+            return [(i, spans) for i, text in enumerate(texts) if (spans := find(text))]
+        search = self.gate.search
+        return [
+            (i, spans)
+            for i, text in enumerate(texts)
+            if search(text) is not None and (spans := find(text))
+        ]
+
+    def _find(self, text: str) -> list[Span]:
+        # A plain list, the loops inline: it runs for every text and recognizer, and most
+        # runs find nothing, so a generator (or a nested one per window) was a good part of
+        # the cost.
         found: list[Span] = []
         windows = self.windows(text) if self.anchor is not None else ((0, len(text)),)
         for lo, hi in windows:

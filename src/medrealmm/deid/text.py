@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
-from medrealmm.deid.recognizer import Recognizer
+from medrealmm.deid.recognizer import Recognizer, find_each
 from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
 from medrealmm.deid.term_vetoes import screen
@@ -53,19 +53,38 @@ def screen_spans(
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
     """``find_spans`` and what the veto classes dropped, each with its class: the drops are
     the review app's near-misses (``near_miss.find_suspects``)."""
-    if not text:
-        return [], []
-    plain = half_width(text)
-    found: list[Span] = []
-    for recognizer in using if using is not None else _shared_registry():
-        found.extend(recognizer.find(plain))
-    # Clinical and commercial terms (a product code, a drug or brand, a dialect pronoun):
-    # vetoed by their class, whichever recognizer took them.
-    found, dropped = screen(plain, found)
-    if plain != text:
-        found = [s.model_copy(update={"text": text[s.start : s.end]}) for s in found]
-        dropped = [(s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped]
-    return resolve_overlaps(found), dropped
+    return _screened([text], using if using is not None else _shared_registry())[0]
+
+
+def _screened(
+    texts: Sequence[str], recognizers: Iterable[Recognizer]
+) -> list[tuple[list[Span], list[tuple[Span, str]]]]:
+    """``screen_spans`` of each text, recognizer by recognizer over all of them (the spans
+    of each text in the registry's order, as one text at a time would have them): most
+    (text, recognizer) pairs find nothing, and a window makes that a loop inside each
+    recognizer instead of a call per pair."""
+    plains = [half_width(t) for t in texts]
+    found: list[list[Span]] = [[] for _ in texts]
+    full = [i for i, plain in enumerate(plains) if plain]  # an empty text reaches none
+    window = [plains[i] for i in full]
+    for recognizer in recognizers:
+        for i, spans in find_each(recognizer, window):
+            found[full[i]].extend(spans)
+    out: list[tuple[list[Span], list[tuple[Span, str]]]] = []
+    for text, plain, spans in zip(texts, plains, found, strict=True):
+        if not text:
+            out.append(([], []))
+            continue
+        # Clinical and commercial terms (a product code, a drug or brand, a dialect
+        # pronoun): vetoed by their class, whichever recognizer took them.
+        kept, dropped = screen(plain, spans)
+        if plain != text:
+            kept = [s.model_copy(update={"text": text[s.start : s.end]}) for s in kept]
+            dropped = [
+                (s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped
+            ]
+        out.append((resolve_overlaps(kept), dropped))
+    return out
 
 
 def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> None:
@@ -91,7 +110,7 @@ def screen_spans_in(
     """``screen_spans`` for many texts, prepared together."""
     recognizers = list(using if using is not None else _shared_registry())
     prepare(texts, recognizers)
-    return [screen_spans(text, recognizers) for text in texts]
+    return _screened(texts, recognizers)
 
 
 def mask_text(text: str) -> tuple[str, list[Span]]:
