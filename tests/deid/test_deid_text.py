@@ -3,9 +3,16 @@ from __future__ import annotations
 import pytest
 
 from medrealmm.deid.metrics import TypeScores
+from medrealmm.deid.recognizer import find_each
 from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
-from medrealmm.deid.text import find_spans, make_consistent
+from medrealmm.deid.text import (
+    find_spans,
+    half_width,
+    make_consistent,
+    screen_spans,
+    screen_spans_in,
+)
 from medrealmm.testing.deid_regression_set import make_sentences
 
 
@@ -97,3 +104,22 @@ def test_a_given_name_that_is_a_common_word_masks_only_the_full_name() -> None:
     spans = make_consistent(turns, [find_spans(t) for t in turns])
     masked = [apply_placeholders(t, s) for t, s in zip(turns, spans, strict=True)]
     assert masked[1] == "[NAME]今天复查，平安无事。"
+
+
+def test_a_window_gives_each_text_the_spans_of_running_every_recognizer_on_it_alone() -> None:
+    """``find_each`` runs one recognizer over a window (a regex one loops over the texts
+    itself): each text must still get what ``find`` gives it, recognizer by recognizer in
+    the registry's order, and the kept and vetoed spans of one text at a time."""
+    texts = [s.text for s in make_sentences(seed=7, n=60)]
+    texts += ["", "手机１３８００１３８０００，我叫王小明", "住在城西区果园路12号", "无"]
+    registry = list(rules_registry())
+    plains = [half_width(t) for t in texts if t]
+    raw: list[list[Span]] = [[] for _ in plains]
+    for recognizer in registry:
+        for i, spans in find_each(recognizer, plains):
+            raw[i].extend(spans)
+    assert raw == [[s for r in registry for s in r.find(plain)] for plain in plains]
+    assert any(raw)
+    windowed = screen_spans_in(texts, registry)
+    assert windowed == [screen_spans(t, registry) for t in texts]
+    assert windowed[texts.index("")] == ([], [])
