@@ -69,6 +69,15 @@ def test_word_start_gates_change_no_match() -> None:
             assert _non_empty(pattern, text) == _non_empty(plain, text), text
 
 
+def test_the_unlisted_name_candidates_keep_every_start_behind_their_first_characters() -> None:
+    """Its matches are empty (a lookahead, so every start is tried): compare the names."""
+    pattern = unlisted_names._CANDIDATE_RE
+    plain = _without(pattern, pattern.pattern[: pattern.pattern.index("])") + 2])
+    for text in _texts(1000):
+        expected = [(m.span(), m.group("name")) for m in plain.finditer(text)]
+        assert [(m.span(), m.group("name")) for m in pattern.finditer(text)] == expected, text
+
+
 # The anchors' words and their neighbours: institution suffixes, unit words, record labels.
 _ANCHOR_ALPHABET = (
     "医院诊所卫生门部口腔保健务室齿科服站中心疗体检学康复急救管理透析影像妇幼醫診衛門齒體婦"
