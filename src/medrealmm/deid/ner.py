@@ -10,7 +10,9 @@ The model proposes; vetoes here decide. A span is kept only when it holds a Han 
 not an ordinary dictionary word (平安, 黄连素), does not end like a drug, disease or department
 (…素, …炎, …科), and, for places, is below city level (the city is kept by design, see
 docs/CHOICES.md). Organisations count only as medical institutions. Relative dates are never
-masked (LAC's TIME tag is ignored; the date rules handle absolute dates).
+masked (LAC's TIME tag is ignored; the date rules handle absolute dates). A person the model
+weighed but did not choose counts when jieba's tagger, a second model, names the word too
+(``_weak_persons``, ``_confirmed_persons``).
 
 Speed: the text is cut into clauses; clauses with no Han character never reach the model;
 the rest run in length-sorted padded batches (the published graph ignores its length input;
