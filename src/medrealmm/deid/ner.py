@@ -10,7 +10,9 @@ The model proposes; vetoes here decide. A span is kept only when it holds a Han 
 not an ordinary dictionary word (平安, 黄连素), does not end like a drug, disease or department
 (…素, …炎, …科), and, for places, is below city level (the city is kept by design, see
 docs/CHOICES.md). Organisations count only as medical institutions. Relative dates are never
-masked (LAC's TIME tag is ignored; the date rules handle absolute dates).
+masked (LAC's TIME tag is ignored; the date rules handle absolute dates). A person the model
+weighed but did not choose counts when jieba's tagger, a second model, names the word too
+(``_weak_persons``, ``_confirmed_persons``).
 
 Speed: the text is cut into clauses; clauses with no Han character never reach the model;
 the rest run in length-sorted padded batches (the published graph ignores its length input;
@@ -34,6 +36,7 @@ import numpy as np
 
 from medrealmm.assets import verified
 from medrealmm.deid.names import (
+    _INN_STEM,
     AFTER_TITLES,
     COMPOUND_SURNAMES,
     NAME_STOP,
@@ -41,9 +44,12 @@ from medrealmm.deid.names import (
     RELATIVE_TIME,
     SURNAME_RE,
     _cue_ends_at,
+    _jieba,
+    _segmenter,
     _word_tags,
     clinical_term_shaped,
     is_common_word,
+    name_span,
     nickname_shaped,
     not_a_given_name,
     shorthand_person,
@@ -107,6 +113,7 @@ class _Model:
     labels: list[str]  # tag id -> label ("PER", "n", ...)
     begins: np.ndarray  # tag id -> True when the tag starts a word (…-B)
     named: np.ndarray  # tag id -> True for a person, organisation or place (PER, ORG, LOC)
+    person: np.ndarray  # tag id -> True for PER-B and PER-I
     ids: dict[str, int] = field(default_factory=dict)  # character -> model input id, filled on use
 
 
@@ -149,6 +156,7 @@ def _model() -> _Model:
         labels=labels,
         begins=np.array([not tags.get(i, "n-B").endswith("-I") for i in range(size)]),
         named=np.array([label in ("PER", "ORG", "LOC") for label in labels]),
+        person=np.array([label == "PER" for label in labels]),
     )
 
 
@@ -267,6 +275,7 @@ class _Tagger:
 
     ``entities`` tags what the cache lacks in length-sorted padded batches, so a caller with
     many texts (a consultation's turns) should pass them together (``LacNerRecognizer.prepare``).
+    Besides the model's PER/ORG/LOC words, a clause's entities hold the ``WEAK`` persons.
     """
 
     def __init__(self, cache_size: int = 50_000) -> None:
@@ -308,7 +317,10 @@ class _Tagger:
             scores[rows, :steps] = model.session.run(None, feed)[0]
             row += len(batch)
         paths = _viterbi(scores, lengths, model.transitions)
-        out = dict(zip(clauses, _entities(paths, lengths, model), strict=True))
+        found = _entities(paths, lengths, model)
+        for row, runs in _weak_persons(scores, paths, lengths, model):
+            found[row].extend((a, b, WEAK) for a, b in _confirmed_persons(clauses[row], runs))
+        out = dict(zip(clauses, found, strict=True))
         if self._size:
             self._cache.update(out)
             while len(self._cache) > self._size:
@@ -360,6 +372,104 @@ def _entities(paths: np.ndarray, lengths: np.ndarray, model: _Model) -> list[lis
     for row, start, end, tag in zip(*(a.tolist() for a in kept), strict=True):
         found[row].append((start, end, model.labels[tag]))
     return found
+
+
+# A person the model weighed but did not choose: a run of characters its best path gave
+# another tag though the PER tags hold at least this share of the model's per-character tag
+# probability (a softmax of its scores; the CRF's transitions, within ±0.21, barely move it):
+# 易昭 read as an adverb, 嘉欣 as an organisation. Alone it is a weak signal;
+# ``_confirmed_persons`` asks jieba, a segmenter with its own dictionary and model, for a
+# second one, and the words both name are entities labelled ``WEAK``.
+WEAK_PERSON = 0.15
+WEAK = "PER?"
+
+
+def _weak_persons(
+    scores: np.ndarray, paths: np.ndarray, lengths: np.ndarray, model: _Model
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+    """Per row, the weak runs (see ``WEAK_PERSON``): computed per character, so a row's
+    runs are its own whatever it was batched with."""
+    odds = np.exp(scores - scores.max(axis=2, keepdims=True))
+    share = odds[:, :, model.person].sum(axis=2) / odds.sum(axis=2)
+    inside = np.arange(paths.shape[1]) < lengths[:, None]
+    weak = (share >= WEAK_PERSON) & inside & ~model.person[paths]
+    for row in np.flatnonzero(weak.any(axis=1)).tolist():
+        runs: list[tuple[int, int]] = []
+        start = -1
+        for i, flag in enumerate([*weak[row].tolist(), False]):
+            if flag and start < 0:
+                start = i
+            elif not flag and start >= 0:
+                runs.append((start, i))
+                start = -1
+        yield row, runs
+
+
+# jieba's person tags: Chinese names (nr), transliterated names (nrt), names as one word (nrfg).
+_PERSON_FLAGS = frozenset({"nr", "nrt", "nrfg"})
+_HAN_WORD = re.compile("[\u4e00-\u9fff]{2,3}")
+_MARGIN = 4  # characters of context jieba gets on each side of a weak run
+_EDGES = frozenset(f"[]{_DOT}")
+
+
+def _confirmed_persons(clause: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Words around the weak ``runs`` of ``clause`` that jieba's tagger calls a person and
+    that lie at least half inside a run: two or three Han characters (four are mostly
+    idioms) that its dictionary lacks, i.e. that its HMM put together (易昭, 嘉欣); the
+    dictionary's own person words are mostly ordinary ones or syllables (谢谢/nr, 多谢/nrt,
+    阿托/nrt of 阿托伐他汀). Not a word with a character no given name has (``NAME_STOP``),
+    one a drug stem follows (a drug's first syllables), or one against a bracket (an emoji
+    code: [威武]) or a middle dot (part of a dotted name, which ``_name_span`` builds from
+    the model's own person)."""
+    tags = _word_tags()
+    found: list[tuple[int, int]] = []
+    for lo, hi in _windows(runs, len(clause)):
+        if not _unknown_word(clause, lo, hi, runs):
+            continue
+        cursor = lo
+        for pair in _jieba().cut(clause[lo:hi]):  # type: ignore[attr-defined]
+            start, cursor = cursor, cursor + len(pair.word)
+            if pair.flag not in _PERSON_FLAGS or pair.word in tags:
+                continue
+            if not _HAN_WORD.fullmatch(pair.word) or not NAME_STOP.isdisjoint(pair.word):
+                continue  # 和瑞舒: the HMM glues a conjunction on
+            if clause[start - 1 : start] in _EDGES or clause[cursor : cursor + 1] in _EDGES:
+                continue
+            if _INN_STEM.match(clause, cursor):
+                continue  # 瑞舒伐|他汀
+            if _half_inside(start, cursor, runs):
+                found.append((start, cursor))
+    return found
+
+
+def _unknown_word(clause: str, lo: int, hi: int, runs: list[tuple[int, int]]) -> bool:
+    """Whether jieba's plain segmenter (a fraction of its tagger's cost) finds in
+    ``clause[lo:hi]`` a word its dictionary lacks that could pass ``_confirmed_persons``."""
+    tags = _word_tags()
+    cursor = lo
+    for word in _segmenter().cut(clause[lo:hi]):  # type: ignore[attr-defined]
+        start, cursor = cursor, cursor + len(word)
+        if word in tags or not _HAN_WORD.fullmatch(word) or not NAME_STOP.isdisjoint(word):
+            continue
+        if _half_inside(start, cursor, runs):
+            return True
+    return False
+
+
+def _half_inside(start: int, end: int, runs: list[tuple[int, int]]) -> bool:
+    return any(2 * (min(end, b) - max(start, a)) >= end - start for a, b in runs)
+
+
+def _windows(runs: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """The runs widened by ``_MARGIN`` within ``[0, size)``, overlapping ones merged."""
+    out: list[tuple[int, int]] = []
+    for a, b in runs:
+        lo, hi = max(0, a - _MARGIN), min(size, b + _MARGIN)
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
 
 
 @cache
@@ -537,6 +647,10 @@ class LacNerRecognizer:
             for start, end, label in entities:
                 if starts is not None:
                     start, end = starts[start], starts[end]
+                if label == WEAK:
+                    if (person := _name_span(text, offset + start, offset + end)) is not None:
+                        yield name_span(text, *person, self.name)
+                    continue
                 kept = _classify(text, offset + start, offset + end, label)
                 if kept is not None:
                     kind, a, b = kept
