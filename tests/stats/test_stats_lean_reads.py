@@ -75,6 +75,8 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
             list(store.fields("s", ("a') FROM records --",)))
         store.put("s", "l", {"a": [1, 2], "b": []})  # a name ending in '#': its list's length
         assert list(store.fields_under("s", ["l"], ("a#", "b#", "c#"))) == [("l", 2, 0, None)]
+        store.put("s", "m", {"a": "text", "b": None, "d": 0})  # '?': whether it holds a value
+        assert list(store.fields_under("s", ["m"], ("a?", "b?", "c?", "d?"))) == [("m", 1, 0, 0, 1)]
         with pytest.raises(ValueError, match="field names"):
             list(store.fields("s", ("a') FROM records --#",)))
 

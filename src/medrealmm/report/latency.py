@@ -5,9 +5,11 @@ streamed, the table says why instead of leaving the column silently empty."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from medrealmm.report.tables import Table, condition_label
-from medrealmm.schema import PHYSICIAN_REPLY_S, Response
-from medrealmm.stats.latency import summarize_latency
+from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency
+from medrealmm.stats.latency import summarize_measured
 from medrealmm.store import RunStore, stages
 
 
@@ -36,7 +38,7 @@ def latency_table(store: RunStore, overall: Table) -> Table:
             "endpoint": ", ".join(s.endpoints),
             "concurrency": ", ".join(map(str, s.concurrency)),
         }
-        for s in summarize_latency(store.iter(stages.EVAL_RESPONSE, Response))
+        for s in summarize_measured(measured_replies(store))
     ]
     return Table(
         "latency",
@@ -53,3 +55,14 @@ def latency_table(store: RunStore, overall: Table) -> Table:
 
 def _seconds(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
+
+
+def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]]:
+    """(model, images, latency) of each reply with text and a measurement, as
+    ``summarize_latency`` keeps them: three fields and a presence read per reply, the
+    ``Response`` (its whole text) built for none (``Response``'s defaults where absent)."""
+    rows = store.fields(stages.EVAL_RESPONSE, ("model", "images", "latency", "text?"))
+    for _, model, images, latency, text in rows:
+        if latency is not None and text:
+            measured = ReplyLatency.model_validate_json(latency)
+            yield model, True if images is None else bool(images), measured
