@@ -240,6 +240,12 @@ def pairwise_agreement(
         sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
         for sign in SUBSETS
     }
+    # each rater's verdicts on each sign's items, looked up once, not once per pair
+    values = {
+        (rater, sign): [data.verdicts[rater][i] for i in by_sign[sign]]
+        for rater in subset.raters
+        for sign in SUBSETS
+    }
     rows = []
     for a, b in combinations(subset.raters, 2):
         for sign in SUBSETS:
@@ -247,9 +253,7 @@ def pairwise_agreement(
             if not items:
                 rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue
-            stats = agreement(
-                [data.verdicts[a][i] for i in items], [data.verdicts[b][i] for i in items]
-            )
+            stats = agreement(values[(a, sign)], values[(b, sign)])
             rows.append(PairAgreement(a, b, sign, stats.n, stats.observed, stats.ac1, stats.kappa))
     return rows
 
