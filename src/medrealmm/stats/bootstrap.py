@@ -150,8 +150,7 @@ def bootstrap_statistic_cis(
     tail = (1 - level) / 2
     for size, members in by_size.items():
         widths = [arrays[i].shape[1] for i in members]
-        stacked = np.concatenate([arrays[i] for i in members], axis=1)
-        summed = _resampled_sums(stacked, resamples, seed)
+        summed = _resampled_sums([arrays[i] for i in members], resamples, seed)
         start = 0
         for index, width in zip(members, widths, strict=True):
             point = points[index]
@@ -166,17 +165,18 @@ def bootstrap_statistic_cis(
     return [interval for interval in found if interval is not None]
 
 
-def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Each resample's column sums of ``data`` (units x columns of counts): how often the
+def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> np.ndarray:
+    """Each resample's column sums of ``parts`` side by side (units x columns of counts,
+    stacked straight into the product's dtype, not copied twice): how often the
     seeded generator draws each unit (the draws of ``bootstrap_mean_ci``, in the same chunks)
     times the unit's counts. float32 products run in BLAS and are exact while the sums stay
     below 2**24; past that, float64. The products run on one BLAS thread: on a busy machine
     idle BLAS threads spin and cost ten times the product's own CPU time."""
-    units = len(data)
-    exact32 = units * max(int(data.max()), 1) < 2**24
+    units = len(parts[0])
+    exact32 = units * max(max(int(part.max()) for part in parts), 1) < 2**24
     kind = np.float32 if exact32 else np.float64
-    weights = data.astype(kind)
-    out = np.empty((resamples, data.shape[1]), dtype=np.float64)
+    weights = np.concatenate(parts, axis=1, dtype=kind)
+    out = np.empty((resamples, weights.shape[1]), dtype=np.float64)
     rng = np.random.default_rng(seed)
     start = 0
     with threadpool_limits(limits=1, user_api="blas"):

@@ -86,14 +86,20 @@ VerdictRow = tuple[str, str, str, bool, str | None]  # rater, response, criterio
 
 
 def verdict_rows(
-    store: RunStore, stage: str, responses: Collection[str] | None = None
+    store: RunStore,
+    stage: str,
+    responses: Collection[str] | None = None,
+    *,
+    versions: bool = True,
 ) -> Iterator[VerdictRow]:
     """Every judged verdict of ``stage`` (a failed one is no judgement, not a "no") as
     (rater, response key, criterion id, value, criterion version): two fields read per row,
     no model built, and one response-key string shared by its criteria. ``responses``: only
-    the verdicts on these replies, each read as a range of the key index."""
+    the verdicts on these replies, each read as a range of the key index. ``versions=False``
+    leaves the version out (None), one field fewer to extract from every row."""
+    names = ("value", "criterion_version") if versions else ("value",)
     if responses is None:
-        rows = store.fields(stage, ("value", "criterion_version"))
+        rows = store.fields(stage, names)
     else:
         ordered = sorted(responses)
         prefixes = (
@@ -101,9 +107,9 @@ def verdict_rows(
             for rater in store.key_heads(stage, SEP)
             for response in ordered
         )
-        rows = store.fields_under(stage, prefixes, ("value", "criterion_version"))
+        rows = store.fields_under(stage, prefixes, names)
     shared: dict[str, str] = {}
-    for key, value, version in rows:
+    for key, value, *version in rows:
         if value is None:
             continue
         head, _, criterion = key.rpartition(SEP)
@@ -114,14 +120,16 @@ def verdict_rows(
         if known is None:
             ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
             known = shared[response] = response
-        yield rater, known, sys.intern(criterion), bool(value), version
+        yield rater, known, sys.intern(criterion), bool(value), version[0] if version else None
 
 
 def _read_verdicts(
     store: RunStore, stage: str, responses: Collection[str] | None = None
 ) -> dict[str, dict[Item, bool]]:
     out: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for rater, response, criterion, value, _ in verdict_rows(store, stage, responses):
+    for rater, response, criterion, value, _ in verdict_rows(
+        store, stage, responses, versions=False
+    ):
         out[rater][(response, criterion)] = value
     return dict(out)
 
