@@ -59,10 +59,13 @@ def _seconds(value: float | None) -> float | None:
 
 def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]]:
     """(model, images, latency) of each reply with text and a measurement, as
-    ``summarize_latency`` keeps them: three fields and a presence read per reply, the
-    ``Response`` (its whole text) built for none (``Response``'s defaults where absent)."""
-    rows = store.fields(stages.EVAL_RESPONSE, ("model", "images", "latency", "text?"))
-    for _, model, images, latency, text in rows:
-        if latency is not None and text:
+    ``summarize_latency`` keeps them: the measured replies chosen in SQL, three fields and
+    a presence read of each, the ``Response`` (its whole text) built for none
+    (``Response``'s defaults where absent)."""
+    names = ("model", "images", "latency", "text?")
+    for _, model, images, latency, text in store.fields(
+        stages.EVAL_RESPONSE, names, having="latency"
+    ):
+        if text:
             measured = ReplyLatency.model_validate_json(latency)
             yield model, True if images is None else bool(images), measured
