@@ -12,7 +12,7 @@ import yaml
 
 from medrealmm.evaluate import EvalSettings, load_scores, run_evaluation
 from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency, Response
-from medrealmm.stats.latency import summarize_latency
+from medrealmm.stats.latency import summarize_latency, summarize_measured
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -135,3 +135,16 @@ def test_the_report_shows_latency_beside_quality(tmp_path: Path) -> None:
         assert column in header
     assert (tmp_path / "report" / "figures" / "fig_latency.png").is_file()
     assert "时延与质量" in result.html.read_text(encoding="utf-8")
+
+
+def test_the_report_reads_only_the_measured_replies_the_summary_keeps(tmp_path: Path) -> None:
+    from medrealmm.report.latency import measured_replies
+
+    _evaluate(tmp_path, 0.05)
+    with RunStore(tmp_path / "run", writer=True) as store:
+        replies = list(store.iter(stages.EVAL_RESPONSE, Response))
+        failed = replies[0].model_copy(update={"sample": 7, "text": None})  # measured, no text
+        store.put(stages.EVAL_RESPONSE, "fake-vlm|img|zz|7", failed)
+        everything = list(store.iter(stages.EVAL_RESPONSE, Response))
+        assert summarize_measured(measured_replies(store)) == summarize_latency(everything)
+        assert sum(r.replies for r in summarize_latency(everything)) == len(replies)

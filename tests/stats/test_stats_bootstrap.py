@@ -149,3 +149,18 @@ def test_drawing_in_chunks_gives_the_one_draw_interval(
     monkeypatch.setattr(bootstrap, "_CHUNK_DRAWS", 50)
     interval = bootstrap.bootstrap_mean_ci(values, resamples=301, seed=3)
     assert (interval.low, interval.high) == (float(low), float(high))
+
+
+def test_intervals_over_as_many_units_share_draws_and_equal_one_call_each() -> None:
+    from medrealmm.stats.bootstrap import bootstrap_mean_cis
+
+    rng = np.random.default_rng(7)
+    many: list[tuple[list[float], list[str] | None]] = [
+        (list(rng.random(50)), None),
+        (list(rng.random(50)), None),  # as many units: the same draws
+        (list(rng.random(60)), [str(i // 2) for i in range(60)]),  # 30 clusters
+        (list(rng.random(30)), None),  # 30 units, not clustered
+        ([0.5], None),
+    ]
+    alone = [bootstrap_mean_ci(v, clusters=c, resamples=301, seed=2) for v, c in many]
+    assert bootstrap_mean_cis(many, resamples=301, seed=2) == alone

@@ -75,8 +75,24 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
             list(store.fields("s", ("a') FROM records --",)))
         store.put("s", "l", {"a": [1, 2], "b": []})  # a name ending in '#': its list's length
         assert list(store.fields_under("s", ["l"], ("a#", "b#", "c#"))) == [("l", 2, 0, None)]
+        store.put("s", "m", {"a": "text", "b": None, "d": 0})  # '?': whether it holds a value
+        assert list(store.fields_under("s", ["m"], ("a?", "b?", "c?", "d?"))) == [("m", 1, 0, 0, 1)]
         with pytest.raises(ValueError, match="field names"):
             list(store.fields("s", ("a') FROM records --#",)))
+        # 'having': only the rows whose field is set (not absent, null or false), in SQL
+        assert [r[0] for r in store.fields("s", ("a",), having="b", page=2)] == [
+            "k0",
+            "k2",
+            "k4",
+            "k6",
+            "l",
+        ]
+        assert [r[0] for r in store.fields("s", ("a",), having="a")] == [
+            *(f"k{i}" for i in range(7)),
+            *("l", "m"),
+        ]
+        with pytest.raises(ValueError, match="field names"):
+            list(store.fields("s", ("a",), having="b') --"))
 
 
 def test_key_ranges_and_heads_read_only_what_they_name(tmp_path: Path) -> None:

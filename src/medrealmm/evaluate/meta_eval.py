@@ -148,21 +148,24 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
             mine.update(found)
 
     def known(item: Item) -> bool:
+        if item in inputs.info:  # another physician's label of it: known already
+            return True
         instance_id = ResponseKey.parse(item[0]).instance_id
         criterion = criteria.get((instance_id, item[1]))
         if criterion is None or criterion.kind is CriterionKind.RULE:
             return False
-        if item not in inputs.info:
-            inputs.info[item] = ItemInfo(
-                case=instance_id,
-                polarity="positive" if criterion.weight > 0 else "negative",
-                category=criterion_category(criterion.tags, intents.get(instance_id)),
-            )
+        inputs.info[item] = ItemInfo(
+            case=instance_id,
+            polarity="positive" if criterion.weight > 0 else "negative",
+            category=criterion_category(criterion.tags, intents.get(instance_id)),
+        )
         return True
 
     for name, found_labels in physicians.items():
-        kept = {i: v for i, v in found_labels.items() if known(i)}
-        inputs.skipped += len(found_labels) - len(kept)
+        unknown = [i for i in found_labels if not known(i)]
+        # all known (the usual case): the labels as read, not a copy of them
+        kept = {i: v for i, v in found_labels.items() if known(i)} if unknown else found_labels
+        inputs.skipped += len(unknown)
         if kept:
             inputs.physicians[name] = kept
     labelled = set(inputs.info)

@@ -229,7 +229,10 @@ def histogram_figure(table: Table) -> Figure:
     columns = min(3, len(labels))
     lines = -(-len(labels) // columns)
     figure = Figure(figsize=(4 * columns, 2.6 * lines))
-    axes = figure.subplots(lines, columns, squeeze=False).ravel()
+    # fixed spacing, not ``tight_layout``: that lays every panel's text out once more before
+    # ``png_bytes`` lays it out for the tight crop and again to draw it
+    spacing = {"hspace": 0.6, "wspace": 0.3}
+    axes = figure.subplots(lines, columns, squeeze=False, gridspec_kw=spacing).ravel()
     for ax, label in zip(axes, labels, strict=False):
         rows = [r for r in table.rows if r["label"] == label]
         ax.bar(
@@ -247,7 +250,6 @@ def histogram_figure(table: Table) -> Figure:
     for ax in axes[len(labels) :]:
         ax.set_visible(False)
     figure.suptitle("图 7  单病例得分分布")
-    figure.tight_layout()
     return figure
 
 

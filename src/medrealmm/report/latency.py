@@ -5,9 +5,11 @@ streamed, the table says why instead of leaving the column silently empty."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from medrealmm.report.tables import Table, condition_label
-from medrealmm.schema import PHYSICIAN_REPLY_S, Response
-from medrealmm.stats.latency import summarize_latency
+from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency
+from medrealmm.stats.latency import summarize_measured
 from medrealmm.store import RunStore, stages
 
 
@@ -36,7 +38,7 @@ def latency_table(store: RunStore, overall: Table) -> Table:
             "endpoint": ", ".join(s.endpoints),
             "concurrency": ", ".join(map(str, s.concurrency)),
         }
-        for s in summarize_latency(store.iter(stages.EVAL_RESPONSE, Response))
+        for s in summarize_measured(measured_replies(store))
     ]
     return Table(
         "latency",
@@ -53,3 +55,17 @@ def latency_table(store: RunStore, overall: Table) -> Table:
 
 def _seconds(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
+
+
+def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]]:
+    """(model, images, latency) of each reply with text and a measurement, as
+    ``summarize_latency`` keeps them: the measured replies chosen in SQL, three fields and
+    a presence read of each, the ``Response`` (its whole text) built for none
+    (``Response``'s defaults where absent)."""
+    names = ("model", "images", "latency", "text?")
+    for _, model, images, latency, text in store.fields(
+        stages.EVAL_RESPONSE, names, having="latency"
+    ):
+        if text:
+            measured = ReplyLatency.model_validate_json(latency)
+            yield model, True if images is None else bool(images), measured

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from medrealmm.evaluate.scoring import ModelSummary
-from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_ci
+from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_cis
 from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord, case_means, consultation_of
 from medrealmm.stats.meta_eval import ALL, ALL_PHYSICIANS, MetaRow, physician_spread
 from medrealmm.stats.raters import (
@@ -79,21 +79,24 @@ def overall_table(
     seed: int,
     resamples: int,
     summaries: Sequence[ModelSummary] = (),
+    cases: dict[Condition, ConditionCases] | None = None,
 ) -> Table:
     """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
-    layer's rows, over every sample) where given."""
+    layer's rows, over every sample) where given; ``cases``: the records' ``condition_cases``,
+    when the caller has them (the breakdowns read the same)."""
     at_k = {(s.model, s.images): s for s in summaries}
-    consultations = consultation_of(records)
+    cases = condition_cases(records) if cases is None else cases
+    groups = _by_condition(records)
+    samples = []
+    for condition in groups:
+        found = cases[condition]
+        samples.append((list(found.means.values()), [found.consultation[c] for c in found.means]))
+    intervals = bootstrap_mean_cis(
+        [sample for sample in samples if sample[0]], seed=seed, resamples=resamples
+    )[::-1]
     rows = []
-    for (model, images), group in _by_condition(records).items():
-        by_case = case_means(group)
-        means = list(by_case.values())
-        clusters = [consultations[case] for case in by_case]
-        interval = (
-            bootstrap_mean_ci(means, seed=seed, resamples=resamples, clusters=clusters)
-            if means
-            else None
-        )
+    for ((model, images), group), (means, _) in zip(groups.items(), samples, strict=True):
+        interval = intervals.pop() if means else None
         summary = at_k.get((model, images))
         rows.append(
             {
@@ -222,10 +225,13 @@ def deliberative_table(
     conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
     means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
     shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    samples = [[means[condition][case] for case in sorted(shared)] for condition in conditions]
+    intervals = bootstrap_mean_cis(
+        [(values, None) for values in samples if values], seed=seed, resamples=resamples
+    )[::-1]
     rows = []
-    for condition in conditions:
-        values = [means[condition][case] for case in sorted(shared)]
-        interval = bootstrap_mean_ci(values, seed=seed, resamples=resamples) if values else None
+    for condition, values in zip(conditions, samples, strict=True):
+        interval = intervals.pop() if values else None
         own = labels[condition]
         role = "online" if condition in online else "imported" if condition in imported else "model"
         rows.append(
@@ -497,12 +503,15 @@ def build_tables(
     """``records`` are the primary grader's sample-0 records, ``summaries`` the results
     layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
     imported (Table 3); ``raters`` hold every judge and the panel."""
-    overall = overall_table(records, seed=seed, resamples=resamples, summaries=summaries)
+    every = condition_cases(records)
+    overall = overall_table(
+        records, seed=seed, resamples=resamples, summaries=summaries, cases=every
+    )
     subset = agreement_subset(raters)
     imported = set(imported)
     headline = set(headline_conditions(records))
     shown = [r for r in records if r.condition in headline]  # all the breakdowns read
-    cases = condition_cases(shown)
+    cases = {condition: found for condition, found in every.items() if condition in headline}
     tables = [
         overall,
         *(

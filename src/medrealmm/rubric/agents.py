@@ -9,6 +9,7 @@ returned as data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from medrealmm.llm import (
@@ -48,8 +49,13 @@ def label_name(taxonomy: str, label: str | None) -> str | None:
     """The Chinese name of an MCCP intent/stage label; the id itself for custom taxonomies."""
     if label is None:
         return None
-    names = {item.id: item.name for item in builtin_taxonomy(taxonomy).labels}
-    return names.get(label, label)
+    return _names(taxonomy).get(label, label)
+
+
+@cache
+def _names(taxonomy: str) -> dict[str, str]:
+    """A built-in taxonomy's names by id, made once: a report asks for every criterion."""
+    return {item.id: item.name for item in builtin_taxonomy(taxonomy).labels}
 
 
 def _header(instance: Instance) -> dict[str, object]:

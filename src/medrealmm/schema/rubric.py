@@ -121,7 +121,11 @@ class Rubric(BaseModel):
 
     def _bodies(self) -> list[dict[str, object]]:
         """What a version hashes of each criterion (``Criterion.version``'s input)."""
-        return [c.model_dump(mode="json", exclude={"tags"}) for c in self.criteria]
+        # one dump of the list, not one call per criterion: a report hashes every rubric
+        dumped = self.model_dump(
+            mode="json", include={"criteria"}, exclude={"criteria": {"__all__": {"tags"}}}
+        )
+        return dumped["criteria"]  # type: ignore[no-any-return]
 
     def _version(self, bodies: list[dict[str, object]]) -> str:
         return self._version_of(_digest(bodies))

@@ -9,7 +9,7 @@ instances. With one instance per consultation it is the ordinary bootstrap, draw
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -39,31 +39,53 @@ def bootstrap_mean_ci(
     ``clusters`` (one label per value, e.g. its consultation) resamples whole clusters: each
     draw's mean is the mean over every value of the drawn clusters. Singleton clusters give
     exactly the instance bootstrap."""
-    if not values:
-        raise ValueError("a confidence interval needs at least one value; got none")
+    found = bootstrap_mean_cis([(values, clusters)], resamples=resamples, level=level, seed=seed)
+    return found[0]
+
+
+def bootstrap_mean_cis(
+    many: Sequence[tuple[Sequence[float], Sequence[str] | None]],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[Interval]:
+    """``bootstrap_mean_ci`` of each ``(values, clusters)``, the same intervals: the draws
+    depend only on the number of units, so those over as many units (a report's conditions,
+    each on every case) share one generation of them, a chunk at a time, instead of drawing
+    the same numbers again for each."""
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level}")
     if resamples < 1:
         raise ValueError(f"resamples must be positive; got {resamples}")
-    if clusters is not None and len(clusters) != len(values):
-        raise ValueError(f"{len(clusters)} cluster labels for {len(values)} values")
-    data = np.asarray(values, dtype=float)
-    mean = float(data.mean())
-    sums, sizes = _cluster_totals(data, clusters)
-    count = None if clusters is None else len(sums)
-    if len(sums) == 1:
-        return Interval(mean=mean, low=mean, high=mean, n=len(data), clusters=count)
-    rng = np.random.default_rng(seed)
-    units = len(sums)
-    means = np.concatenate(
-        [
-            _means_of(sums, sizes, rng.integers(0, units, size=(rows, units)))
-            for rows in _chunks(resamples, units)
-        ]
-    )
+    found: list[Interval | None] = [None] * len(many)
+    totals: list[tuple[np.ndarray, np.ndarray]] = []
+    by_units: dict[int, list[int]] = {}
+    for index, (values, clusters) in enumerate(many):
+        if not values:
+            raise ValueError("a confidence interval needs at least one value; got none")
+        if clusters is not None and len(clusters) != len(values):
+            raise ValueError(f"{len(clusters)} cluster labels for {len(values)} values")
+        data = np.asarray(values, dtype=float)
+        mean = float(data.mean())
+        sums, sizes = _cluster_totals(data, clusters)
+        totals.append((sums, sizes))
+        count = None if clusters is None else len(sums)
+        found[index] = Interval(mean=mean, low=mean, high=mean, n=len(data), clusters=count)
+        if len(sums) > 1:
+            by_units.setdefault(len(sums), []).append(index)
     tail = (1 - level) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return Interval(mean=mean, low=float(low), high=float(high), n=len(data), clusters=count)
+    for units, members in by_units.items():
+        rng = np.random.default_rng(seed)
+        means: list[list[np.ndarray]] = [[] for _ in members]
+        for rows in _chunks(resamples, units):
+            picks = rng.integers(0, units, size=(rows, units))
+            for drawn, index in zip(means, members, strict=True):
+                drawn.append(_means_of(*totals[index], picks))
+        for drawn, index in zip(means, members, strict=True):
+            low, high = np.quantile(np.concatenate(drawn), [tail, 1 - tail])
+            found[index] = replace(found[index], low=float(low), high=float(high))  # type: ignore[arg-type]
+    return [interval for interval in found if interval is not None]
 
 
 def _cluster_totals(
@@ -128,8 +150,7 @@ def bootstrap_statistic_cis(
     tail = (1 - level) / 2
     for size, members in by_size.items():
         widths = [arrays[i].shape[1] for i in members]
-        stacked = np.concatenate([arrays[i] for i in members], axis=1)
-        summed = _resampled_sums(stacked, resamples, seed)
+        summed = _resampled_sums([arrays[i] for i in members], resamples, seed)
         start = 0
         for index, width in zip(members, widths, strict=True):
             point = points[index]
@@ -144,17 +165,18 @@ def bootstrap_statistic_cis(
     return [interval for interval in found if interval is not None]
 
 
-def _resampled_sums(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Each resample's column sums of ``data`` (units x columns of counts): how often the
+def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> np.ndarray:
+    """Each resample's column sums of ``parts`` side by side (units x columns of counts,
+    stacked straight into the product's dtype, not copied twice): how often the
     seeded generator draws each unit (the draws of ``bootstrap_mean_ci``, in the same chunks)
     times the unit's counts. float32 products run in BLAS and are exact while the sums stay
     below 2**24; past that, float64. The products run on one BLAS thread: on a busy machine
     idle BLAS threads spin and cost ten times the product's own CPU time."""
-    units = len(data)
-    exact32 = units * max(int(data.max()), 1) < 2**24
+    units = len(parts[0])
+    exact32 = units * max(max(int(part.max()) for part in parts), 1) < 2**24
     kind = np.float32 if exact32 else np.float64
-    weights = data.astype(kind)
-    out = np.empty((resamples, data.shape[1]), dtype=np.float64)
+    weights = np.concatenate(parts, axis=1, dtype=kind)
+    out = np.empty((resamples, weights.shape[1]), dtype=np.float64)
     rng = np.random.default_rng(seed)
     start = 0
     with threadpool_limits(limits=1, user_api="blas"):

@@ -159,9 +159,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     dictionary, one shared string per grader, model, instance and version."""
     instances = instance_strata(store)
     baselines = {
-        model
-        for _, model, baseline in store.fields(stages.EVAL_RESPONSE, ("model", "is_baseline"))
-        if baseline
+        model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from medrealmm.schema import PHYSICIAN_REPLY_S, Response
+from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency, Response
 
 
 @dataclass(frozen=True)
@@ -37,13 +37,21 @@ class LatencySummary:
 
 def summarize_latency(responses: Iterable[Response]) -> list[LatencySummary]:
     """One row per (model, images) over its measured replies, every sample counted."""
-    groups: dict[tuple[str, bool], list[Response]] = defaultdict(list)
-    for response in responses:
-        if response.latency is not None and response.text is not None:
-            groups[(response.model, response.images)].append(response)
+    return summarize_measured(
+        (response.model, response.images, response.latency)
+        for response in responses
+        if response.latency is not None and response.text is not None
+    )
+
+
+def summarize_measured(replies: Iterable[tuple[str, bool, ReplyLatency]]) -> list[LatencySummary]:
+    """``summarize_latency`` of the measured replies alone, as (model, images, latency): a
+    large run's replies need not be built to find the few that carry a measurement."""
+    groups: dict[tuple[str, bool], list[ReplyLatency]] = defaultdict(list)
+    for model, images, latency in replies:
+        groups[(model, images)].append(latency)
     rows = []
-    for (model, images), replies in sorted(groups.items()):
-        measured = [r.latency for r in replies if r.latency is not None]
+    for (model, images), measured in sorted(groups.items()):
         totals = np.array([m.total_s for m in measured])
         first = [m.first_token_s for m in measured if m.first_token_s is not None]
         rates = [m.tokens_per_s for m in measured if m.tokens_per_s is not None]

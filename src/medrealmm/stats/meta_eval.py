@@ -27,9 +27,10 @@ ALL = "all"
 COUNTS = ("tp", "fp", "fn", "tn")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemInfo:
-    """What an item is stratified by: its case (the bootstrap unit), polarity and category."""
+    """What an item is stratified by: its case (the bootstrap unit), polarity and category.
+    Slotted: a report holds one per labelled item."""
 
     case: str
     polarity: str  # positive | negative (the weight's sign)

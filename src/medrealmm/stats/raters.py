@@ -4,7 +4,7 @@ agreement, overall and split by positive vs negative criteria (paper 4.5, Table 
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -75,25 +75,33 @@ class AgreementSubset:
 
 def panel_consensus(by_reviewer: Mapping[str, Mapping[Item, bool]]) -> dict[Item, bool]:
     """One panel verdict per item: the reviewers' majority; a tie is no consensus and dropped."""
-    votes: dict[Item, list[bool]] = defaultdict(list)
+    # counted, not listed: a panel of three gives a quarter of a million votes
+    votes: Counter[Item] = Counter()
+    yes: Counter[Item] = Counter()
     for verdicts in by_reviewer.values():
-        for item, value in verdicts.items():
-            votes[item].append(value)
-    return {item: sum(v) * 2 > len(v) for item, v in sorted(votes.items()) if sum(v) * 2 != len(v)}
+        votes.update(verdicts.keys())
+        yes.update([item for item, value in verdicts.items() if value])
+    return {item: yes[item] * 2 > n for item, n in sorted(votes.items()) if yes[item] * 2 != n}
 
 
 VerdictRow = tuple[str, str, str, bool, str | None]  # rater, response, criterion, value, version
 
 
 def verdict_rows(
-    store: RunStore, stage: str, responses: Collection[str] | None = None
+    store: RunStore,
+    stage: str,
+    responses: Collection[str] | None = None,
+    *,
+    versions: bool = True,
 ) -> Iterator[VerdictRow]:
     """Every judged verdict of ``stage`` (a failed one is no judgement, not a "no") as
     (rater, response key, criterion id, value, criterion version): two fields read per row,
     no model built, and one response-key string shared by its criteria. ``responses``: only
-    the verdicts on these replies, each read as a range of the key index."""
+    the verdicts on these replies, each read as a range of the key index. ``versions=False``
+    leaves the version out (None), one field fewer to extract from every row."""
+    names = ("value", "criterion_version") if versions else ("value",)
     if responses is None:
-        rows = store.fields(stage, ("value", "criterion_version"))
+        rows = store.fields(stage, names)
     else:
         ordered = sorted(responses)
         prefixes = (
@@ -101,9 +109,9 @@ def verdict_rows(
             for rater in store.key_heads(stage, SEP)
             for response in ordered
         )
-        rows = store.fields_under(stage, prefixes, ("value", "criterion_version"))
+        rows = store.fields_under(stage, prefixes, names)
     shared: dict[str, str] = {}
-    for key, value, version in rows:
+    for key, value, *version in rows:
         if value is None:
             continue
         head, _, criterion = key.rpartition(SEP)
@@ -114,14 +122,16 @@ def verdict_rows(
         if known is None:
             ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
             known = shared[response] = response
-        yield rater, known, sys.intern(criterion), bool(value), version
+        yield rater, known, sys.intern(criterion), bool(value), version[0] if version else None
 
 
 def _read_verdicts(
     store: RunStore, stage: str, responses: Collection[str] | None = None
 ) -> dict[str, dict[Item, bool]]:
     out: dict[str, dict[Item, bool]] = defaultdict(dict)
-    for rater, response, criterion, value, _ in verdict_rows(store, stage, responses):
+    for rater, response, criterion, value, _ in verdict_rows(
+        store, stage, responses, versions=False
+    ):
         out[rater][(response, criterion)] = value
     return dict(out)
 
@@ -240,6 +250,12 @@ def pairwise_agreement(
         sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
         for sign in SUBSETS
     }
+    # each rater's verdicts on each sign's items, looked up once, not once per pair
+    values = {
+        (rater, sign): [data.verdicts[rater][i] for i in by_sign[sign]]
+        for rater in subset.raters
+        for sign in SUBSETS
+    }
     rows = []
     for a, b in combinations(subset.raters, 2):
         for sign in SUBSETS:
@@ -247,9 +263,7 @@ def pairwise_agreement(
             if not items:
                 rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue
-            stats = agreement(
-                [data.verdicts[a][i] for i in items], [data.verdicts[b][i] for i in items]
-            )
+            stats = agreement(values[(a, sign)], values[(b, sign)])
             rows.append(PairAgreement(a, b, sign, stats.n, stats.observed, stats.ac1, stats.kappa))
     return rows
 

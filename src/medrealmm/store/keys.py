@@ -117,16 +117,21 @@ class ResponseKey:
 
     @classmethod
     def check(cls, key: str) -> None:
-        """``parse``'s error for a malformed key, without remembering the key."""
-        _parse_response.__wrapped__(cls, key)
+        """``parse``'s error for a malformed key, without remembering the key (nor building
+        it: a report checks every scored reply's key once)."""
+        _response_parts(key)
+
+
+def _response_parts(key: str) -> list[str]:
+    parts = key.rsplit(SEP, 3)
+    if len(parts) != 4 or parts[1] not in ("img", "txt") or not parts[3].isdigit():
+        raise ValueError(f"not a response key (model|img/txt|instance|sample): {key!r}")
+    return parts
 
 
 @functools.lru_cache(maxsize=1 << 17)
 def _parse_response(cls: type[ResponseKey], key: str) -> ResponseKey:
-    parts = key.rsplit(SEP, 3)
-    if len(parts) != 4 or parts[1] not in ("img", "txt") or not parts[3].isdigit():
-        raise ValueError(f"not a response key (model|img/txt|instance|sample): {key!r}")
-    model, mode, instance_id, sample = parts
+    model, mode, instance_id, sample = _response_parts(key)
     return cls(model, mode == "img", instance_id, int(sample))
 
 

@@ -430,17 +430,25 @@ class RunStore:
             yield key, model.model_validate_json(payload)
 
     def fields(
-        self, stage: str, names: Sequence[str], *, page: int = 5000
+        self, stage: str, names: Sequence[str], *, page: int = 5000, having: str | None = None
     ) -> Iterator[tuple[Any, ...]]:
         """``(key, *values)`` of a stage's finished records in key order: each value is
         SQLite's ``json_extract`` of a top-level field (a bool as 0/1, an object as JSON
         text); a name ending in ``#`` gives the length of that field's list instead (None
-        where absent), so a list is not returned as text to be parsed. For readers that
-        need a few fields of many rows (the report): no model is
+        where absent), so a list is not returned as text to be parsed, and one ending in
+        ``?`` whether the field holds a value (0 where null or absent), so a long text is
+        not copied to learn that it is there. ``having``: only the rows whose field of that
+        name is set (not absent, null or false), chosen in SQL, so the rest are never
+        returned to Python (the few baseline or measured replies of a large run). For
+        readers that need a few fields of many rows (the report): no model is
         built and the rows come ``page`` at a time, so memory does not grow with the stage."""
         columns = _columns(names)
+        chosen = ""
+        if having is not None:
+            _columns((having,))  # checked as the names are: it goes into the SQL text
+            chosen = f"AND json_type(payload, '$.{having}') NOT IN ('null', 'false') "
         query = (
-            f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? "
+            f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? {chosen}"
             "ORDER BY key LIMIT ?"
         )
         after = ""
@@ -623,13 +631,16 @@ class RunStore:
 
 def _columns(names: Sequence[str]) -> str:
     """The SQL columns ``RunStore.fields`` selects after the key: ``json_extract`` of each
-    top-level field, ``json_array_length`` for a name ending in ``#``."""
-    fields = [name.removesuffix("#") for name in names]
+    top-level field, ``json_array_length`` for a name ending in ``#``, whether it holds a
+    value for one ending in ``?``."""
+    fields = [name.removesuffix("#").removesuffix("?") for name in names]
     if not all(name.isidentifier() for name in fields):  # they go into the SQL text
         raise ValueError(f"not field names: {list(names)!r}")
     return "".join(
         f", json_array_length(payload, '$.{field}')"
         if name.endswith("#")
+        else f", coalesce(json_type(payload, '$.{field}'), 'null') != 'null'"
+        if name.endswith("?")
         else f", json_extract(payload, '$.{field}')"
         for name, field in zip(names, fields, strict=True)
     )
