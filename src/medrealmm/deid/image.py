@@ -741,12 +741,12 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
     if scale < 1.0:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
-    bgr = rgb[:, :, ::-1].copy()
     found: Iterable[tuple[int, int, int, int]]
     if name == "opencv-haar":
-        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
         found = detector.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=5)  # type: ignore[attr-defined]
     else:
+        bgr = rgb[:, :, ::-1].copy()
         detector.setInputSize((bgr.shape[1], bgr.shape[0]))  # type: ignore[attr-defined]
         _, faces = detector.detect(bgr)  # type: ignore[attr-defined]
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
