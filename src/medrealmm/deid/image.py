@@ -982,9 +982,8 @@ PAINTED_CHARS = 2
 def _unread(rgb: np.ndarray, lines: list[OcrLine], codes: list[ImageBox]) -> np.ndarray:
     """A page with its legible text lines and decoded codes painted in the paper's colour,
     for the face cascade: glyphs and code modules pass its early stages and cost it most of
-    its time (a printed report took it 0.26 CPU-s, the same page painted 0.10), and a face
-    it finds there is dropped anyway (a face is not text: ``_plausible_face``; a code is
-    blacked already)."""
+    its time on a page, and a face it finds there is dropped anyway (a face is not text:
+    ``_plausible_face``; a code is blacked already)."""
     import cv2
 
     paper = np.median(rgb[::8, ::8].reshape(-1, 3), axis=0).astype(np.uint8)
