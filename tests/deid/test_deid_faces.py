@@ -83,3 +83,48 @@ def test_threads_borrow_a_detector_instead_of_loading_one_each(
         worker.start()
         worker.join()
     assert len(made) == 1
+
+
+def _report_with_a_photo() -> np.ndarray:
+    """A printed report (lines OCR reads) with a patient photo pinned beside its text."""
+    from PIL import ImageFont
+
+    from medrealmm.fonts import require_cjk_font
+
+    page = Image.new("RGB", (720, 900), (250, 250, 247))
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype(str(require_cjk_font()), 24)
+    rows = ["检验报告单", "标本类型：静脉血", "白细胞计数 6.2", "红细胞计数 4.5", "血红蛋白 135"]
+    for i, row in enumerate(rows):
+        draw.text((40, 60 + 60 * i), row, font=font, fill="black")
+    page.paste(Image.fromarray(_drawn_face(100)), (480, 560))
+    return np.asarray(page)
+
+
+def test_a_photo_pinned_to_a_report_is_still_found() -> None:
+    """The cascade skips the report's read lines, not the photo pinned beside them."""
+    from medrealmm.deid.image import image_kind, read_page
+
+    rgb = _report_with_a_photo()
+    lines = read_page(rgb).lines
+    gray = rgb.mean(axis=2).astype(np.uint8)
+    assert image_kind(gray, rgb, lines) in ("document", "screenshot")  # a page, painted
+    result = mask_image(rgb)
+    assert [b.kind for b in result.boxes].count("face") == 1
+    assert box_coverage(result.image, (555, 635, 605, 655)) == 1.0  # the photo's eye band
+
+
+def test_the_cascade_is_shown_a_page_without_its_legible_text_and_codes() -> None:
+    from medrealmm.deid.image import _unread
+    from medrealmm.deid.ocr import OcrLine
+    from medrealmm.deid.record import ImageBox
+
+    rgb = np.full((100, 200, 3), 240, np.uint8)
+    rgb[10:20, 10:90] = rgb[40:50, 10:30] = rgb[70:90, 150:170] = 0
+    read = OcrLine((10, 10, 90, 20), "白细胞计数", 0.95, ((10, 10), (90, 10), (90, 20), (10, 20)))
+    glyph = OcrLine((10, 40, 30, 50), "口", 0.95, ((10, 40), (30, 40), (30, 50), (10, 50)))
+    code = ImageBox(kind="qr", box=(150, 70, 170, 90))
+    shown = _unread(rgb, [read, glyph], [code])
+    assert (shown[10:20, 10:90] == 240).all() and (shown[70:90, 150:170] == 240).all()
+    assert (shown[40:50, 10:30] == 0).all()  # a lone glyph may be a misread face: kept
+    assert (rgb[10:20, 10:90] == 0).all()  # the page itself is untouched

@@ -34,7 +34,7 @@ from medrealmm.deid.image_labels import (
 )
 from medrealmm.deid.names import AFTER_TITLES
 from medrealmm.deid.near_miss import near_misses
-from medrealmm.deid.ocr import OcrLine, read_page, turn_points
+from medrealmm.deid.ocr import LEGIBLE, OcrLine, read_page, turn_points
 from medrealmm.deid.record import Box, ImageBox
 from medrealmm.deid.text import find_spans, screen_spans
 
@@ -741,12 +741,12 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
     if scale < 1.0:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
-    bgr = rgb[:, :, ::-1].copy()
     found: Iterable[tuple[int, int, int, int]]
     if name == "opencv-haar":
-        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
         found = detector.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=5)  # type: ignore[attr-defined]
     else:
+        bgr = rgb[:, :, ::-1].copy()
         detector.setInputSize((bgr.shape[1], bgr.shape[0]))  # type: ignore[attr-defined]
         _, faces = detector.detect(bgr)  # type: ignore[attr-defined]
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]
@@ -936,7 +936,12 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
     # pinned to a report); on pages the cascade's false positives sit on text, so those go.
     # Not on films: round grey anatomy (a skull, a breast, a slice's outline) trips the
     # cascade, and a film shows no photographed face.
-    detector, faces = face_boxes(rgb) if kind != "film" else (face_backend()[0], [])
+    if kind == "film":
+        detector, faces = face_backend()[0], []
+    elif kind in ("document", "screenshot"):
+        detector, faces = face_boxes(_unread(rgb, lines, codes))
+    else:
+        detector, faces = face_boxes(rgb)
     if kind != "photo" or len(lines) >= 3:
         faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
@@ -967,6 +972,38 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         needs_review=needs_review,
         near_misses=[item for item in near if _area(item.box) > 0],
     )
+
+
+# A line is painted over before the cascade only when read as this many characters at least
+# this confidently: a glyph or two misread on a pinned photo's face stays for the cascade.
+PAINTED_CHARS = 2
+
+
+def _unread(rgb: np.ndarray, lines: list[OcrLine], codes: list[ImageBox]) -> np.ndarray:
+    """A page with its legible text lines and decoded codes painted in the paper's colour,
+    for the face cascade: glyphs and code modules pass its early stages and cost it most of
+    its time on a page, and a face it finds there is dropped anyway (a face is not text:
+    ``_plausible_face``; a code is blacked already)."""
+    import cv2
+
+    paper = np.median(rgb[::8, ::8].reshape(-1, 3), axis=0).astype(np.uint8)
+    colour = tuple(int(v) for v in paper)
+    out = rgb.copy()
+    for line in lines:
+        if line.score < LEGIBLE or len(line.text.strip()) < PAINTED_CHARS:
+            continue
+        if line.quad is not None:
+            cv2.fillPoly(out, [np.array(line.quad, dtype=np.int32)], colour)
+        else:
+            x0, y0, x1, y1 = _clip(line.box, rgb.shape[1], rgb.shape[0])
+            out[y0:y1, x0:x1] = paper
+    for item in codes:
+        if item.polygon:
+            cv2.fillPoly(out, [np.array(item.polygon, dtype=np.int32)], colour)
+        else:
+            x0, y0, x1, y1 = _clip(item.box, rgb.shape[1], rgb.shape[0])
+            out[y0:y1, x0:x1] = paper
+    return out
 
 
 def _plausible_face(box: Box, lines: list[OcrLine], rgb: np.ndarray) -> bool:
