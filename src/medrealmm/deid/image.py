@@ -956,10 +956,7 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         box = _clip(item.box, width, height)
         if _area(box) == 0:
             continue
-        if item.polygon:
-            cv2.fillPoly(masked, [np.array(item.polygon, dtype=np.int32)], (0, 0, 0))
-        else:
-            masked[box[1] : box[3], box[0] : box[2]] = 0
+        _paint(masked, item.polygon, box, (0, 0, 0))
         clipped.append(item.model_copy(update={"box": box}))
     near = [
         item.model_copy(update={"box": _clip(item.box, width, height)})
@@ -984,26 +981,32 @@ def _unread(rgb: np.ndarray, lines: list[OcrLine], codes: list[ImageBox]) -> np.
     for the face cascade: glyphs and code modules pass its early stages and cost it most of
     its time on a page, and a face it finds there is dropped anyway (a face is not text:
     ``_plausible_face``; a code is blacked already)."""
-    import cv2
-
     paper = np.median(rgb[::8, ::8].reshape(-1, 3), axis=0).astype(np.uint8)
     colour = tuple(int(v) for v in paper)
     out = rgb.copy()
     for line in lines:
-        if line.score < LEGIBLE or len(line.text.strip()) < PAINTED_CHARS:
-            continue
-        if line.quad is not None:
-            cv2.fillPoly(out, [np.array(line.quad, dtype=np.int32)], colour)
-        else:
-            x0, y0, x1, y1 = _clip(line.box, rgb.shape[1], rgb.shape[0])
-            out[y0:y1, x0:x1] = paper
+        if line.score >= LEGIBLE and len(line.text.strip()) >= PAINTED_CHARS:
+            _paint(out, line.quad, line.box, colour)
     for item in codes:
-        if item.polygon:
-            cv2.fillPoly(out, [np.array(item.polygon, dtype=np.int32)], colour)
-        else:
-            x0, y0, x1, y1 = _clip(item.box, rgb.shape[1], rgb.shape[0])
-            out[y0:y1, x0:x1] = paper
+        _paint(out, item.polygon, item.box, colour)
     return out
+
+
+def _paint(
+    image: np.ndarray,
+    polygon: Sequence[tuple[int, int]] | None,
+    box: Box,
+    colour: tuple[int, ...],
+) -> None:
+    """Fill ``polygon`` where there is one, else ``box`` (clipped to the image), in place:
+    the one way a mask or the cascade's painted page covers a region."""
+    import cv2
+
+    if polygon:
+        cv2.fillPoly(image, [np.array(polygon, dtype=np.int32)], colour)
+    else:
+        x0, y0, x1, y1 = _clip(box, image.shape[1], image.shape[0])
+        image[y0:y1, x0:x1] = colour
 
 
 def _plausible_face(box: Box, lines: list[OcrLine], rgb: np.ndarray) -> bool:

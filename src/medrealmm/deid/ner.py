@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -429,15 +429,11 @@ def _confirmed_persons(clause: str, runs: list[tuple[int, int]]) -> list[tuple[i
         cursor = lo
         for pair in _jieba().cut(clause[lo:hi]):  # type: ignore[attr-defined]
             start, cursor = cursor, cursor + len(pair.word)
-            if pair.flag not in _PERSON_FLAGS or pair.word in tags:
+            if pair.flag not in _PERSON_FLAGS or not _unlisted(pair.word, start, runs, tags):
                 continue
-            if not _HAN_WORD.fullmatch(pair.word) or not NAME_STOP.isdisjoint(pair.word):
-                continue  # 和瑞舒: the HMM glues a conjunction on
             if clause[start - 1 : start] in _EDGES or clause[cursor : cursor + 1] in _EDGES:
                 continue
-            if _INN_STEM.match(clause, cursor):
-                continue  # 瑞舒伐|他汀
-            if _half_inside(start, cursor, runs):
+            if not _INN_STEM.match(clause, cursor):  # 瑞舒伐|他汀: a drug's first syllables
                 found.append((start, cursor))
     return found
 
@@ -449,14 +445,18 @@ def _unknown_word(clause: str, lo: int, hi: int, runs: list[tuple[int, int]]) ->
     cursor = lo
     for word in _segmenter().cut(clause[lo:hi]):  # type: ignore[attr-defined]
         start, cursor = cursor, cursor + len(word)
-        if word in tags or not _HAN_WORD.fullmatch(word) or not NAME_STOP.isdisjoint(word):
-            continue
-        if _half_inside(start, cursor, runs):
+        if _unlisted(word, start, runs, tags):
             return True
     return False
 
 
-def _half_inside(start: int, end: int, runs: list[tuple[int, int]]) -> bool:
+def _unlisted(word: str, start: int, runs: list[tuple[int, int]], tags: Mapping[str, str]) -> bool:
+    """The test both segmentations' words pass (see ``_confirmed_persons``): two or three
+    Han characters the dictionary lacks, none a given name never has (和瑞舒: the HMM glues
+    a conjunction on), at least half inside a weak run."""
+    if word in tags or not _HAN_WORD.fullmatch(word) or not NAME_STOP.isdisjoint(word):
+        return False
+    end = start + len(word)
     return any(2 * (min(end, b) - max(start, a)) >= end - start for a, b in runs)
 
 

@@ -162,9 +162,11 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
         return True
 
     for name, found_labels in physicians.items():
-        unknown = [i for i in found_labels if not known(i)]
+        unknown = {i for i in found_labels if not known(i)}
         # all known (the usual case): the labels as read, not a copy of them
-        kept = {i: v for i, v in found_labels.items() if known(i)} if unknown else found_labels
+        kept = (
+            {i: v for i, v in found_labels.items() if i not in unknown} if unknown else found_labels
+        )
         inputs.skipped += len(unknown)
         if kept:
             inputs.physicians[name] = kept

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from medrealmm.report.tables import Table, condition_label
 from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency
+from medrealmm.stats.cases import stored_images
 from medrealmm.stats.latency import summarize_measured
 from medrealmm.store import RunStore, stages
 
@@ -68,4 +69,4 @@ def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]
     ):
         if text:
             measured = ReplyLatency.model_validate_json(latency)
-            yield model, True if images is None else bool(images), measured
+            yield model, stored_images(images), measured

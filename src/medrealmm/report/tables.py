@@ -91,12 +91,14 @@ def overall_table(
     for condition in groups:
         found = cases[condition]
         samples.append((list(found.means.values()), [found.consultation[c] for c in found.means]))
-    intervals = bootstrap_mean_cis(
-        [sample for sample in samples if sample[0]], seed=seed, resamples=resamples
-    )[::-1]
+    intervals = iter(
+        bootstrap_mean_cis(
+            [sample for sample in samples if sample[0]], seed=seed, resamples=resamples
+        )
+    )
     rows = []
     for ((model, images), group), (means, _) in zip(groups.items(), samples, strict=True):
-        interval = intervals.pop() if means else None
+        interval = next(intervals) if means else None
         summary = at_k.get((model, images))
         rows.append(
             {
@@ -226,12 +228,14 @@ def deliberative_table(
     means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
     shared = set.intersection(*(set(m) for m in means.values())) if means else set()
     samples = [[means[condition][case] for case in sorted(shared)] for condition in conditions]
-    intervals = bootstrap_mean_cis(
-        [(values, None) for values in samples if values], seed=seed, resamples=resamples
-    )[::-1]
+    intervals = iter(
+        bootstrap_mean_cis(
+            [(values, None) for values in samples if values], seed=seed, resamples=resamples
+        )
+    )
     rows = []
     for condition, values in zip(conditions, samples, strict=True):
-        interval = intervals.pop() if values else None
+        interval = next(intervals) if values else None
         own = labels[condition]
         role = "online" if condition in online else "imported" if condition in imported else "model"
         rows.append(

@@ -154,6 +154,12 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     return list(store.memo("scored_cases", lambda: _load_scored_cases(store)))
 
 
+def stored_images(value: int | None) -> bool:
+    """A record's ``images`` as ``RunStore.fields`` reads it (SQLite's 0/1, None where the
+    field is absent) as the schema reads it (``Response``/``CaseScore`` default: with)."""
+    return True if value is None else bool(value)
+
+
 def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Built straight from the store's rows (``fields``): no score model, no per-field
     dictionary, one shared string per grader, model, instance and version."""
@@ -193,7 +199,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
             CaseRecord(
                 grader,
                 model,
-                True if images is None else bool(images),  # SQLite gives 0/1; as CaseScore
+                stored_images(images),
                 iid,
                 0 if sample is None else sample,
                 score,
