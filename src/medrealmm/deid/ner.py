@@ -413,14 +413,12 @@ _EDGES = frozenset(f"[]{_DOT}")
 
 
 def _confirmed_persons(clause: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Words around the weak ``runs`` of ``clause`` that jieba's tagger calls a person and
-    that lie at least half inside a run: two or three Han characters (four are mostly
-    idioms) that its dictionary lacks, i.e. that its HMM put together (易昭, 嘉欣); the
-    dictionary's own person words are mostly ordinary ones or syllables (谢谢/nr, 多谢/nrt,
-    阿托/nrt of 阿托伐他汀). Not a word with a character no given name has (``NAME_STOP``),
-    one a drug stem follows (a drug's first syllables), or one against a bracket (an emoji
-    code: [威武]) or a middle dot (part of a dotted name, which ``_name_span`` builds from
-    the model's own person)."""
+    """Words around the weak ``runs`` of ``clause`` that pass ``_name_word`` and that
+    jieba's tagger calls a person or that are a doubled pet name (an unlisted pair the HMM
+    put together is tagged by its characters, 果果/ns: ``doubled_pet_name`` vets it). Not
+    a word a drug stem follows (a drug's first syllables), or one against a bracket (an
+    emoji code: [威武]) or a middle dot (part of a dotted name, which ``_name_span`` builds
+    from the model's own person)."""
     tags = _word_tags()
     found: list[tuple[int, int]] = []
     for lo, hi in _windows(runs, len(clause)):
@@ -429,7 +427,9 @@ def _confirmed_persons(clause: str, runs: list[tuple[int, int]]) -> list[tuple[i
         cursor = lo
         for pair in _jieba().cut(clause[lo:hi]):  # type: ignore[attr-defined]
             start, cursor = cursor, cursor + len(pair.word)
-            if pair.flag not in _PERSON_FLAGS or not _unlisted(pair.word, start, runs, tags):
+            if not _name_word(pair.word, start, runs, tags):
+                continue
+            if pair.flag not in _PERSON_FLAGS and not doubled_pet_name(pair.word):
                 continue
             if clause[start - 1 : start] in _EDGES or clause[cursor : cursor + 1] in _EDGES:
                 continue
@@ -445,18 +445,24 @@ def _unknown_word(clause: str, lo: int, hi: int, runs: list[tuple[int, int]]) ->
     cursor = lo
     for word in _segmenter().cut(clause[lo:hi]):  # type: ignore[attr-defined]
         start, cursor = cursor, cursor + len(word)
-        if _unlisted(word, start, runs, tags):
+        if _name_word(word, start, runs, tags):
             return True
     return False
 
 
-def _unlisted(word: str, start: int, runs: list[tuple[int, int]], tags: Mapping[str, str]) -> bool:
+def _name_word(word: str, start: int, runs: list[tuple[int, int]], tags: Mapping[str, str]) -> bool:
     """The test both segmentations' words pass (see ``_confirmed_persons``): two or three
-    Han characters the dictionary lacks, none a given name never has (和瑞舒: the HMM glues
-    a conjunction on), at least half inside a weak run."""
-    if word in tags or not _HAN_WORD.fullmatch(word) or not NAME_STOP.isdisjoint(word):
+    Han characters, none a given name never has (和瑞舒: the HMM glues a conjunction on),
+    that the dictionary lacks, i.e. that the HMM put together (易昭, 嘉欣, 果果), at least
+    half inside a weak run; or a transliterated name it lists (…/nrt) that is exactly one
+    run: the model's doubt covering a listed word whole is the second signal its tag alone
+    is not (the dictionary's person words are mostly ordinary ones or syllables: 谢谢/nr,
+    多谢/nrt, 阿托/nrt of 阿托伐他汀)."""
+    if not _HAN_WORD.fullmatch(word) or not NAME_STOP.isdisjoint(word):
         return False
     end = start + len(word)
+    if word in tags:
+        return tags[word] == "nrt" and (start, end) in runs
     return any(2 * (min(end, b) - max(start, a)) >= end - start for a, b in runs)
 
 
@@ -497,6 +503,8 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
             end += 1
             if end - part >= 6:
                 break
+        if end == part:
+            break  # 买买提·|的: nothing of a name after the dot
     if end < len(text) and text[end] in _DOT and _HAN.match(text[end + 1 : end + 2] or " "):
         return _name_span(text, start, end + 1)
     if start > 0 and text[start - 1 : start + 1] in COMPOUND_SURNAMES:
@@ -538,6 +546,18 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if drug_like and not nickname_shaped(trimmed):  # 小平: no drug starts with 小
         return None
     return start, start + len(trimmed)
+
+
+def _single_and_nickname(text: str, start: int) -> tuple[int, int] | None:
+    """A one-character person the model tags at ``start`` and the nickname after it, a
+    doubled pair or 小 and a character (陵|果果, 浪|小葵), as one name: the model reads the
+    nickname as the word it also is and leaves the character alone. The three characters
+    pass ``_name_span`` whole (李|小姐 is a surname and a title, kept as before)."""
+    nickname = text[start + 1 : start + 3]
+    little = nickname[:1] == "小" and _HAN.match(nickname[1:]) and nickname[1] not in NAME_STOP
+    if not (little or doubled_pet_name(nickname)):
+        return None
+    return (start, start + 3) if _name_span(text, start, start + 3) == (start, start + 3) else None
 
 
 # Care words: after a short organisation or place name they make it a hospital (在湘雅就诊,
@@ -651,11 +671,15 @@ class LacNerRecognizer:
                     if (person := _name_span(text, offset + start, offset + end)) is not None:
                         yield name_span(text, *person, self.name)
                     continue
+                single = label == "PER" and end - start == 1
+                if single and (named := _single_and_nickname(text, offset + start)):
+                    yield name_span(text, *named, self.name)
+                    continue
                 kept = _classify(text, offset + start, offset + end, label)
                 if kept is not None:
                     kind, a, b = kept
                     yield Span(start=a, end=b, type=kind, text=text[a:b], source=self.name)
-                elif label == "PER" and end - start == 1:
+                elif single:
                     singles.append(offset + start)
         if singles:
             yield from story_names(text, singles, self.name)
