@@ -289,6 +289,25 @@ def _named_run_on(text: str, start: int) -> int | None:
     return None
 
 
+# …and the one named, right before a word for a nickname (阿宁外号…, 果果小名…).
+_NICKNAME_WORDS = "外号|绰号|小名|网名|昵称|乳名"
+_NICKNAME_GATE = re.compile(_NICKNAME_WORDS)
+_NAMED_ONE_RE = re.compile(f"(?P<name>[{_CJK}]{{2}})(?={_NICKNAME_WORDS})")
+
+
+def _named_one(text: str, start: int, end: int) -> bool:
+    """``text[start:end]``, the two characters before a word for a nickname, is the person
+    whose nickname is given: a given name or pet name (``_bare_given``) that no word runs
+    across the left edge of and, unless doubled, that does not end in a verb or a function
+    character (取个|外号, 起了|绰号)."""
+    value = text[start:end]
+    if start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
+        return False
+    if value[0] != value[1] and word_tag(value[1]) in _NOT_NAME_END_TAGS:
+        return False
+    return _bare_given(value) and not clinical_term_shaped(text, start, end)
+
+
 # A Latin given name or nickname right before a title (Lily老师, coco小姐): not an
 # all-capitals abbreviation (ICU护士).
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
@@ -411,6 +430,9 @@ class NamedAsRecognizer:
             if used_like_a_drug(text, start, end):
                 continue
             yield Span(start=start, end=end, type=EntityType.NAME, text=value, source=self.name)
+        for match in gated(_NICKNAME_GATE, _NAMED_ONE_RE, text):
+            if _named_one(text, *match.span("name")):
+                yield name_span(text, *match.span("name"), self.name)
         for match in gated(_SUFFIX_GATE, _SUFFIXED_RE, text):
             start, end = match.span("name")
             value = text[start:end]
