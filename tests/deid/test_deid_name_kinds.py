@@ -37,6 +37,9 @@ def _masked(text: str) -> set[str]:
         ("他外号大圆脸，人很好", "大圆脸"),
         ("一部动画里有个名叫朵卡拉的机器人", "朵卡拉"),
         ("我同桌外号小圆脸经常迟到", "小圆脸"),  # run on into the next clause
+        # the one named, before a word for a nickname
+        ("听说彤彤外号叫小辣椒", "彤彤"),
+        ("原来俊熙网名叫小熊", "俊熙"),
         # transliterated names with a dot of any shape, a full stop included
         ("听说约翰‧史密斯明天来", "约翰‧史密斯"),
         ("她最喜欢的作家是玛丽．安德森", "玛丽．安德森"),
@@ -115,6 +118,8 @@ def test_chained_handles_are_accounts_not_email_hosts() -> None:
         "记者马上到现场",  # an ordinary word after a role word
         "他下个月和巴基斯坦的客户谈",  # a place written in the same syllables
         "他的网名很好听",  # a word for "name" before an ordinary clause
+        "我给他取个外号吧",  # a verb and a measure word before the word for "name"
+        "同学绰号都很怪",  # an ordinary word before it
         "昵称改成了豆豆吧",  # …before a verb
         "，王天气不错，",  # 天 inside a standalone run, but 天气 is an ordinary word
         "今天周末吧张天天加班",  # no break after the run: 天 still ends a name there

@@ -308,3 +308,36 @@ def _weak_runs(clause: str) -> list[tuple[int, int]]:
     scores = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
     paths = ner._viterbi(scores, lengths, model.transitions)
     return dict(ner._weak_persons(scores, paths, lengths, model)).get(0, [])
+
+
+def test_a_listed_transliterated_name_counts_when_one_weak_run_covers_it_whole() -> None:
+    """彼得 is in jieba's dictionary as a transliterated name (nrt): a weak run that is that
+    word exactly confirms it; a run over a part of it does not."""
+    assert ner._confirmed_persons("老师说彼得很认真", [(3, 5)]) == [(3, 5)]
+    assert ner._confirmed_persons("老师说彼得很认真", [(3, 4)]) == []
+
+
+def test_an_unlisted_doubled_pet_name_around_a_weak_run_counts() -> None:
+    """jieba tags the unlisted pair 彤彤 as a noun, not a person: its doubled shape is the
+    second signal beside the weak run."""
+    assert ner._confirmed_persons("周末陪彤彤看电影", [(3, 5)]) == [(3, 5)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("昨天陶小葵来了", (2, 5)),  # 陶 and 小葵
+        ("昨天陶彤彤来了", (2, 5)),  # 陶 and a doubled pair
+        ("那位李小姐来了", None),  # a surname and a title
+        ("昨天陶哈哈", None),  # an interjection, no pet name
+    ],
+)
+def test_a_one_character_person_and_the_nickname_after_it_are_one_name(
+    text: str, expected: tuple[int, int] | None
+) -> None:
+    assert ner._single_and_nickname(text, 2) == expected
+
+
+def test_a_dot_before_a_stop_character_ends_a_dotted_name() -> None:
+    """A span the model ends before a middle dot followed by a character no name has."""
+    assert ner._name_span("阿依·的书", 0, 2) == (0, 2)

@@ -415,7 +415,7 @@ _EDGES = frozenset(f"[]{_DOT}")
 def _confirmed_persons(clause: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Words around the weak ``runs`` of ``clause`` that pass ``_name_word`` and that
     jieba's tagger calls a person or that are a doubled pet name (an unlisted pair the HMM
-    put together is tagged by its characters, 果果/ns: ``doubled_pet_name`` vets it). Not
+    put together is tagged by its characters, 彤彤/n: ``doubled_pet_name`` vets it). Not
     a word a drug stem follows (a drug's first syllables), or one against a bracket (an
     emoji code: [威武]) or a middle dot (part of a dotted name, which ``_name_span`` builds
     from the model's own person)."""
@@ -453,7 +453,7 @@ def _unknown_word(clause: str, lo: int, hi: int, runs: list[tuple[int, int]]) ->
 def _name_word(word: str, start: int, runs: list[tuple[int, int]], tags: Mapping[str, str]) -> bool:
     """The test both segmentations' words pass (see ``_confirmed_persons``): two or three
     Han characters, none a given name never has (和瑞舒: the HMM glues a conjunction on),
-    that the dictionary lacks, i.e. that the HMM put together (易昭, 嘉欣, 果果), at least
+    that the dictionary lacks, i.e. that the HMM put together (易昭, 嘉欣, 彤彤), at least
     half inside a weak run; or a transliterated name it lists (…/nrt) that is exactly one
     run: the model's doubt covering a listed word whole is the second signal its tag alone
     is not (the dictionary's person words are mostly ordinary ones or syllables: 谢谢/nr,
@@ -550,7 +550,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 def _single_and_nickname(text: str, start: int) -> tuple[int, int] | None:
     """A one-character person the model tags at ``start`` and the nickname after it, a
-    doubled pair or 小 and a character (陵|果果, 浪|小葵), as one name: the model reads the
+    doubled pair or 小 and a character (陶|彤彤, 陶|小葵), as one name: the model reads the
     nickname as the word it also is and leaves the character alone. The three characters
     pass ``_name_span`` whole (李|小姐 is a surname and a title, kept as before)."""
     nickname = text[start + 1 : start + 3]
