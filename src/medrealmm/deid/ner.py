@@ -170,8 +170,9 @@ def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray
     ``score[i] + max(transitions[i])`` is below the leader's worst case
     ``score[best] + min(transitions)`` cannot win anywhere (rounding is monotone, so this
     holds for the float sums too; the transitions are finite). A row is then one gather
-    instead of a K x K max-plus product, and its back-pointer is the leader; rows with a
-    rival take the full product and recompute their back-pointer on the way back.
+    instead of a K x K max-plus product, and its back-pointer is the leader; a rival tag
+    adds its own row of sums (the maximum is exact, so the scores are those of the full
+    product), and rows with a rival recompute their back-pointer on the way back.
     """
     steps, batch, _ = emissions.shape
     live = (lengths[None, :] > np.arange(steps)[:, None]).sum(axis=1).tolist()
@@ -187,9 +188,11 @@ def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray
         leader = previous.argmax(axis=1)
         top = previous[rows[:n], leader]
         new = transitions[leader] + top[:, None]
-        rivals = _rivals(previous, leader, best_after, top + worst)
-        if rivals.size:
-            new[rivals] = (previous[rivals, :, None] + transitions).max(axis=1)
+        pairs = _rivals(previous, leader, best_after, top + worst)
+        rivals = _NO_ROWS
+        if pairs[0].size:
+            np.maximum.at(new, pairs[0], previous[pairs][:, None] + transitions[pairs[1]])
+            rivals = np.unique(pairs[0])
         np.add(new, emissions[t, :n], out=scores[t, :n])
         back.append((leader, rivals))
     path = np.zeros((batch, steps), dtype=np.intp)
@@ -209,15 +212,13 @@ _NO_ROWS = np.empty(0, dtype=np.intp)
 
 def _rivals(
     previous: np.ndarray, leader: np.ndarray, best_after: np.ndarray, floor: np.ndarray
-) -> np.ndarray:
-    """Rows where a tag besides the leader may still win: its best case reaches ``floor``,
-    the leader's worst case. NaN reaches nothing, so a NaN leader has no rival, as with the
-    full max, which spreads the NaN to every tag."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (row, tag) pairs besides the leaders that may still win: the tag's best case
+    reaches ``floor``, its row leader's worst case. NaN reaches nothing, so a NaN leader has
+    no rival, as with the full max, which spreads the NaN to every tag."""
     close = previous + best_after >= floor[:, None]
     close[np.arange(len(leader)), leader] = False
-    if not close.any():  # the leaders alone: the usual step
-        return _NO_ROWS
-    return np.flatnonzero(close.any(axis=1))
+    return np.nonzero(close)
 
 
 def _clauses(text: str) -> Iterator[tuple[int, int]]:
