@@ -92,6 +92,16 @@ def test_cities_stay_and_known_districts_go() -> None:
     assert _found("我在上海看病，在北京住院") == {}
 
 
+def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray) -> np.ndarray:
+    """``ner._viterbi`` on batch-major rows in any order: time-major and longest first, as
+    it takes them, and back."""
+    order = np.argsort(-lengths, kind="stable")
+    paths = ner._viterbi(emissions[order].transpose(1, 0, 2), lengths[order], transitions)
+    out = np.empty_like(paths)
+    out[order] = paths
+    return out
+
+
 def _reference_viterbi(emissions: np.ndarray, transitions: np.ndarray) -> list[int]:
     """Textbook per-sequence Viterbi with a stored back-pointer table (first index on ties)."""
     score = emissions[0]
@@ -118,7 +128,7 @@ def test_batched_viterbi_equals_per_sequence_decoding(scale: float) -> None:
         emissions = (scale * rng.normal(size=(batch, steps, len(transitions)))).astype(np.float32)
         lengths = rng.integers(1, steps + 1, size=batch)
         lengths[rng.integers(batch)] = steps
-        paths = ner._viterbi(emissions, lengths, transitions)
+        paths = _viterbi(emissions, lengths, transitions)
         for row, length in enumerate(lengths):
             expected = _reference_viterbi(emissions[row, :length], transitions)
             assert list(paths[row, :length]) == expected
@@ -136,7 +146,7 @@ def test_viterbi_ties_and_non_finite_scores_as_the_textbook_decoder() -> None:
     emissions[4, 1] = -np.inf
     emissions[5, 5, [2, 9]] = np.inf
     lengths = np.array([8, 8, 7, 8, 5, 8])
-    paths = ner._viterbi(emissions, lengths, transitions)
+    paths = _viterbi(emissions, lengths, transitions)
     with np.errstate(invalid="ignore"):
         for row, length in enumerate(lengths):
             expected = _reference_viterbi(emissions[row, :length], transitions)
@@ -179,7 +189,7 @@ def _per_batch_entities(batches: list[list[str]]) -> dict[str, list[ner.Entity]]
         lengths = np.array([len(c) for c in batch], dtype=np.int64)
         ids = ner._token_ids(batch, lengths, model)
         emissions = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
-        paths = ner._viterbi(emissions, lengths, model.transitions)
+        paths = _viterbi(emissions, lengths, model.transitions)
         out.update(zip(batch, ner._entities(paths, lengths, model), strict=True))
     return out
 
@@ -306,8 +316,9 @@ def _weak_runs(clause: str) -> list[tuple[int, int]]:
     lengths = np.array([len(clause)])
     ids = ner._token_ids([clause], lengths, model)
     scores = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
-    paths = ner._viterbi(scores, lengths, model.transitions)
-    return dict(ner._weak_persons(scores, paths, lengths, model)).get(0, [])
+    paths = _viterbi(scores, lengths, model.transitions)
+    likely = ner._likely_persons(scores, model)
+    return dict(ner._weak_persons(likely, paths, lengths, model)).get(0, [])
 
 
 def test_a_listed_transliterated_name_counts_when_one_weak_run_covers_it_whole() -> None:

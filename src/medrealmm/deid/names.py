@@ -54,6 +54,8 @@ NAME_STOP = set(
 )
 _CJK = "\u4e00-\u9fff"
 _GIVEN = f"[{_CJK}]"
+_SURNAME = re.compile(SURNAME_RE)
+_FULL_NAME = re.compile(f"{SURNAME_RE}{_GIVEN}{{1,2}}")  # a surname, one or two given
 
 BEFORE_CUES = (
     "我叫|我是|名叫|叫做|姓名|患者|病人|病患|患儿|家属|联系人|签名|签字|本人|就诊人|"
@@ -607,7 +609,7 @@ def _full_name_after(before: str, word: str, tags: dict[str, str]) -> bool:
 
 
 def _whole_name(word: str, tags: dict[str, str]) -> bool:
-    if not 2 <= len(word) <= 3 or not re.match(SURNAME_RE, word) or not _CJK_WORD.fullmatch(word):
+    if not 2 <= len(word) <= 3 or not _SURNAME.match(word) or not _CJK_WORD.fullmatch(word):
         return False
     if len(word) == 3 and word[1] == "老":
         return False  # 王老吉, 张老汉: a brand or a form of address, not a given name
@@ -658,6 +660,7 @@ _TRANSLITERATED_NAME = frozenset(
     "买买祖皮亚热依其格乌云吉日"
 )
 _DOTTED_RE = re.compile(f"[{_CJK}]+(?:[{_DOTS}.][{_CJK}]+)+")
+_DOT_SPLIT = re.compile(f"([{_DOTS}.])")  # parts at even indexes, the dots between at odd
 # Syllables of the standard transliteration of foreign names (比尔, 盖茨, 玛丽, 安娜): with a
 # plain full stop between them (half-width text turns ． into .), a name is only a run of
 # these, since a full stop also ends a sentence (打死你.打死你).
@@ -706,7 +709,7 @@ _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 def _foreign_name(span: str) -> bool:
     """Parts joined by a plain full stop that are all transliteration syllables and none an
     ordinary word or a medicine (阿莫西林.布洛芬)."""
-    parts = [p for p in re.split(f"[{_DOTS}.]", span) if p]
+    parts = [p for p in _DOT_SPLIT.split(span)[::2] if p]
     if any(is_common_word(p) or clinical_term_shaped(p, 0, len(p)) for p in parts):
         return False
     return all(c in _FOREIGN_SYLLABLES for p in parts for c in p)
@@ -727,7 +730,7 @@ class DottedNameRecognizer:
         if not any(dot in text for dot in _DOTS + "."):
             return
         for match in _DOTTED_RE.finditer(text):
-            parts = re.split(f"([{_DOTS}.])", match.group(0))
+            parts = _DOT_SPLIT.split(match.group(0))
             dot = match.start() + len(parts[0])
             start = _left_start(text, dot)
             last = parts[-1]
@@ -839,7 +842,7 @@ class HandleAndNicknameRecognizer:
             if not _handle_starts(text, match.start()):
                 continue
             # A handle that is a person's name (@陈思远) is typed as one; others are accounts.
-            named = re.fullmatch(f"{SURNAME_RE}{_GIVEN}{{1,2}}", match.group("name"))
+            named = _FULL_NAME.fullmatch(match.group("name"))
             kind = EntityType.NAME if named else EntityType.ID
             yield Span(start=start, end=end, type=kind, text=text[start:end], source=self.name)
         for match in gated(_NICK_GATE, _NICK_RE, text):

@@ -161,50 +161,50 @@ def _model() -> _Model:
 
 
 def _viterbi(emissions: np.ndarray, lengths: np.ndarray, transitions: np.ndarray) -> np.ndarray:
-    """Best tag paths for a padded batch (B, T, K) of sequences of length >= 1, identical to
-    per-sequence Viterbi (same float32 sums, first index on ties).
+    """Best tag paths (B, T) for a time-major padded batch (T, B, K) of sequences of length
+    >= 1, longest first, identical to per-sequence Viterbi (same float32 sums, first index on
+    ties). Time-major and longest first, a step's live rows are one contiguous block.
 
     The transition scores are small beside the emissions, so at most steps one previous tag
     beats every other for every next tag: a tag ``i`` whose best case
     ``score[i] + max(transitions[i])`` is below the leader's worst case
     ``score[best] + min(transitions)`` cannot win anywhere (rounding is monotone, so this
     holds for the float sums too; the transitions are finite). A row is then one gather
-    instead of a K x K max-plus product, and its back-pointer is the leader; rows with a
-    rival take the full product and recompute their back-pointer on the way back.
+    instead of a K x K max-plus product, and its back-pointer is the leader; a rival tag
+    adds its own row of sums (the maximum is exact, so the scores are those of the full
+    product), and rows with a rival recompute their back-pointer on the way back.
     """
-    batch, steps, _ = emissions.shape
-    order = np.argsort(-lengths, kind="stable")  # longest first: live rows are a prefix
-    emissions, lengths = emissions[order], lengths[order]
+    steps, batch, _ = emissions.shape
     live = (lengths[None, :] > np.arange(steps)[:, None]).sum(axis=1).tolist()
     scores = np.empty_like(emissions)
-    scores[:, 0] = emissions[:, 0]
+    scores[0] = emissions[0]
     best_after = transitions.max(axis=1)
     worst = transitions.min()
     rows = np.arange(batch)
     back: list[tuple[np.ndarray, np.ndarray]] = []  # per step from 1: leaders, rival rows
     for t in range(1, steps):
         n = live[t]
-        previous = scores[:n, t - 1]
+        previous = scores[t - 1, :n]
         leader = previous.argmax(axis=1)
         top = previous[rows[:n], leader]
         new = transitions[leader] + top[:, None]
-        rivals = _rivals(previous, leader, best_after, top + worst)
-        if rivals.size:
-            new[rivals] = (previous[rivals, :, None] + transitions).max(axis=1)
-        np.add(new, emissions[:n, t], out=scores[:n, t])
+        pairs = _rivals(previous, leader, best_after, top + worst)
+        rivals = _NO_ROWS
+        if pairs[0].size:
+            np.maximum.at(new, pairs[0], previous[pairs][:, None] + transitions[pairs[1]])
+            rivals = np.unique(pairs[0])
+        np.add(new, emissions[t, :n], out=scores[t, :n])
         back.append((leader, rivals))
     path = np.zeros((batch, steps), dtype=np.intp)
     last = lengths - 1
-    path[rows, last] = scores[rows, last].argmax(axis=1)
+    path[rows, last] = scores[last, rows].argmax(axis=1)
     into = np.ascontiguousarray(transitions.T)  # into[j]: the scores of moving into tag j
     for t in range(steps - 1, 0, -1):
         leader, rivals = back[t - 1]
         path[: len(leader), t - 1] = leader
         if rivals.size:
-            path[rivals, t - 1] = (scores[rivals, t - 1] + into[path[rivals, t]]).argmax(axis=1)
-    out = np.empty_like(path)
-    out[order] = path
-    return out
+            path[rivals, t - 1] = (scores[t - 1, rivals] + into[path[rivals, t]]).argmax(axis=1)
+    return path
 
 
 _NO_ROWS = np.empty(0, dtype=np.intp)
@@ -212,15 +212,13 @@ _NO_ROWS = np.empty(0, dtype=np.intp)
 
 def _rivals(
     previous: np.ndarray, leader: np.ndarray, best_after: np.ndarray, floor: np.ndarray
-) -> np.ndarray:
-    """Rows where a tag besides the leader may still win: its best case reaches ``floor``,
-    the leader's worst case. NaN reaches nothing, so a NaN leader has no rival, as with the
-    full max, which spreads the NaN to every tag."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (row, tag) pairs besides the leaders that may still win: the tag's best case
+    reaches ``floor``, its row leader's worst case. NaN reaches nothing, so a NaN leader has
+    no rival, as with the full max, which spreads the NaN to every tag."""
     close = previous + best_after >= floor[:, None]
     close[np.arange(len(leader)), leader] = False
-    if not close.any():  # the leaders alone: the usual step
-        return _NO_ROWS
-    return np.flatnonzero(close.any(axis=1))
+    return np.nonzero(close)
 
 
 def _clauses(text: str) -> Iterator[tuple[int, int]]:
@@ -297,8 +295,7 @@ class _Tagger:
             return [known[clause] for clause in clauses]
 
     def _run(self, batches: list[list[str]]) -> dict[str, list[Entity]]:
-        """The model batch by batch, then one Viterbi pass over every row: decoding is per
-        row, and a few hundred rows cost it little more per step than a few dozen.
+        """The model batch by batch, then one decoding pass over every row (``_decode``).
 
         The GRUs get each row's length (``onnx_lengths``), so a padded row's emissions are,
         to the bit, those of the clause alone: every clause gets what the model gives it
@@ -308,24 +305,43 @@ class _Tagger:
         clauses = [c for batch in batches for c in batch]
         lengths = np.array([len(c) for c in clauses], dtype=np.int64)
         ids = _token_ids(clauses, lengths, model)
-        scores = np.zeros((len(clauses), int(lengths.max()), len(model.transitions)), np.float32)
+        order = np.argsort(-lengths, kind="stable")  # the decoder's rows: longest first
+        place = np.empty_like(order)
+        place[order] = np.arange(len(order))
+        steps = int(lengths.max())
+        scores = np.empty((steps, len(clauses), len(model.transitions)), np.float32)
+        likely = np.zeros((len(clauses), steps), dtype=bool)
         row = 0
         for batch in batches:
             rows = slice(row, row + len(batch))
             steps = int(lengths[rows].max())
             feed = {"token_ids": ids[rows, :steps], "length": lengths[rows]}
-            scores[rows, :steps] = model.session.run(None, feed)[0]
+            emissions = model.session.run(None, feed)[0]
+            scores[:steps, place[rows]] = emissions.transpose(1, 0, 2)
+            likely[place[rows], :steps] = _likely_persons(emissions, model)
             row += len(batch)
-        paths = _viterbi(scores, lengths, model.transitions)
-        found = _entities(paths, lengths, model)
-        for row, runs in _weak_persons(scores, paths, lengths, model):
-            found[row].extend((a, b, WEAK) for a, b in _confirmed_persons(clauses[row], runs))
-        out = dict(zip(clauses, found, strict=True))
+        ordered = [clauses[i] for i in order.tolist()]
+        out = dict(
+            zip(ordered, _decode(scores, likely, lengths[order], ordered, model), strict=True)
+        )
         if self._size:
             self._cache.update(out)
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
         return out
+
+
+def _decode(
+    scores: np.ndarray, likely: np.ndarray, lengths: np.ndarray, clauses: list[str], model: _Model
+) -> list[list[Entity]]:
+    """Each row's entities from its time-major scores (see ``_viterbi``) and its likely
+    persons (``_likely_persons``): one Viterbi pass over every row, since decoding is per
+    row and a few hundred rows cost it little more per step than a few dozen."""
+    paths = _viterbi(scores, lengths, model.transitions)
+    found = _entities(paths, lengths, model)
+    for row, runs in _weak_persons(likely, paths, lengths, model):
+        found[row].extend((a, b, WEAK) for a, b in _confirmed_persons(clauses[row], runs))
+    return found
 
 
 def _batches(clauses: list[str]) -> list[list[str]]:
@@ -384,15 +400,21 @@ WEAK_PERSON = 0.15
 WEAK = "PER?"
 
 
+def _likely_persons(emissions: np.ndarray, model: _Model) -> np.ndarray:
+    """Per character of a batch (B, T, K), whether the PER tags hold ``WEAK_PERSON`` of its
+    tag probability: computed per character, so a row's answer is its own whatever it was
+    batched with."""
+    odds = np.exp(emissions - emissions.max(axis=2, keepdims=True))
+    return odds[:, :, model.person].sum(axis=2) / odds.sum(axis=2) >= WEAK_PERSON
+
+
 def _weak_persons(
-    scores: np.ndarray, paths: np.ndarray, lengths: np.ndarray, model: _Model
+    likely: np.ndarray, paths: np.ndarray, lengths: np.ndarray, model: _Model
 ) -> Iterator[tuple[int, list[tuple[int, int]]]]:
-    """Per row, the weak runs (see ``WEAK_PERSON``): computed per character, so a row's
-    runs are its own whatever it was batched with."""
-    odds = np.exp(scores - scores.max(axis=2, keepdims=True))
-    share = odds[:, :, model.person].sum(axis=2) / odds.sum(axis=2)
+    """Per row, the weak runs (see ``WEAK_PERSON``): likely persons its path did not tag
+    as one."""
     inside = np.arange(paths.shape[1]) < lengths[:, None]
-    weak = (share >= WEAK_PERSON) & inside & ~model.person[paths]
+    weak = likely & inside & ~model.person[paths]
     for row in np.flatnonzero(weak.any(axis=1)).tolist():
         runs: list[tuple[int, int]] = []
         start = -1

@@ -24,6 +24,8 @@ from medrealmm.deid.recognizer import gated
 from medrealmm.deid.spans import EntityType, Span, words
 
 _CJK = "\u4e00-\u9fff"
+_NOUN_CHAR = re.compile(f"[{_CJK}A-Za-z0-9]")
+_PAIRS = re.compile("..?")
 # Organisation words, longest first so 有限公司 wins over 公司.
 _SUFFIXES = sorted(
     words(
@@ -93,7 +95,7 @@ def _noun_before(text: str, end: int) -> int:
     start = end
     while start > 0 and end - start < 10:
         c = text[start - 1]
-        if c in _NOT_IN_NAME or not (re.match(f"[{_CJK}A-Za-z0-9]", c)):
+        if c in _NOT_IN_NAME or not _NOUN_CHAR.match(c):
             break
         start -= 1
     return start
@@ -103,7 +105,7 @@ def _specific(noun: str) -> bool:
     """Whether a suffix's noun names one organisation (华为, 育才, 招商) rather than a kind."""
     if len(noun) < 2 or noun in _GENERIC:
         return False
-    if all(part in _GENERIC for part in re.findall("..?", noun)):
+    if all(part in _GENERIC for part in _PAIRS.findall(noun)):
         return False  # 医药科技, 国际双语: kinds put together
     return not noun.isdigit()
 
