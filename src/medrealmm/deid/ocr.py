@@ -100,16 +100,17 @@ def _build_engine() -> object:
 
 def _table_normalize(detector: object) -> None:
     """The detector's input scaling looked up per grey level: rapidocr computes it in float64
-    over every pixel (a tenth of detection's CPU); a table of its own 256 results gives the
-    same float32 input, bit for bit."""
+    over every pixel (a tenth of detection's CPU); a table of its own 256 results per channel,
+    applied by ``cv2.LUT``, gives the same float32 input, bit for bit."""
+    import cv2
+
     stock = detector.get_preprocess  # type: ignore[attr-defined]
     levels = np.repeat(np.arange(256, dtype=np.uint8)[:, None, None], 3, axis=2)
 
     def get_preprocess(longest: int) -> object:
         op = stock(longest)
-        table = np.asarray(op.normalize(levels), dtype=np.float32)[:, 0, :]
-        if (table == table[:, :1]).all():  # one scaling for every channel
-            op.normalize = table[:, 0].__getitem__
+        table = np.ascontiguousarray(op.normalize(levels), dtype=np.float32)
+        op.normalize = lambda img: cv2.LUT(img, table)
         return op
 
     detector.get_preprocess = get_preprocess  # type: ignore[attr-defined]
@@ -260,7 +261,7 @@ def read_page(rgb: np.ndarray) -> Page:
     engine = _engine()
     import cv2
 
-    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     height, width = bgr.shape[:2]
     scale = min(1.0, DETECT_SIDE / max(height, width))
     small = bgr
