@@ -426,10 +426,11 @@ CODE_ANGLES = (15.0, -15.0, 30.0, -30.0, 45.0)
 
 
 def _decode(rgb: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    import cv2
     import zxingcpp
 
     found = []
-    for code in zxingcpp.read_barcodes(rgb[:, :, ::-1].copy()):
+    for code in zxingcpp.read_barcodes(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)):
         p = code.position
         corners = [p.top_left, p.top_right, p.bottom_right, p.bottom_left]
         kind = "qr" if "QR" in str(code.format) else "barcode"
@@ -746,7 +747,7 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
         gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
         found = detector.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=5)  # type: ignore[attr-defined]
     else:
-        bgr = rgb[:, :, ::-1].copy()
+        bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
         detector.setInputSize((bgr.shape[1], bgr.shape[0]))  # type: ignore[attr-defined]
         _, faces = detector.detect(bgr)  # type: ignore[attr-defined]
         found = [tuple(int(v) for v in face[:4]) for face in (faces if faces is not None else [])]

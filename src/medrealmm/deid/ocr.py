@@ -100,16 +100,17 @@ def _build_engine() -> object:
 
 def _table_normalize(detector: object) -> None:
     """The detector's input scaling looked up per grey level: rapidocr computes it in float64
-    over every pixel (a tenth of detection's CPU); a table of its own 256 results gives the
-    same float32 input, bit for bit."""
+    over every pixel (a tenth of detection's CPU); a table of its own 256 results per channel,
+    applied by ``cv2.LUT``, gives the same float32 input, bit for bit."""
+    import cv2
+
     stock = detector.get_preprocess  # type: ignore[attr-defined]
     levels = np.repeat(np.arange(256, dtype=np.uint8)[:, None, None], 3, axis=2)
 
     def get_preprocess(longest: int) -> object:
         op = stock(longest)
-        table = np.asarray(op.normalize(levels), dtype=np.float32)[:, 0, :]
-        if (table == table[:, :1]).all():  # one scaling for every channel
-            op.normalize = table[:, 0].__getitem__
+        table = np.ascontiguousarray(op.normalize(levels), dtype=np.float32)
+        op.normalize = lambda img: cv2.LUT(img, table)
         return op
 
     detector.get_preprocess = get_preprocess  # type: ignore[attr-defined]
@@ -192,7 +193,9 @@ def recognize(engine: object, crops: list[np.ndarray]) -> list[tuple[object, ...
     rapidocr sorts the crops by aspect, reads them in batches and pads each batch to its
     widest crop (at least the model's 320 px), so a crop's reading depends on the crop and
     that width. Both make the key of a reading already made; the crops not seen before are
-    read in batches of one width (a batch's other crops do not change a crop's reading)."""
+    read one per model run, padded to that width: a crop's output alone is the same as in a
+    batch, bit for bit, and a line alone costs about a tenth less CPU than in a batch of six
+    (its activations stay in the cache)."""
     rec = engine.text_rec  # type: ignore[attr-defined]
     _, height, width = rec.rec_image_shape
     ratios = [crop.shape[1] / float(crop.shape[0]) for crop in crops]
@@ -208,21 +211,15 @@ def recognize(engine: object, crops: list[np.ndarray]) -> list[tuple[object, ...
         found = {key: _READINGS[key] for key in keys if key in _READINGS}
         for key in found:
             _READINGS.move_to_end(key)
-    todo: dict[float, dict[tuple[bytes, tuple[int, ...], float], int]] = {}
     for i, key in enumerate(keys):
         if key not in found:
-            todo.setdefault(key[2], {}).setdefault(key, i)
-    for padded, group in todo.items():
-        pending = list(group.items())
-        for start in range(0, len(pending), rec.rec_batch_num):
-            batch = pending[start : start + rec.rec_batch_num]
-            norm = np.concatenate([rec.resize_norm_img(crops[i], padded)[None] for _, i in batch])
-            preds = rec.session(norm.astype(np.float32))[0]
-            read = rec.postprocess_op(
-                preds, True, wh_ratio_list=[ratios[i] for _, i in batch], max_wh_ratio=padded
+            padded = key[2]
+            norm = rec.resize_norm_img(crops[i], padded)[None].astype(np.float32)
+            preds = rec.session(norm)[0]
+            (reading,) = rec.postprocess_op(
+                preds, True, wh_ratio_list=[ratios[i]], max_wh_ratio=padded
             )
-            for (key, _), reading in zip(batch, read, strict=True):
-                found[key] = tuple(reading)
+            found[key] = tuple(reading)
     with _READINGS_LOCK:
         for key, reading in found.items():
             _READINGS[key] = reading
@@ -260,7 +257,7 @@ def read_page(rgb: np.ndarray) -> Page:
     engine = _engine()
     import cv2
 
-    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     height, width = bgr.shape[:2]
     scale = min(1.0, DETECT_SIDE / max(height, width))
     small = bgr

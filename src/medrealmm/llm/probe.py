@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
-import httpx
 from pydantic import BaseModel
 
 from medrealmm.llm.config import ModelSpec, proxy_url, with_overrides
@@ -138,6 +137,8 @@ def context_window(entry: dict[str, Any] | None) -> int | None:
 def _listing(spec: ModelSpec, model: str) -> dict[str, Any] | None:
     key = os.environ.get(spec.api_key_env)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
+    import httpx  # here: only a probe of a server needs it, not the offline path
+
     try:
         reply = httpx.get(
             f"{spec.base_url.rstrip('/')}/models",

@@ -7,8 +7,6 @@ from __future__ import annotations
 import logging
 import os
 
-import httpx
-
 from medrealmm.llm.config import ModelSpec, proxy_url
 
 log = logging.getLogger("medrealmm.reach")
@@ -36,6 +34,8 @@ def check_endpoint(spec: ModelSpec, timeout_s: float = TIMEOUT_S) -> None:
     key = os.environ.get(spec.api_key_env)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     where = f"model {spec.name!r} at {spec.base_url}"
+    import httpx  # here: only a check of a server needs it, not the offline path
+
     try:
         # As the calls go: through the configured proxy only, never following a redirect.
         response = httpx.get(

@@ -25,9 +25,7 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Literal, Protocol
-
-import aiohttp
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from medrealmm.llm.stream import (
     STREAM_FIELDS,
@@ -40,6 +38,9 @@ from medrealmm.llm.stream import (
 )
 from medrealmm.llm.types import ImagePart
 from medrealmm.llm.wire import encode_body
+
+if TYPE_CHECKING:
+    import aiohttp
 
 TransportName = Literal["openai-sdk", "http"]
 TRANSPORTS: tuple[TransportName, ...] = ("openai-sdk", "http")
@@ -174,6 +175,8 @@ class HTTPTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _current_session(self) -> aiohttp.ClientSession:
+        import aiohttp  # here: a tenth of a CPU-second, and only a call to a server needs it
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop or self._session.closed:
             # A session is bound to its loop; a client reused under a new loop gets a new one.
@@ -190,6 +193,8 @@ class HTTPTransport:
         return self._session
 
     async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
+        import aiohttp
+
         session = self._current_session()
         body = encode_body(payload, images)
         try:
@@ -208,6 +213,8 @@ class HTTPTransport:
     async def stream_chat(
         self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
     ) -> StreamResult:
+        import aiohttp
+
         session = self._current_session()
         body = encode_body({**payload, **STREAM_FIELDS}, images)
         started = time.perf_counter()
