@@ -156,3 +156,20 @@ def test_batched_bootstrap_drawn_in_small_chunks_is_the_same(
     monkeypatch.setattr("medrealmm.stats.bootstrap._SUM_DRAWS", 64)
     batched = bootstrap_statistic_cis(many, balanced_f1, resamples=250, seed=2)
     assert [repr(i) for i in batched] == [repr(i) for i in expected]
+
+
+def test_counts_that_are_sums_of_others_follow_from_them_to_the_last_bit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pooled and overall counts are sums of their parts: only the parts are drawn, and the
+    sums come out as the drawn ones would, bit for bit."""
+    from medrealmm.stats import bootstrap
+
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.integers(0, 5, size=(300, 4)) for _ in range(3))
+    parts = [a + b + c, a, b, a + b, c, b + c, a + c]  # the sums first, as the rows list them
+    drawn, mix = bootstrap._spanning(np.concatenate(parts, axis=1).astype(np.float32))
+    assert len(drawn) == 12 and mix is not None and len(mix.derived) == 16
+    derived = bootstrap._resampled_sums(parts, 301, 3)
+    monkeypatch.setattr(bootstrap, "_spanning", lambda weights: (np.arange(28), None))
+    assert np.array_equal(derived, bootstrap._resampled_sums(parts, 301, 3))

@@ -180,15 +180,74 @@ def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> n
     rng = np.random.default_rng(seed)
     start = 0
     with threadpool_limits(limits=1, user_api="blas"):
+        drawn, mix = _spanning(weights)
+        weights = weights[:, drawn]
         for rows in _chunks(resamples, units, _SUM_DRAWS):
             picks = rng.integers(0, units, size=(rows, units))
             flat = (np.arange(rows)[:, None] * units + picks).ravel()
             del picks
             counts = np.bincount(flat, minlength=rows * units).reshape(rows, units)
             del flat
-            out[start : start + rows] = counts.astype(kind) @ weights
+            out[start : start + rows, drawn] = counts.astype(kind) @ weights
             start += rows
+        if mix is not None:
+            out[:, mix.derived] = out[:, mix.basis] @ mix.coefficients
     return out
+
+
+@dataclass(frozen=True)
+class _Mix:
+    """Columns ``derived`` of a weight matrix as whole-number combinations of ``basis``."""
+
+    basis: np.ndarray
+    derived: np.ndarray
+    coefficients: np.ndarray  # basis x derived
+
+
+def _spanning(weights: np.ndarray) -> tuple[np.ndarray, _Mix | None]:
+    """The columns to sum by drawing, and how the others follow from them exactly.
+
+    Many statistics' counts are sums of others' (a pooled reference is the sum of its
+    physicians', an overall stratum the sum of its parts), so a few columns span them all.
+    Candidates come from a small sketch of the rows (sums of every k-th row) and are kept
+    only where ``basis @ coefficients`` gives every unit's counts exactly: on whole numbers
+    the derived sums are then the drawn sums to the last bit."""
+    units, width = weights.shape
+    every = np.arange(width)
+    if width < 8:
+        return every, None
+    folds = min(units, 2 * width + 16)
+    whole = units // folds * folds
+    sketch = weights[:whole].reshape(-1, folds, width).sum(axis=0, dtype=np.float64)
+    sketch[: units - whole] += weights[whole:]
+    basis, derived = _independent(sketch)
+    if not derived:
+        return every, None
+    coefficients = np.rint(np.linalg.lstsq(sketch[:, basis], sketch[:, derived], rcond=None)[0])
+    exact = weights[:, basis].astype(np.float64) @ coefficients == weights[:, derived]
+    kept = exact.all(axis=0)
+    derived_kept = np.asarray(derived)[kept]
+    drawn = np.setdiff1d(every, derived_kept)
+    mix = _Mix(np.asarray(basis), derived_kept, coefficients[:, kept])
+    return drawn, (mix if len(derived_kept) else None)
+
+
+def _independent(sketch: np.ndarray) -> tuple[list[int], list[int]]:
+    """Greedy split of the columns into a basis and those (numerically) in its span, the
+    smallest first: parts come before their sums, which then follow with whole coefficients."""
+    basis: list[int] = []
+    derived: list[int] = []
+    ortho = np.empty((len(sketch), 0))
+    for column in np.argsort(np.abs(sketch).sum(axis=0), kind="stable").tolist():
+        vector = sketch[:, column]
+        rest = vector - ortho @ (ortho.T @ vector)
+        norm = np.linalg.norm(rest)
+        if norm <= 1e-9 * max(np.linalg.norm(vector), 1.0):
+            derived.append(column)
+            continue
+        basis.append(column)
+        ortho = np.column_stack([ortho, rest / norm])
+    return basis, derived
 
 
 def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -135,35 +136,51 @@ def item_arrays(
         strata[axis] = (names, np.array([code[v] for v in values], dtype=np.int64))
     judged, met = {}, {}
     for name, verdicts in raters.items():
+        count = len(verdicts)
+        at = np.fromiter(map(index.get, verdicts, repeat(-1, count)), dtype=np.int64, count=count)
+        known = at >= 0
         has = np.zeros(len(items), dtype=bool)
         value = np.zeros(len(items), dtype=bool)
-        for item, verdict in verdicts.items():
-            at = index.get(item)
-            if at is not None:
-                has[at] = True
-                value[at] = verdict
+        has[at[known]] = True
+        value[at[known]] = np.fromiter(verdicts.values(), dtype=bool, count=count)[known]
         judged[name], met[name] = has, value
     cases = np.array([case_code[d.case] for d in details], dtype=np.int64)
     return ItemArrays(cases, len(case_names), strata, judged, met)
 
 
-def _case_counts(
-    arrays: ItemArrays, rater: Rater, references: Sequence[Rater], within: np.ndarray
-) -> tuple[np.ndarray, int, int]:
-    """Per case, the (COUNTS) confusion counts of ``rater`` against each reference on the
-    items ``within`` both judged, summed over references; with the pairs and items counted."""
-    cells = np.zeros(arrays.case_count * 4, dtype=np.int64)
-    mine, pairs = arrays.met[rater], 0
-    paired = np.zeros(len(within), dtype=bool)
-    for reference in references:
-        shared = within & arrays.judged[reference]
-        theirs = arrays.met[reference]
-        code = np.where(mine, np.where(theirs, 0, 1), np.where(theirs, 2, 3))[shared]
-        cells += np.bincount(arrays.cases[shared] * 4 + code, minlength=len(cells))
-        pairs += int(shared.sum())
-        paired |= shared
-    # int32: a report holds one such array per row until its bootstrap, and counts are small
-    return cells.reshape(-1, 4).astype(np.int32), pairs, int(paired.sum())
+#: A rater's strata: the axis, then per stratum its name and code on that axis (ALL: one, 0).
+Strata = list[tuple[str, str, int]]
+
+
+def _pair_cells(arrays: ItemArrays, rater: Rater, reference: Rater) -> dict[str, np.ndarray]:
+    """Per axis (ALL included, as one stratum), per stratum and case, the (COUNTS) confusion
+    counts of ``rater`` against ``reference`` on the items both judged: one bincount an axis
+    for every stratum at once."""
+    shared = arrays.judged[rater] & arrays.judged[reference]
+    mine, theirs = arrays.met[rater][shared], arrays.met[reference][shared]
+    code = np.where(mine, np.where(theirs, 0, 1), np.where(theirs, 2, 3))
+    cell = arrays.cases[shared] * 4 + code
+    size = arrays.case_count * 4
+    found = {ALL: np.bincount(cell, minlength=size).reshape(1, -1, 4)}
+    for axis, (names, codes) in arrays.strata.items():
+        at = codes[shared] * size + cell
+        found[axis] = np.bincount(at, minlength=len(names) * size).reshape(len(names), -1, 4)
+    return found
+
+
+def _items(arrays: ItemArrays, paired: np.ndarray) -> dict[str, np.ndarray]:
+    """Per axis (ALL included) and stratum, how many of the ``paired`` items it holds."""
+    found = {ALL: np.array([int(paired.sum())])}
+    for axis, (names, codes) in arrays.strata.items():
+        found[axis] = np.bincount(codes[paired], minlength=len(names))
+    return found
+
+
+def _rater_strata(arrays: ItemArrays, own: np.ndarray) -> Strata:
+    strata = [(ALL, ALL, 0)]
+    for axis, (names, codes) in arrays.strata.items():
+        strata += [(axis, names[c], int(c)) for c in np.unique(codes[own])]
+    return strata
 
 
 def meta_evaluate(
@@ -179,7 +196,8 @@ def meta_evaluate(
     each physician alone; overall, by polarity and by category. Only items in ``info``
     count (the caller leaves out code-checked rules and stale labels).
 
-    Counted on arrays (``item_arrays``), every row's case bootstrap in one batched pass."""
+    Counted on arrays (``item_arrays``): each pair of raters once for all its strata, a
+    pooled row as the sum of its physicians'; every row's case bootstrap in one batched pass."""
     arrays = item_arrays(
         {
             **{("grader", name): v for name, v in graders.items()},
@@ -194,17 +212,23 @@ def meta_evaluate(
     for name, kind in raters:
         own = arrays.judged[(kind, name)]
         others = [("physician", p) for p in sorted(physicians) if p != name]
+        cells = {other: _pair_cells(arrays, (kind, name), other) for other in others}
         references = [(ALL_PHYSICIANS, others), *((p[1], [p]) for p in others)]
-        strata = [(ALL, ALL, own)]
-        for axis, (names, codes) in arrays.strata.items():
-            present = np.unique(codes[own])
-            strata += [(axis, names[c], own & (codes == c)) for c in present]
+        strata = _rater_strata(arrays, own)
         for reference, labels in references:
-            for axis, stratum, within in strata:
-                counts, pairs, items = _case_counts(arrays, (kind, name), labels, within)
+            if not labels:
+                continue
+            counted = {
+                axis: sum(cells[label][axis] for label in labels) for axis in cells[labels[0]]
+            }
+            items = _items(arrays, own & np.logical_or.reduce([arrays.judged[r] for r in labels]))
+            for axis, stratum, code in strata:
+                # int32: a report holds one such array per row until its bootstrap
+                counts = counted[axis][code].astype(np.int32)
+                pairs = int(counts.sum())
                 if not pairs:
                     continue
-                heads.append((name, kind, reference, axis, stratum, pairs, items))
+                heads.append((name, kind, reference, axis, stratum, pairs, int(items[axis][code])))
                 units.append(counts[counts.sum(axis=1) > 0])
     intervals = bootstrap_statistic_cis(units, balanced_f1, seed=seed, resamples=resamples)
     rows = []
