@@ -218,14 +218,18 @@ def _spanning(weights: np.ndarray) -> tuple[np.ndarray, _Mix | None]:
         return every, None
     folds = min(units, 2 * width + 16)
     whole = units // folds * folds
-    sketch = weights[:whole].reshape(-1, folds, width).sum(axis=0, dtype=np.float64)
+    sketch = weights[:whole].reshape(-1, folds, width).sum(axis=0)  # whole numbers: exact
     sketch[: units - whole] += weights[whole:]
+    sketch = sketch.astype(np.float64)
     basis, derived = _independent(sketch)
     if not derived:
         return every, None
     coefficients = np.rint(np.linalg.lstsq(sketch[:, basis], sketch[:, derived], rcond=None)[0])
-    exact = weights[:, basis].astype(np.float64) @ coefficients == weights[:, derived]
-    kept = exact.all(axis=0)
+    kept = np.ones(len(derived), dtype=bool)
+    for start in range(0, units, _CHECK_ROWS):  # a block of units at a time: little memory
+        block = weights[start : start + _CHECK_ROWS]
+        made = block[:, basis].astype(np.float64) @ coefficients
+        kept &= (made == block[:, derived]).all(axis=0)
     derived_kept = np.asarray(derived)[kept]
     drawn = np.setdiff1d(every, derived_kept)
     mix = _Mix(np.asarray(basis), derived_kept, coefficients[:, kept])
@@ -263,6 +267,8 @@ def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndar
 _CHUNK_DRAWS = 1 << 19
 #: The same for the summed counts, which hold four arrays of a chunk at once.
 _SUM_DRAWS = 1 << 19
+#: Units checked at once for columns derived from others.
+_CHECK_ROWS = 1 << 11
 
 
 def _chunks(resamples: int, n: int, draws: int = _CHUNK_DRAWS) -> list[int]:

@@ -161,10 +161,12 @@ def _pair_cells(arrays: ItemArrays, rater: Rater, reference: Rater) -> dict[str,
     code = np.where(mine, np.where(theirs, 0, 1), np.where(theirs, 2, 3))
     cell = arrays.cases[shared] * 4 + code
     size = arrays.case_count * 4
-    found = {ALL: np.bincount(cell, minlength=size).reshape(1, -1, 4)}
+    # int32: a rater's pairs are held together, and counts are small
+    found = {ALL: np.bincount(cell, minlength=size).astype(np.int32).reshape(1, -1, 4)}
     for axis, (names, codes) in arrays.strata.items():
         at = codes[shared] * size + cell
-        found[axis] = np.bincount(at, minlength=len(names) * size).reshape(len(names), -1, 4)
+        counts = np.bincount(at, minlength=len(names) * size).astype(np.int32)
+        found[axis] = counts.reshape(len(names), -1, 4)
     return found
 
 
@@ -223,8 +225,7 @@ def meta_evaluate(
             }
             items = _items(arrays, own & np.logical_or.reduce([arrays.judged[r] for r in labels]))
             for axis, stratum, code in strata:
-                # int32: a report holds one such array per row until its bootstrap
-                counts = counted[axis][code].astype(np.int32)
+                counts = counted[axis][code]
                 pairs = int(counts.sum())
                 if not pairs:
                     continue
