@@ -5,7 +5,9 @@
 2. Building every table and figure of the report from a synthetic run store of N cases, for
    each N of ``--cases``, in a fresh process (so its peak RSS is the report's own); with
    ``--against SRC`` the same report is built by another source tree (e.g. an older checkout's
-   ``src``) in the same run, side by side, and the two reports' tables are compared.
+   ``src``) in the same run, side by side, and the two reports' tables are compared. This
+   tree's report is built twice: "cold" with an empty font cache (the page's font subset is
+   cut), "warm" with the subset the first one kept.
 
 Run: PYTHONPATH=src python benchmarks/report_build.py [--cases 200 16000] [--resamples 2000]
      [--against OLD/src]
@@ -71,11 +73,15 @@ def main() -> None:
                 build_synthetic_store(path, cases=cases)
             built = time.perf_counter() - start
             print(f"report of {cases} cases (synthetic store ready in {built:.1f} s):")
-            trees = [("this tree", "")] + ([("against", args.against)] if args.against else [])
+            # the page's font subset is kept on disk between reports: "cold" starts from an
+            # empty folder and cuts it, "warm" is the next report, which reads it back
+            trees = [("cold", ""), ("warm", "")]
+            trees += [("against", args.against)] if args.against else []
             tables = {}
+            fonts = Path(folder) / "font-cache"
             for label, source in trees:
                 out = Path(folder) / f"report-{len(tables)}"
-                figures = report_in_fresh_process(path, out, args.resamples, source)
+                figures = report_in_fresh_process(path, out, args.resamples, source, fonts)
                 tables[label] = sorted((out / "tables").glob("*.json"))
                 print(
                     f"  {label:10s} {figures['seconds']:6.2f} s ({figures['cpu_s']:6.2f} CPU-s)  "
@@ -84,7 +90,7 @@ def main() -> None:
                     f"{figures['figures']} figures)"
                 )
             if args.against:
-                same = [p.read_bytes() for p in tables["this tree"]] == [
+                same = [p.read_bytes() for p in tables["cold"]] == [
                     p.read_bytes() for p in tables["against"]
                 ]
                 print(f"  tables {'identical' if same else 'DIFFERENT'}")
@@ -110,8 +116,10 @@ print(json.dumps({
 """
 
 
-def report_in_fresh_process(store: Path, out: Path, resamples: int, source: str) -> dict:
-    env = dict(os.environ)
+def report_in_fresh_process(
+    store: Path, out: Path, resamples: int, source: str, fonts: Path
+) -> dict:
+    env = dict(os.environ, MEDREALMM_FONT_CACHE=str(fonts))
     if source:
         env["PYTHONPATH"] = str(Path(source).resolve())
     done = subprocess.run(

@@ -117,3 +117,30 @@ def test_the_embedded_subset_is_the_same_bytes_on_every_build() -> None:
     first = webfont.subset_woff(path, "会诊报告")
     time.sleep(1.1)  # the head table's modified time counts whole seconds
     assert webfont.subset_woff(path, "会诊报告") == first
+
+
+def test_a_subset_is_cut_once_and_read_back_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's subset is kept under the font's digest and the characters: the same page
+    text reads the same bytes back without cutting the font again."""
+    from medrealmm.report import webfont
+
+    path = webfont.find_cjk_font()
+    if path is None:
+        pytest.skip("no CJK font")
+    monkeypatch.setenv(webfont.CACHE_ENV, str(tmp_path))
+    cut = webfont.subset_woff
+    calls: list[str] = []
+
+    def counted(font: Path, text: str) -> bytes:
+        calls.append(text)
+        return cut(font, text)
+
+    monkeypatch.setattr(webfont, "subset_woff", counted)
+    first = webfont.cached_subset(path, "会诊报告")
+    assert webfont.cached_subset(path, "会诊报告") == first == cut(path, "会诊报告")
+    assert webfont.cached_subset(path, "会诊") != first  # other characters: another subset
+    assert calls == ["会诊报告", "会诊"] and len(list(tmp_path.glob("*.woff"))) == 2
+    monkeypatch.setenv(webfont.CACHE_ENV, "off")
+    assert webfont.cached_subset(path, "会诊报告") == first and len(calls) == 3
