@@ -186,37 +186,53 @@ def _summary(
     k: int,
     baseline: bool,
 ) -> ModelSummary:
-    all_cases = [c for cases in by_instance.values() for c in cases]
-    first = [c for cases in by_instance.values() for c in cases if c.sample == 0]
-    first_done = [c for c in first if c.score is not None]
-    full = []
+    """One pass over the row's scores (a report's rows hold every sample of every case)."""
+    samples = refusals = abstentions = 0
+    first: list[float] = []  # sample 0's complete scores, and their criteria counts
+    positives: list[float] = []
+    negatives: list[float] = []
+    full: list[list[float]] = []  # the instances whose k samples are all complete
+    incomplete: list[str] = []
+    unapproved: set[str] = set()
     for cases in by_instance.values():
-        by_sample = {c.sample: c.score for c in cases}
-        values = [by_sample.get(sample) for sample in range(k)]
-        if all(v is not None for v in values):
-            full.append([float(v) for v in values if v is not None])
-    done = [c for c in all_cases if c.score is not None]
+        by_sample: list[float | None] = [None] * k  # the last score of each of samples 0..k-1
+        for c in cases:
+            score = c.score
+            if 0 <= c.sample < k:
+                by_sample[c.sample] = score
+            if score is None:
+                incomplete.append(f"{c.instance_id}#{c.sample}")
+            elif c.sample == 0:
+                first.append(float(score))
+                positives.append(float(c.positive_met))
+                negatives.append(float(c.negative_triggered))
+            if not c.rubric_approved:
+                unapproved.add(c.instance_id)
+            if getattr(c, "refused", False):
+                refusals += 1
+            abstentions += c.abstained
+        samples += len(cases)
+        if None not in by_sample:
+            full.append([float(v) for v in by_sample if v is not None])
     return ModelSummary(
         model=model,
         images=images,
         instances=len(by_instance),
-        samples=len(all_cases),
+        samples=samples,
         k=k,
-        complete=len(done),
-        incomplete=len(all_cases) - len(done),
-        score=_mean([float(c.score) for c in first_done if c.score is not None]),
+        complete=samples - len(incomplete),
+        incomplete=len(incomplete),
+        score=_mean(first),
         mean_of_k=_mean([fmean(s) for s in full]),
         worst_of_k=_mean([min(s) for s in full]),
-        positive_met_mean=_mean([float(c.positive_met) for c in first_done]),
-        negative_triggered_mean=_mean([float(c.negative_triggered) for c in first_done]),
-        unapproved_rubrics=len({c.instance_id for c in all_cases if not c.rubric_approved}),
+        positive_met_mean=_mean(positives),
+        negative_triggered_mean=_mean(negatives),
+        unapproved_rubrics=len(unapproved),
         is_baseline=baseline,
         k_instances=len(full),
-        incomplete_cases=sorted(
-            f"{c.instance_id}#{c.sample}" for c in all_cases if c.score is None
-        ),
-        refusals=sum(1 for c in all_cases if getattr(c, "refused", False)),
-        abstentions=sum(c.abstained for c in all_cases),
+        incomplete_cases=sorted(incomplete),
+        refusals=refusals,
+        abstentions=abstentions,
     )
 
 
