@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
+
+import numpy as np
 
 from medrealmm.evaluate.scoring import ModelSummary
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_mean_cis
@@ -277,6 +280,32 @@ class ConditionCases:
     incomplete: dict[str, int]
     consultation: dict[str, str]
 
+    @cached_property
+    def aligned(self) -> AlignedCases:
+        """The same, as arrays over the cases in sorted order (every breakdown reads them)."""
+        ids = sorted(self.first)
+        codes: dict[str, int] = {}
+        return AlignedCases(
+            [self.first[case] for case in ids],
+            np.array([case in self.means for case in ids], dtype=bool),
+            np.array([self.means.get(case, 0.0) for case in ids], dtype=np.float64),
+            np.array([codes.setdefault(self.consultation[case], len(codes)) for case in ids]),
+            np.array([self.incomplete.get(case, 0) for case in ids], dtype=np.int64),
+        )
+
+
+@dataclass(frozen=True)
+class AlignedCases:
+    """One condition's cases in sorted order: a record to read strata from, whether the case
+    has a mean score and which (0 where none), its consultation (as a code), its incomplete
+    records."""
+
+    records: list[CaseRecord]
+    scored: np.ndarray
+    means: np.ndarray
+    consultation: np.ndarray
+    incomplete: np.ndarray
+
 
 def condition_cases(records: Iterable[CaseRecord]) -> dict[Condition, ConditionCases]:
     found = {}
@@ -315,24 +344,22 @@ def stratified_table(
     labels = {(r["model"], r["images"]): r["label"] for r in overall.rows}
     stratum = STRATA[axis]
     keys: dict[Any, tuple[Any, str]] = {}  # attribute value -> (order, label), as ``stratify``
-    groups: dict[tuple[Any, str], dict[Condition, list[str]]] = defaultdict(dict)
+    members: dict[tuple[Any, str], dict[Condition, np.ndarray]] = defaultdict(dict)
     for condition in headline:
-        for case, record in cases[condition].first.items():
-            value = getattr(record, stratum.attribute)
-            key = keys.get(value)
-            if key is None:
-                key = keys[value] = stratum.of_value(value)
-            groups[key].setdefault(condition, []).append(case)
+        values = [getattr(r, stratum.attribute) for r in cases[condition].aligned.records]
+        for value in set(values) - keys.keys():
+            keys[value] = stratum.of_value(value)
+        for key, at in _positions(values, keys).items():
+            members[key][condition] = at  # the stratum's cases, in sorted order
     rows = []
-    for key in sorted(groups, key=stratum_order):
-        members = groups[key]
+    for key in sorted(members, key=stratum_order):
         for condition in ranked:
-            ids = members.get(condition)
-            if condition not in headline or not ids:
+            at = members[key].get(condition)
+            if condition not in headline or at is None:
                 continue
-            found = cases[condition]
-            scored = [case for case in sorted(ids) if case in found.means]
-            means = [found.means[case] for case in scored]
+            found = cases[condition].aligned
+            scored = at[found.scored[at]]
+            means = found.means[scored].tolist()  # summed in case order, as one by one
             rows.append(
                 {
                     "stratum": key[1],
@@ -340,8 +367,8 @@ def stratified_table(
                     "model": condition[0],
                     "images": condition[1],
                     "cases": len(means),
-                    "consultations": len({found.consultation[case] for case in scored}),
-                    "incomplete": sum(found.incomplete.get(case, 0) for case in ids),
+                    "consultations": int(np.count_nonzero(np.bincount(found.consultation[scored]))),
+                    "incomplete": int(found.incomplete[at].sum()),
                     "mean": _scaled(sum(means) / len(means)) if means else None,
                 }
             )
@@ -352,6 +379,16 @@ def stratified_table(
         ("stratum", "label", "model", "images", "cases", "consultations", "incomplete", "mean"),
         rows,
     )
+
+
+def _positions(values: list[Any], keys: dict[Any, Any]) -> dict[Any, np.ndarray]:
+    """Each key's positions in ``values`` (as ``keys`` maps them), ascending."""
+    index = {key: i for i, key in enumerate(dict.fromkeys(keys[v] for v in set(values)))}
+    code = {value: index[keys[value]] for value in set(values)}
+    codes = np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values))
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(index) + 1))
+    return {key: order[bounds[i] : bounds[i + 1]] for key, i in index.items()}
 
 
 def histogram_table(
