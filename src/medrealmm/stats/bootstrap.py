@@ -184,11 +184,11 @@ def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> n
         weights = weights[:, drawn]
         for rows in _chunks(resamples, units, _SUM_DRAWS):
             picks = rng.integers(0, units, size=(rows, units))
-            flat = (np.arange(rows)[:, None] * units + picks).ravel()
+            counts = np.empty((rows, units), dtype=kind)
+            for row, units_drawn in zip(counts, picks, strict=True):  # a row fits in cache
+                row[:] = np.bincount(units_drawn, minlength=units)
             del picks
-            counts = np.bincount(flat, minlength=rows * units).reshape(rows, units)
-            del flat
-            out[start : start + rows, drawn] = counts.astype(kind) @ weights
+            out[start : start + rows, drawn] = counts @ weights
             start += rows
         if mix is not None:
             out[:, mix.derived] = out[:, mix.basis] @ mix.coefficients
@@ -265,7 +265,7 @@ def _means_of(sums: np.ndarray, sizes: np.ndarray, picks: np.ndarray) -> np.ndar
 #: Draws held at once: one (resamples x n) matrix of a large benchmark is gigabytes, and a
 #: chunk's picks and the two arrays gathered by them are three times its size.
 _CHUNK_DRAWS = 1 << 19
-#: The same for the summed counts, which hold four arrays of a chunk at once.
+#: The same for the summed counts: a chunk's draws and the counts made of them, row by row.
 _SUM_DRAWS = 1 << 19
 #: Units checked at once for columns derived from others.
 _CHECK_ROWS = 1 << 11
