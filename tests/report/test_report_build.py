@@ -122,3 +122,22 @@ def test_heat_maps_group_departments_and_show_n_per_cell(built_report: ReportRes
     assert len(figure.axes) == 2  # the heat map and its colour bar
     texts = [t.get_text() for t in figure.axes[0].texts]
     assert texts and all("n=" in t for t in texts)
+
+
+def test_the_collector_is_paused_while_counting_and_restored_after() -> None:
+    import gc
+
+    from medrealmm.report.build import collector_paused
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        assert not gc.isenabled()
+        raise RuntimeError("a failed read")
+    assert gc.isenabled()  # as it was, even after an error
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is kept
+    finally:
+        gc.enable()
