@@ -308,15 +308,8 @@ class AlignedCases:
 
 
 def condition_cases(records: Iterable[CaseRecord]) -> dict[Condition, ConditionCases]:
-    """Each condition's ``ConditionCases``. The case ids are sorted once for all conditions
-    and each condition's records put in that order (stably: a case's own records keep
-    theirs), so every later sort by case id (``case_means``', ``aligned``'s) is one pass."""
-    groups = _by_condition(records)
-    cases = sorted({r.instance_id for group in groups.values() for r in group})
-    rank = {case: i for i, case in enumerate(cases)}
     found = {}
-    for condition, group in groups.items():
-        group.sort(key=lambda record: rank[record.instance_id])
+    for condition, group in _by_condition(records).items():
         first: dict[str, CaseRecord] = {}
         incomplete: dict[str, int] = defaultdict(int)
         for record in group:
