@@ -35,7 +35,7 @@ def test_the_crop_is_the_tight_save_to_a_pixel_or_two() -> None:
     assert tight.width > 4 * figures.DPI  # the label does reach past the edge
     assert abs(image.width - tight.width) <= 3 and abs(image.height - tight.height) <= 3
     pixels = np.asarray(image.convert("RGB"))
-    pad = round(0.1 * figures.DPI)
+    pad = round(figures.PAD_IN * figures.DPI)
     assert (pixels[: pad - 1] == 255).all() and (pixels[:, : pad - 1] == 255).all()
     assert (pixels[pad + 1] != 255).any() or (pixels[:, pad + 1] != 255).any()
 

@@ -94,6 +94,9 @@ def png_bytes(draw: Callable[[], Figure]) -> bytes:
 
 #: Room drawn around a figure, in inches, for what reaches past its edges (long labels).
 MARGIN_IN = 2.0
+#: Blank kept around what a figure draws: matplotlib's default ``savefig.pad_inches``, fixed
+#: here so a user's matplotlibrc does not change the report.
+PAD_IN = 0.1
 
 
 def _drawn_with_margin(figure: Figure) -> np.ndarray | None:
@@ -114,14 +117,14 @@ def _drawn_with_margin(figure: Figure) -> np.ndarray | None:
 
 
 def _content_box(pixels: np.ndarray) -> tuple[slice, slice] | None:
-    """Rows and columns of every pixel unlike the background, padded by
-    ``savefig.pad_inches``; None when the drawing reaches the margin's edge (cut off)."""
+    """Rows and columns of every pixel unlike the background, padded by ``PAD_IN``; None
+    when the drawing reaches the margin's edge (cut off)."""
     packed = pixels.view(np.uint32)[..., 0]  # one number a pixel
     drawn = packed != packed[0, 0]
     rows, columns = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
     if not len(rows):
         return None
-    pad = round(matplotlib.rcParams["savefig.pad_inches"] * DPI)
+    pad = round(PAD_IN * DPI)
     top, bottom = rows[0] - pad, rows[-1] + 1 + pad
     left, right = columns[0] - pad, columns[-1] + 1 + pad
     if top <= 0 or left <= 0 or bottom >= len(drawn) or right >= len(drawn[0]):
