@@ -180,7 +180,8 @@ def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> n
     rng = np.random.default_rng(seed)
     start = 0
     with threadpool_limits(limits=1, user_api="blas"):
-        drawn, mix = _spanning(weights)
+        counts_only = all(np.issubdtype(part.dtype, np.integer) for part in parts)
+        drawn, mix = _spanning(weights) if counts_only else (np.arange(weights.shape[1]), None)
         weights = weights[:, drawn]
         for rows in _chunks(resamples, units, _SUM_DRAWS):
             picks = rng.integers(0, units, size=(rows, units))
@@ -205,7 +206,8 @@ class _Mix:
 
 
 def _spanning(weights: np.ndarray) -> tuple[np.ndarray, _Mix | None]:
-    """The columns to sum by drawing, and how the others follow from them exactly.
+    """The columns to sum by drawing, and how the others follow from them exactly (of
+    whole-number counts: the caller's parts are integer arrays).
 
     Many statistics' counts are sums of others' (a pooled reference is the sum of its
     physicians', an overall stratum the sum of its parts), so a few columns span them all.
@@ -214,7 +216,7 @@ def _spanning(weights: np.ndarray) -> tuple[np.ndarray, _Mix | None]:
     the derived sums are then the drawn sums to the last bit."""
     units, width = weights.shape
     every = np.arange(width)
-    if width < 8 or not np.array_equal(weights, np.rint(weights)):  # counts only: exact
+    if width < 8:
         return every, None
     folds = min(units, 2 * width + 16)
     whole = units // folds * folds
