@@ -289,7 +289,10 @@ class ConditionCases:
             [self.first[case] for case in ids],
             np.array([case in self.means for case in ids], dtype=bool),
             np.array([self.means.get(case, 0.0) for case in ids], dtype=np.float64),
-            np.array([codes.setdefault(self.consultation[case], len(codes)) for case in ids]),
+            np.array(
+                [codes.setdefault(self.consultation[case], len(codes)) for case in ids],
+                dtype=np.int64,
+            ),
             np.array([self.incomplete.get(case, 0) for case in ids], dtype=np.int64),
         )
 
