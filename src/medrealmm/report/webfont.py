@@ -35,7 +35,9 @@ CACHE_ENV = "MEDREALMM_FONT_CACHE"
 def _open_face(path: Path):  # -> fontTools.ttLib.TTFont
     from fontTools.ttLib import TTCollection, TTFont
 
-    if path.read_bytes()[:4] != b"ttcf":
+    with path.open("rb") as handle:  # the tag, not the 19 MB collection
+        collection = handle.read(4) == b"ttcf"
+    if not collection:
         return TTFont(path, lazy=True)
     faces = TTCollection(path, lazy=True).fonts
     names = [face["name"].getDebugName(4) or "" for face in faces]
