@@ -3,6 +3,7 @@ records, verdicts and strata it gets are those the whole models give."""
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from pathlib import Path
 
@@ -126,3 +127,12 @@ def test_memo_reads_again_once_the_store_changed(tmp_path: Path) -> None:
             assert store.memo("n", count) == 2 and len(calls) == 5
         store.memo("n", count)
         assert len(calls) == 6  # let go on leaving
+
+
+def test_memo_computes_with_collection_paused(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        assert gc.isenabled()
+        assert store.memo("gc", gc.isenabled) is False  # no collection walks what it builds
+        with store.sharing():
+            assert store.memo("gc", lambda: store.memo("inner", gc.isenabled)) is False
+        assert gc.isenabled()  # back on after, nested or not

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import logging
@@ -517,14 +518,17 @@ class RunStore:
     def memo(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()`` once while the store is unchanged inside ``sharing``: several readers
         of one report (rubrics, case scores) share one read of thousands of rows. Outside it,
-        ``compute()`` each time. Callers must not modify what it returns."""
+        ``compute()`` each time; either way with collection paused (``gc_paused``). Callers
+        must not modify what it returns."""
         if self._memo is None:
-            return compute()
+            with gc_paused():
+                return compute()
         state = self._state()
         found = self._memo.get(name)
         if found is not None and found[0] == state:
             return found[1]  # type: ignore[no-any-return]
-        value = compute()
+        with gc_paused():
+            value = compute()
         self._memo[name] = (state, value)
         return value
 
@@ -627,6 +631,21 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Cyclic garbage collection held off while a reader builds many long-lived objects
+    that form no cycles (records, digests, verdicts): each collection their allocations
+    trigger would walk all of them again, a third of the time of reading a large run."""
+    if not gc.isenabled():  # paused already (a reader inside another)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _columns(names: Sequence[str]) -> str:
