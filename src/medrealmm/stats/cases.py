@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.rubric.rounds import rubric_digests
@@ -162,56 +163,61 @@ def stored_images(value: int | None) -> bool:
 
 def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     """Built straight from the store's rows (``fields``): no score model, no per-field
-    dictionary, one shared string per grader, model, instance and version."""
+    dictionary, one shared string per grader, model, instance and version. Per row, one
+    look-up gives everything a record takes from its instance and one from its model."""
     instances = instance_strata(store)
     baselines = {
         model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
-    parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
+    parts: dict[str | None, tuple[Any, ...]] = {}  # instance id -> see ``_instance_part``
+    models: dict[str | None, tuple[Any, bool]] = {}  # model -> (shared name, baseline)
     checked: set[str] = set()
-    shared: dict[str, str] = {}  # one string per grader, model, instance and version
+    shared: dict[str, str] = {}  # one string per grader, version and evaluation
     records = []
     append = records.append
     for row in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        key, iid, model, sample, images, score, met, triggered = row[:8]
-        approved, eval_id, version, refused, abstained = row[8:]
+        key, iid, model, sample, images, score, met, triggered, approved, eval_id = row[:10]
+        version, refused, abstained = row[10:]
         grader, _, response = key.partition(SEP)
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
         if response not in checked:  # a malformed key is a broken contract: say so now
             ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
             checked.add(response)
-        grader = shared.setdefault(grader, grader)
-        if iid is not None:
-            iid = shared.setdefault(iid, iid)
-        if model is not None:
-            model = shared.setdefault(model, model)
-        if version is not None:
-            version = shared.setdefault(version, version)
-        if eval_id is not None:
-            eval_id = shared.setdefault(eval_id, eval_id)
         part = parts.get(iid)
         if part is None:
-            part = parts[iid] = _instance_part(instances.get(iid))
+            part = parts[iid] = _instance_part(iid, instances.get(iid), applicable.get(iid))
+        named = models.get(model)
+        if named is None:
+            named = models[model] = (model, model in baselines)
+        if version is not None and version == part[9]:
+            version, stale = part[9], False  # the applicable rubric's
+        else:
+            stale = True  # graded against another rubric, or none recorded
+            if version is not None:
+                version = shared.setdefault(version, version)
+        if eval_id is not None:
+            eval_id = shared.setdefault(eval_id, eval_id)
         append(
             CaseRecord(
-                grader,
-                model,
+                shared.setdefault(grader, grader),
+                named[0],
                 stored_images(images),
-                iid,
+                part[0],
                 0 if sample is None else sample,
                 score,
                 met or 0,
                 triggered or 0,
-                *part[:6],
-                model in baselines,
+                *part[1:7],  # department to turn count
+                named[1],
                 True if approved is None else bool(approved),
                 eval_id,
                 version,
-                version is None or applicable.get(iid) != version,  # stale
-                *part[6:],
+                stale,
+                part[7],
+                part[8],
                 bool(refused),
                 abstained or 0,  # a list's length, None where absent
             )
@@ -219,10 +225,14 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     return records
 
 
-def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
-    """A record's fields from its instance, as ``to_record`` fills them, in field order:
-    department to turn count, then consultation and position."""
+def _instance_part(
+    iid: str | None, instance: InstanceStrata | None, applicable: str | None
+) -> tuple[Any, ...]:
+    """A record's fields from its instance, as ``to_record`` fills them: the (shared) id,
+    department to turn count, consultation and position, then the version of the rubric
+    that applies to it now (None: none does)."""
     return (
+        iid,
         (instance.department if instance else "") or UNLABELED,
         (instance.subspecialty if instance else None) or UNLABELED,
         (instance.intent if instance else None) or UNLABELED,
@@ -231,6 +241,7 @@ def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
         instance.turn_count if instance else 0,
         instance.consultation_id if instance else "",
         (instance.position if instance else None) or UNLABELED,
+        applicable,
     )
 
 
