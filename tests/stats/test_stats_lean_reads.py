@@ -96,6 +96,20 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
             list(store.fields("s", ("a",), having="b') --"))
 
 
+def test_field_values_give_several_fields_of_each_row_as_json_has_them(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        for i in range(5):
+            store.put("s", f"k{i}", {"a": i, "b": i % 2 == 0, "c": [i] * i, "d": {"x": 0.1}})
+        store.put("s", "k9", None, status="failed", error="x")
+        rows = list(store.field_values("s", ("a", "b", "c", "d", "e"), page=2))
+        expected = [(f"k{i}", [i, i % 2 == 0, [i] * i, {"x": 0.1}, None]) for i in range(5)]
+        assert rows == expected
+        assert all(type(values[1]) is bool for _, values in rows)
+        for names in (("a",), ("a", "b') FROM records --")):
+            with pytest.raises(ValueError, match="field names"):
+                list(store.field_values("s", names))
+
+
 def test_key_ranges_and_heads_read_only_what_they_name(tmp_path: Path) -> None:
     with RunStore(tmp_path, writer=True) as store:
         for rater in ("b", "a-x", "a"):

@@ -162,38 +162,29 @@ def stored_images(value: int | None) -> bool:
 
 
 def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
-    """Built straight from the store's rows (``fields``): no score model, no per-field
-    dictionary, one shared string per grader, model, instance and version. Per row, one
-    look-up gives everything a record takes from its instance and one from its model."""
-    instances = instance_strata(store)
+    """Built straight from the store's rows (``field_values``): no score model, no per-field
+    dictionary, one shared string per grader, model, instance and version. A reply's model,
+    mode, instance and sample are its key's (the score's own, the key is made from them),
+    split once per reply (``_Replies``): one look-up per row gives all that a record takes
+    from its reply and its instance."""
     baselines = {
         model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
-    parts: dict[str | None, tuple[Any, ...]] = {}  # instance id -> see ``_instance_part``
-    models: dict[str | None, tuple[Any, bool]] = {}  # model -> (shared name, baseline)
-    checked: set[str] = set()
-    shared: dict[str, str] = {}  # one string per grader, version and evaluation
+    replies = _Replies(instance_strata(store), applicable, baselines)
+    shared = replies.shared
     records = []
     append = records.append
-    for row in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        key, iid, model, sample, images, score, met, triggered, approved, eval_id = row[:10]
-        version, refused, abstained = row[10:]
+    for key, values in store.field_values(stages.EVAL_SCORE, _SCORE_FIELDS):
+        score, met, triggered, approved, eval_id, version, refused, abstained = values
         grader, _, response = key.partition(SEP)
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
-        if response not in checked:  # a malformed key is a broken contract: say so now
-            ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
-            checked.add(response)
-        part = parts.get(iid)
-        if part is None:
-            part = parts[iid] = _instance_part(iid, instances.get(iid), applicable.get(iid))
-        named = models.get(model)
-        if named is None:
-            named = models[model] = (model, model in baselines)
-        if version is not None and version == part[9]:
-            version, stale = part[9], False  # the applicable rubric's
+        reply = replies.found.get(response) or replies.add(response)
+        part = reply[5]
+        if version is not None and version == part[8]:
+            version, stale = part[8], False  # the applicable rubric's
         else:
             stale = True  # graded against another rubric, or none recorded
             if version is not None:
@@ -203,36 +194,62 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
         append(
             CaseRecord(
                 shared.setdefault(grader, grader),
-                named[0],
-                stored_images(images),
-                part[0],
-                0 if sample is None else sample,
+                reply[0],
+                reply[1],
+                reply[2],
+                reply[3],
                 score,
                 met or 0,
                 triggered or 0,
-                *part[1:7],  # department to turn count
-                named[1],
+                *part[:6],  # department to turn count
+                reply[4],
                 True if approved is None else bool(approved),
                 eval_id,
                 version,
                 stale,
+                part[6],
                 part[7],
-                part[8],
                 bool(refused),
-                abstained or 0,  # a list's length, None where absent
+                len(abstained) if abstained else 0,
             )
         )
     return records
 
 
-def _instance_part(
-    iid: str | None, instance: InstanceStrata | None, applicable: str | None
-) -> tuple[Any, ...]:
-    """A record's fields from its instance, as ``to_record`` fills them: the (shared) id,
-    department to turn count, consultation and position, then the version of the rubric
-    that applies to it now (None: none does)."""
+class _Replies:
+    """What a case record takes from its reply's key and its instance, by response key:
+    (model, images, instance id, sample, baseline, instance part), the part one tuple per
+    instance (``_instance_part``), strings shared (``shared``) across all records."""
+
+    def __init__(
+        self,
+        instances: Mapping[str, InstanceStrata],
+        applicable: Mapping[str, str],
+        baselines: set[str],
+    ) -> None:
+        self.instances, self.applicable, self.baselines = instances, applicable, baselines
+        self.found: dict[str, tuple[Any, ...]] = {}
+        self.parts: dict[str, tuple[Any, ...]] = {}
+        self.shared: dict[str, str] = {}
+
+    def add(self, response: str) -> tuple[Any, ...]:
+        model, images, iid, sample = ResponseKey.split(response)  # a malformed key: an error
+        model = self.shared.setdefault(model, model)
+        iid = self.shared.setdefault(iid, iid)
+        part = self.parts.get(iid)
+        if part is None:
+            part = self.parts[iid] = _instance_part(
+                self.instances.get(iid), self.applicable.get(iid)
+            )
+        found = self.found[response] = (model, images, iid, sample, model in self.baselines, part)
+        return found
+
+
+def _instance_part(instance: InstanceStrata | None, applicable: str | None) -> tuple[Any, ...]:
+    """A record's fields from its instance, as ``to_record`` fills them: department to turn
+    count, consultation and position, then the version of the rubric that applies to it
+    now (None: none does)."""
     return (
-        iid,
         (instance.department if instance else "") or UNLABELED,
         (instance.subspecialty if instance else None) or UNLABELED,
         (instance.intent if instance else None) or UNLABELED,
@@ -245,14 +262,10 @@ def _instance_part(
     )
 
 
-#: The score fields a record takes (``to_record`` reads no other), as ``fields`` reads them:
-#: verdicts (rationales and all) are neither read nor validated; a field an older store
-#: lacks comes as None and takes ``CaseScore``'s default.
+#: The score fields a record takes (``to_record`` reads no other but those its key holds),
+#: as ``field_values`` reads them: verdicts (rationales and all) are neither read nor
+#: validated; a field an older store lacks comes as None and takes ``CaseScore``'s default.
 _SCORE_FIELDS = (
-    "instance_id",
-    "model",
-    "sample",
-    "images",
     "score",
     "positive_met",
     "negative_triggered",
@@ -260,7 +273,7 @@ _SCORE_FIELDS = (
     "eval_id",
     "rubric_version",
     "refused",
-    "abstained_criteria#",  # its length
+    "abstained_criteria",  # its length is taken
 )
 
 

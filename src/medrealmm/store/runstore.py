@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import from_json
 
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
@@ -448,6 +449,26 @@ class RunStore:
         if having is not None:
             _columns((having,))  # checked as the names are: it goes into the SQL text
             chosen = f"AND json_type(payload, '$.{having}') NOT IN ('null', 'false') "
+        return self._paged(stage, columns, chosen, page)
+
+    def field_values(
+        self, stage: str, names: Sequence[str], *, page: int = 5000
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """``(key, values)`` of a stage's finished records in key order, ``values`` the
+        top-level fields ``names`` (two or more) as JSON has them: a bool as bool, a list
+        or object as Python's, None where null or absent. SQLite parses each row once for
+        all of them (``fields`` parses it once per field) into a short JSON array, which
+        pydantic-core's parser reads: for many fields of many rows (the report's scores)."""
+        if len(names) < 2 or not all(name.isidentifier() for name in names):
+            raise ValueError(f"not two or more field names: {list(names)!r}")
+        paths = ", ".join(f"'$.{name}'" for name in names)  # checked: they go into the SQL
+        column = f", json_extract(payload, {paths})"  # with two paths or more: an array
+        for key, values in self._paged(stage, column, "", page):
+            yield key, from_json(values)
+
+    def _paged(self, stage: str, columns: str, chosen: str, page: int) -> Iterator[Any]:
+        """``SELECT key{columns}`` of the finished rows of ``stage`` (and ``chosen``, SQL that
+        follows ``AND``) in key order, ``page`` rows a query, so memory does not grow."""
         query = (
             f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? {chosen}"
             "ORDER BY key LIMIT ?"
