@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -132,9 +131,8 @@ def _instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
     names = ("id", "department", "subspecialty", "intent", "stage", "context")
     names += ("consultation_id", "t_star", "consultation_turns")
     found: dict[str, InstanceStrata] = {}
-    for row in store.fields(stages.MCCP_INSTANCE, names):
-        _, iid, department, subspecialty, intent, stage, context, consultation, t, turns = row
-        events = json.loads(context)
+    for _, values in store.field_values(stages.MCCP_INSTANCE, names):
+        iid, department, subspecialty, intent, stage, events, consultation, t, turns = values
         images = sum(
             ref["origin"] == ImageOrigin.PATIENT
             and ref.get("kind", ImageKind.MEDICAL) == ImageKind.MEDICAL
