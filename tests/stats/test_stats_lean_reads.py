@@ -147,6 +147,8 @@ def test_memo_computes_with_collection_paused(tmp_path: Path) -> None:
     with RunStore(tmp_path, writer=True) as store:
         assert gc.isenabled()
         assert store.memo("gc", gc.isenabled) is False  # no collection walks what it builds
-        with store.sharing():
+        with store.sharing():  # the report's readers and what they feed: paused throughout
+            assert not gc.isenabled()
             assert store.memo("gc", lambda: store.memo("inner", gc.isenabled)) is False
+            assert not gc.isenabled()
         assert gc.isenabled()  # back on after, nested or not

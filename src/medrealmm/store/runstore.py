@@ -528,11 +528,13 @@ class RunStore:
     @contextlib.contextmanager
     def sharing(self) -> Iterator[None]:
         """Inside, ``memo`` keeps what it computes (while the store is unchanged); on leaving
-        all of it is let go, so a long job holds it only while its readers run."""
+        all of it is let go, so a long job holds it only while its readers run. Collection
+        is paused inside (``gc_paused``): what the readers share is walked by none."""
         outer = self._memo
         self._memo = {} if outer is None else outer
         try:
-            yield
+            with gc_paused():
+                yield
         finally:
             self._memo = outer
 
