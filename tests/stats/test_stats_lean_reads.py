@@ -101,10 +101,12 @@ def test_field_values_give_several_fields_of_each_row_as_json_has_them(tmp_path:
         for i in range(5):
             store.put("s", f"k{i}", {"a": i, "b": i % 2 == 0, "c": [i] * i, "d": {"x": 0.1}})
         store.put("s", "k9", None, status="failed", error="x")
+        store.put("s", "l", None)  # finished, no payload
         rows = list(store.field_values("s", ("a", "b", "c", "d", "e"), page=2))
         expected = [(f"k{i}", [i, i % 2 == 0, [i] * i, {"x": 0.1}, None]) for i in range(5)]
+        expected.append(("l", [None] * 5))
         assert rows == expected
-        assert all(type(values[1]) is bool for _, values in rows)
+        assert all(type(values[1]) is bool for _, values in rows[:-1])
         for names in (("a",), ("a", "b') FROM records --")):
             with pytest.raises(ValueError, match="field names"):
                 list(store.field_values("s", names))

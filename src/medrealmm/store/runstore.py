@@ -463,8 +463,9 @@ class RunStore:
             raise ValueError(f"not two or more field names: {list(names)!r}")
         paths = ", ".join(f"'$.{name}'" for name in names)  # checked: they go into the SQL
         column = f", json_extract(payload, {paths})"  # with two paths or more: an array
+        absent = [None] * len(names)  # a finished row without a payload
         for key, values in self._paged(stage, column, "", page):
-            yield key, from_json(values)
+            yield key, absent.copy() if values is None else from_json(values)
 
     def _paged(self, stage: str, columns: str, chosen: str, page: int) -> Iterator[Any]:
         """``SELECT key{columns}`` of the finished rows of ``stage`` (and ``chosen``, SQL that
