@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -31,6 +31,19 @@ class RaterData:
     def weight(self, item: Item) -> int | None:
         instance_id = ResponseKey.parse(item[0]).instance_id
         return self.weights.get(instance_id, {}).get(item[1])
+
+    def item_weights(self, items: Iterable[Item]) -> list[int | None]:
+        """``weight`` of each item, each reply's instance looked up once (a reply's items
+        come together)."""
+        found: list[int | None] = []
+        response: str | None = None
+        weights: Mapping[str, int] = {}
+        for item in items:
+            if item[0] != response:
+                response = item[0]
+                weights = self.weights.get(ResponseKey.parse(response).instance_id, {})
+            found.append(weights.get(item[1]))
+        return found
 
     def is_rule(self, item: Item) -> bool:
         return item[1] in self.rules.get(ResponseKey.parse(item[0]).instance_id, set())
@@ -256,14 +269,14 @@ def pairwise_agreement(
     ``rules=True`` gives the code-checked ones, which every grader answers alike)."""
     subset = subset or agreement_subset(data)
     chosen = subset.rule_items if rules else subset.items
-    weights = [data.weight(i) for i in chosen]  # once per item, not per pair and sign
+    weights = data.item_weights(chosen)  # once per item, not per pair and sign
     by_sign = {
         sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
         for sign in SUBSETS
     }
     # each rater's verdicts on each sign's items, looked up once, not once per pair
     values = {
-        (rater, sign): [data.verdicts[rater][i] for i in by_sign[sign]]
+        (rater, sign): list(map(data.verdicts[rater].__getitem__, by_sign[sign]))
         for rater in subset.raters
         for sign in SUBSETS
     }
