@@ -204,7 +204,7 @@ class _Describer:
         info: dict[Item, ItemInfo],
     ) -> None:
         self.criteria, self.intents, self.info = criteria, intents, info
-        self.shared: dict[ItemInfo, ItemInfo] = {}
+        self.shared: dict[tuple[str, str, str], ItemInfo] = {}  # by its fields
         self.categories: dict[tuple[tuple[str, ...], str | None], str] = {}
 
     def unknown(self, labels: Iterable[Item]) -> set[Item]:
@@ -231,8 +231,11 @@ class _Describer:
             category = criterion_category(criterion.tags, intent)
             self.categories[(criterion.tags, intent)] = category
         polarity = "positive" if criterion.weight > 0 else "negative"
-        found = ItemInfo(case=instance_id, polarity=polarity, category=category)
-        return self.shared.setdefault(found, found)
+        found = self.shared.get((instance_id, polarity, category))
+        if found is None:
+            found = ItemInfo(case=instance_id, polarity=polarity, category=category)
+            self.shared[(instance_id, polarity, category)] = found
+        return found
 
 
 def meta_eval(
