@@ -260,8 +260,8 @@ def _instance_part(instance: InstanceStrata | None, applicable: str | None) -> t
     )
 
 
-#: The score fields a record takes (``to_record`` reads no other but those its key holds),
-#: as ``field_values`` reads them: verdicts (rationales and all) are neither read nor
+#: The score fields a record takes besides its key's (``to_record`` reads no other), as
+#: ``field_values`` reads them: verdicts (rationales and all) are neither read nor
 #: validated; a field an older store lacks comes as None and takes ``CaseScore``'s default.
 _SCORE_FIELDS = (
     "score",

@@ -146,7 +146,7 @@ def _read_verdicts(
 ) -> dict[str, dict[Item, bool]]:
     out: dict[str, dict[Item, bool]] = {}
     mine: dict[Item, bool] = {}  # the verdicts of the row before's rater (rows come by rater)
-    last = None
+    last: str | None = None
     for rater, response, criterion, value, _ in verdict_rows(
         store, stage, responses, versions=False
     ):

@@ -661,7 +661,7 @@ class RunStore:
 def gc_paused() -> Iterator[None]:
     """Cyclic garbage collection held off while a reader builds many long-lived objects
     that form no cycles (records, digests, verdicts): each collection their allocations
-    trigger would walk all of them again, a third of the time of reading a large run."""
+    trigger would walk all of them again (a second of a 16,000-case report's CPU time)."""
     if not gc.isenabled():  # paused already (a reader inside another)
         yield
         return
