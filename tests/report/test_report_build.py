@@ -127,16 +127,16 @@ def test_heat_maps_group_departments_and_show_n_per_cell(built_report: ReportRes
 def test_the_collector_is_paused_while_counting_and_restored_after() -> None:
     import gc
 
-    from medrealmm.report.build import collector_paused
+    from medrealmm.store.runstore import gc_paused
 
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), collector_paused():
+    with pytest.raises(RuntimeError), gc_paused():
         assert not gc.isenabled()
         raise RuntimeError("a failed read")
     assert gc.isenabled()  # as it was, even after an error
     gc.disable()
     try:
-        with collector_paused():
+        with gc_paused():
             pass
         assert not gc.isenabled()  # a caller's own pause is kept
     finally:

@@ -3,6 +3,7 @@ records, verdicts and strata it gets are those the whole models give."""
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from pathlib import Path
 
@@ -95,6 +96,22 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
             list(store.fields("s", ("a",), having="b') --"))
 
 
+def test_field_values_give_several_fields_of_each_row_as_json_has_them(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        for i in range(5):
+            store.put("s", f"k{i}", {"a": i, "b": i % 2 == 0, "c": [i] * i, "d": {"x": 0.1}})
+        store.put("s", "k9", None, status="failed", error="x")
+        store.put("s", "l", None)  # finished, no payload
+        rows = list(store.field_values("s", ("a", "b", "c", "d", "e"), page=2))
+        expected = [(f"k{i}", [i, i % 2 == 0, [i] * i, {"x": 0.1}, None]) for i in range(5)]
+        expected.append(("l", [None] * 5))
+        assert rows == expected
+        assert all(type(values[1]) is bool for _, values in rows[:-1])
+        for names in (("a",), ("a", "b') FROM records --")):
+            with pytest.raises(ValueError, match="field names"):
+                list(store.field_values("s", names))
+
+
 def test_key_ranges_and_heads_read_only_what_they_name(tmp_path: Path) -> None:
     with RunStore(tmp_path, writer=True) as store:
         for rater in ("b", "a-x", "a"):
@@ -126,3 +143,13 @@ def test_memo_reads_again_once_the_store_changed(tmp_path: Path) -> None:
             assert store.memo("n", count) == 2 and len(calls) == 5
         store.memo("n", count)
         assert len(calls) == 6  # let go on leaving
+
+
+def test_memo_computes_with_collection_paused(tmp_path: Path) -> None:
+    with RunStore(tmp_path, writer=True) as store:
+        assert gc.isenabled()
+        assert store.memo("gc", gc.isenabled) is False  # no collection walks what it builds
+        with store.sharing():
+            assert store.memo("gc", lambda: store.memo("inner", gc.isenabled)) is False
+            assert gc.isenabled()  # back on after, nested or not
+        assert gc.isenabled()

@@ -23,9 +23,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medrealmm.io import DataError, iter_jsonl
 from medrealmm.rubric.agents import label_name
-from medrealmm.rubric.rounds import criterion_versions, evaluation_rubrics, rubric_digests
+from medrealmm.rubric.rounds import (
+    CriterionDigest,
+    criterion_versions,
+    evaluation_rubrics,
+    rubric_digests,
+)
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.cases import instance_strata
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
 from medrealmm.stats.raters import panel_reply_verdicts, panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
@@ -127,7 +133,7 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     """Graders' verdicts and physicians' labels (panel and files) on LLM-graded criteria of
     the rubrics that apply now; a grader verdict given to an older criterion version is left
     out, as the report leaves out stale scores."""
-    intents = dict(store.fields(stages.MCCP_INSTANCE, ("intent",)))
+    intents = {iid: strata.intent for iid, strata in instance_strata(store).items()}
     digests = rubric_digests(store)
     criteria = {(iid, c.id): c for iid, r in digests.items() for c in r.criteria}
     inputs = MetaInputs()
@@ -147,22 +153,9 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
                 )
             mine.update(found)
 
-    def known(item: Item) -> bool:
-        if item in inputs.info:  # another physician's label of it: known already
-            return True
-        instance_id = ResponseKey.parse(item[0]).instance_id
-        criterion = criteria.get((instance_id, item[1]))
-        if criterion is None or criterion.kind is CriterionKind.RULE:
-            return False
-        inputs.info[item] = ItemInfo(
-            case=instance_id,
-            polarity="positive" if criterion.weight > 0 else "negative",
-            category=criterion_category(criterion.tags, intents.get(instance_id)),
-        )
-        return True
-
+    described = _Describer(criteria, intents, inputs.info)
     for name, found_labels in physicians.items():
-        unknown = {i for i in found_labels if not known(i)}
+        unknown = described.unknown(found_labels)
         # all known (the usual case): the labels as read, not a copy of them
         kept = (
             {i: v for i, v in found_labels.items() if i not in unknown} if unknown else found_labels
@@ -180,6 +173,8 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
         else verdict_rows(store, stages.EVAL_VERDICT, replies)
     )
     versions: dict[str, dict[str, str]] = {}  # instance id -> its criteria's versions
+    judged: dict[Item, bool] = {}  # the verdicts of the row before's grader (rows come by grader)
+    last: str | None = None
     for grader, response, criterion_id, value, version in rows:
         item = (response, criterion_id)
         if item not in labelled:
@@ -191,8 +186,56 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
                 current = versions[instance_id] = criterion_versions(store, digests[instance_id])
             if version != current.get(criterion_id):
                 continue
-        inputs.graders.setdefault(grader, {})[item] = value
+        if grader != last:
+            judged, last = inputs.graders.setdefault(grader, {}), grader
+        judged[item] = value
     return inputs
+
+
+class _Describer:
+    """Each labelled item's ``ItemInfo``, kept in ``info`` (labels of one item by several
+    physicians describe it once), or unknown: a code-checked rule, or a criterion no longer
+    in the rubric. Equal descriptions are one shared object (one per case and kind)."""
+
+    def __init__(
+        self,
+        criteria: dict[tuple[str, str], CriterionDigest],
+        intents: dict[str, str | None],
+        info: dict[Item, ItemInfo],
+    ) -> None:
+        self.criteria, self.intents, self.info = criteria, intents, info
+        self.shared: dict[tuple[str, str, str], ItemInfo] = {}  # by its fields
+        self.categories: dict[tuple[tuple[str, ...], str | None], str] = {}
+
+    def unknown(self, labels: Iterable[Item]) -> set[Item]:
+        """Describe ``labels``' items not described yet; return those that are unknown."""
+        info = self.info
+        unknown = set()
+        for item in labels:
+            if item not in info:
+                found = self.describe(item)
+                if found is None:
+                    unknown.add(item)
+                else:
+                    info[item] = found
+        return unknown
+
+    def describe(self, item: Item) -> ItemInfo | None:
+        instance_id = ResponseKey.parse(item[0]).instance_id
+        criterion = self.criteria.get((instance_id, item[1]))
+        if criterion is None or criterion.kind is CriterionKind.RULE:
+            return None
+        intent = self.intents.get(instance_id)
+        category = self.categories.get((criterion.tags, intent))
+        if category is None:
+            category = criterion_category(criterion.tags, intent)
+            self.categories[(criterion.tags, intent)] = category
+        polarity = "positive" if criterion.weight > 0 else "negative"
+        found = self.shared.get((instance_id, polarity, category))
+        if found is None:
+            found = ItemInfo(case=instance_id, polarity=polarity, category=category)
+            self.shared[(instance_id, polarity, category)] = found
+        return found
 
 
 def meta_eval(

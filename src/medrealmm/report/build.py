@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import csv
-import gc
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,26 +21,9 @@ from medrealmm.report.versions import builder_versions, versions_table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import RunStore, stages
+from medrealmm.store.runstore import gc_paused
 
 REPORT_FILE = "index.html"
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused, then as it was.
-
-    Reading and counting a run makes hundreds of thousands of small objects (score rows,
-    case records, verdicts) that all live until the report is written; each pass of the
-    collector walks every one of them and frees nothing (they hold no cycles): about 1.5 of
-    a 16,000-case report's CPU-seconds. The figures, whose objects do hold cycles, are drawn
-    after it resumes."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 @dataclass(frozen=True)
@@ -100,8 +81,9 @@ def write_report(
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    # the rows are read and counted with the cyclic collector paused (``collector_paused``)
-    with collector_paused():
+    # the rows are read and counted with cyclic collection paused (``gc_paused``): they hold
+    # no cycles; the figures, whose objects do, are drawn after it resumes
+    with gc_paused():
         with store.sharing():  # the readers share rubrics, strata, scores and panel verdicts
             results = load_leaderboard([store, *others], grader)
             primary = results.grader

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.rubric.rounds import rubric_digests
@@ -131,9 +131,8 @@ def _instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
     names = ("id", "department", "subspecialty", "intent", "stage", "context")
     names += ("consultation_id", "t_star", "consultation_turns")
     found: dict[str, InstanceStrata] = {}
-    for row in store.fields(stages.MCCP_INSTANCE, names):
-        _, iid, department, subspecialty, intent, stage, context, consultation, t, turns = row
-        events = json.loads(context)
+    for _, values in store.field_values(stages.MCCP_INSTANCE, names):
+        iid, department, subspecialty, intent, stage, events, consultation, t, turns = values
         images = sum(
             ref["origin"] == ImageOrigin.PATIENT
             and ref.get("kind", ImageKind.MEDICAL) == ImageKind.MEDICAL
@@ -161,67 +160,93 @@ def stored_images(value: int | None) -> bool:
 
 
 def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
-    """Built straight from the store's rows (``fields``): no score model, no per-field
-    dictionary, one shared string per grader, model, instance and version."""
-    instances = instance_strata(store)
+    """Built straight from the store's rows (``field_values``): no score model, no per-field
+    dictionary, one shared string per grader, model, instance and version. A reply's model,
+    mode, instance and sample are its key's (the score's own, the key is made from them),
+    split once per reply (``_Replies``): one look-up per row gives all that a record takes
+    from its reply and its instance."""
     baselines = {
         model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
     }
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
-    parts: dict[str, tuple[object, ...]] = {}  # instance id -> its share of each record
-    checked: set[str] = set()
-    shared: dict[str, str] = {}  # one string per grader, model, instance and version
+    replies = _Replies(instance_strata(store), applicable, baselines)
+    shared = replies.shared
     records = []
     append = records.append
-    for row in store.fields(stages.EVAL_SCORE, _SCORE_FIELDS):
-        key, iid, model, sample, images, score, met, triggered = row[:8]
-        approved, eval_id, version, refused, abstained = row[8:]
+    for key, values in store.field_values(stages.EVAL_SCORE, _SCORE_FIELDS):
+        score, met, triggered, approved, eval_id, version, refused, abstained = values
         grader, _, response = key.partition(SEP)
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
-        if response not in checked:  # a malformed key is a broken contract: say so now
-            ResponseKey.check(response)  # (not kept: the scores' keys are not asked again)
-            checked.add(response)
-        grader = shared.setdefault(grader, grader)
-        if iid is not None:
-            iid = shared.setdefault(iid, iid)
-        if model is not None:
-            model = shared.setdefault(model, model)
-        if version is not None:
-            version = shared.setdefault(version, version)
+        reply = replies.found.get(response) or replies.add(response)
+        part = reply[5]
+        if version is not None and version == part[8]:
+            version, stale = part[8], False  # the applicable rubric's
+        else:
+            stale = True  # graded against another rubric, or none recorded
+            if version is not None:
+                version = shared.setdefault(version, version)
         if eval_id is not None:
             eval_id = shared.setdefault(eval_id, eval_id)
-        part = parts.get(iid)
-        if part is None:
-            part = parts[iid] = _instance_part(instances.get(iid))
         append(
             CaseRecord(
-                grader,
-                model,
-                stored_images(images),
-                iid,
-                0 if sample is None else sample,
+                shared.setdefault(grader, grader),
+                reply[0],
+                reply[1],
+                reply[2],
+                reply[3],
                 score,
                 met or 0,
                 triggered or 0,
-                *part[:6],
-                model in baselines,
+                *part[:6],  # department to turn count
+                reply[4],
                 True if approved is None else bool(approved),
                 eval_id,
                 version,
-                version is None or applicable.get(iid) != version,  # stale
-                *part[6:],
+                stale,
+                part[6],
+                part[7],
                 bool(refused),
-                abstained or 0,  # a list's length, None where absent
+                len(abstained) if abstained else 0,
             )
         )
     return records
 
 
-def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
-    """A record's fields from its instance, as ``to_record`` fills them, in field order:
-    department to turn count, then consultation and position."""
+class _Replies:
+    """What a case record takes from its reply's key and its instance, by response key:
+    (model, images, instance id, sample, baseline, instance part), the part one tuple per
+    instance (``_instance_part``), strings shared (``shared``) across all records."""
+
+    def __init__(
+        self,
+        instances: Mapping[str, InstanceStrata],
+        applicable: Mapping[str, str],
+        baselines: set[str],
+    ) -> None:
+        self.instances, self.applicable, self.baselines = instances, applicable, baselines
+        self.found: dict[str, tuple[Any, ...]] = {}
+        self.parts: dict[str, tuple[Any, ...]] = {}
+        self.shared: dict[str, str] = {}
+
+    def add(self, response: str) -> tuple[Any, ...]:
+        model, images, iid, sample = ResponseKey.split(response)  # a malformed key: an error
+        model = self.shared.setdefault(model, model)
+        iid = self.shared.setdefault(iid, iid)
+        part = self.parts.get(iid)
+        if part is None:
+            part = self.parts[iid] = _instance_part(
+                self.instances.get(iid), self.applicable.get(iid)
+            )
+        found = self.found[response] = (model, images, iid, sample, model in self.baselines, part)
+        return found
+
+
+def _instance_part(instance: InstanceStrata | None, applicable: str | None) -> tuple[Any, ...]:
+    """A record's fields from its instance, as ``to_record`` fills them: department to turn
+    count, consultation and position, then the version of the rubric that applies to it
+    now (None: none does)."""
     return (
         (instance.department if instance else "") or UNLABELED,
         (instance.subspecialty if instance else None) or UNLABELED,
@@ -231,17 +256,14 @@ def _instance_part(instance: InstanceStrata | None) -> tuple[object, ...]:
         instance.turn_count if instance else 0,
         instance.consultation_id if instance else "",
         (instance.position if instance else None) or UNLABELED,
+        applicable,
     )
 
 
-#: The score fields a record takes (``to_record`` reads no other), as ``fields`` reads them:
-#: verdicts (rationales and all) are neither read nor validated; a field an older store
-#: lacks comes as None and takes ``CaseScore``'s default.
+#: The score fields a record takes besides its key's (``to_record`` reads no other), as
+#: ``field_values`` reads them: verdicts (rationales and all) are neither read nor
+#: validated; a field an older store lacks comes as None and takes ``CaseScore``'s default.
 _SCORE_FIELDS = (
-    "instance_id",
-    "model",
-    "sample",
-    "images",
     "score",
     "positive_met",
     "negative_triggered",
@@ -249,7 +271,7 @@ _SCORE_FIELDS = (
     "eval_id",
     "rubric_version",
     "refused",
-    "abstained_criteria#",  # its length
+    "abstained_criteria",  # its length is taken
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -31,6 +31,19 @@ class RaterData:
     def weight(self, item: Item) -> int | None:
         instance_id = ResponseKey.parse(item[0]).instance_id
         return self.weights.get(instance_id, {}).get(item[1])
+
+    def item_weights(self, items: Iterable[Item]) -> list[int | None]:
+        """``weight`` of each item, each reply's instance looked up once (a reply's items
+        come together)."""
+        found: list[int | None] = []
+        response: str | None = None
+        weights: Mapping[str, int] = {}
+        for item in items:
+            if item[0] != response:
+                response = item[0]
+                weights = self.weights.get(ResponseKey.parse(response).instance_id, {})
+            found.append(weights.get(item[1]))
+        return found
 
     def is_rule(self, item: Item) -> bool:
         return item[1] in self.rules.get(ResponseKey.parse(item[0]).instance_id, set())
@@ -111,9 +124,12 @@ def verdict_rows(
         )
         rows = store.fields_under(stage, prefixes, names)
     shared: dict[str, str] = {}
-    for key, value, *version in rows:
+    intern = sys.intern
+    for row in rows:
+        value = row[1]
         if value is None:
             continue
+        key = row[0]
         head, _, criterion = key.rpartition(SEP)
         rater, _, response = head.partition(SEP)
         if not (rater and response and criterion):
@@ -122,18 +138,22 @@ def verdict_rows(
         if known is None:
             ResponseKey.parse(response)  # a malformed key is a broken contract: say so now
             known = shared[response] = response
-        yield rater, known, sys.intern(criterion), bool(value), version[0] if version else None
+        yield rater, known, intern(criterion), bool(value), row[2] if versions else None
 
 
 def _read_verdicts(
     store: RunStore, stage: str, responses: Collection[str] | None = None
 ) -> dict[str, dict[Item, bool]]:
-    out: dict[str, dict[Item, bool]] = defaultdict(dict)
+    out: dict[str, dict[Item, bool]] = {}
+    mine: dict[Item, bool] = {}  # the verdicts of the row before's rater (rows come by rater)
+    last: str | None = None
     for rater, response, criterion, value, _ in verdict_rows(
         store, stage, responses, versions=False
     ):
-        out[rater][(response, criterion)] = value
-    return dict(out)
+        if rater != last:
+            mine, last = out.setdefault(rater, {}), rater
+        mine[(response, criterion)] = value
+    return out
 
 
 def panel_verdicts(store: RunStore) -> dict[str, dict[Item, bool]]:
@@ -204,30 +224,34 @@ def agreement_subset(data: RaterData, condition: tuple[str, bool] | None = None)
     the LLM criteria; without ``condition``, the one with the most such responses (ties by
     name). One reply per case, as the paper calls each model once."""
     raters = tuple(sorted(data.verdicts, key=_rater_order))
+    judged = [data.verdicts[r] for r in raters]
     complete: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for response in sorted({item[0] for v in data.verdicts.values() for item in v}):
         parsed = ResponseKey.parse(response)
         weights = data.weights.get(parsed.instance_id)
         if not weights or parsed.sample != 0:
             continue  # one reply per case (sample 0): a k-sample run's extras are not pooled
-        llm = [(response, c) for c in weights if not data.is_rule((response, c))]
-        if raters and all(all(i in data.verdicts[r] for i in llm) for r in raters):
+        rules = data.rules.get(parsed.instance_id, ())
+        llm = [(response, c) for c in weights if c not in rules]
+        if judged and all(all(map(found.__contains__, llm)) for found in judged):
             complete[(parsed.model, parsed.images)].append(response)
     if condition is None and complete:
         condition = min(complete, key=lambda c: (-len(complete[c]), c[0], not c[1]))
     responses = tuple(complete.get(condition, [])) if condition else ()
     items: list[Item] = []
-    rules: list[Item] = []
+    rule_items: list[Item] = []
     for response in responses:
-        for criterion in data.weights[ResponseKey.parse(response).instance_id]:
+        instance_id = ResponseKey.parse(response).instance_id
+        rules = data.rules.get(instance_id, ())
+        for criterion in data.weights[instance_id]:
             item = (response, criterion)
-            if data.is_rule(item):
-                if all(item in data.verdicts[r] for r in raters):
-                    rules.append(item)
+            if criterion in rules:  # ``is_rule``
+                if all(item in found for found in judged):
+                    rule_items.append(item)
             else:
                 items.append(item)
     model, images = condition if condition and responses else (None, None)
-    return AgreementSubset(model, images, raters, responses, tuple(items), tuple(rules))
+    return AgreementSubset(model, images, raters, responses, tuple(items), tuple(rule_items))
 
 
 def _in_subset(weight: int | None, subset: str) -> bool:
@@ -245,14 +269,14 @@ def pairwise_agreement(
     ``rules=True`` gives the code-checked ones, which every grader answers alike)."""
     subset = subset or agreement_subset(data)
     chosen = subset.rule_items if rules else subset.items
-    weights = [data.weight(i) for i in chosen]  # once per item, not per pair and sign
+    weights = data.item_weights(chosen)  # once per item, not per pair and sign
     by_sign = {
         sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
         for sign in SUBSETS
     }
     # each rater's verdicts on each sign's items, looked up once, not once per pair
     values = {
-        (rater, sign): [data.verdicts[rater][i] for i in by_sign[sign]]
+        (rater, sign): list(map(data.verdicts[rater].__getitem__, by_sign[sign]))
         for rater in subset.raters
         for sign in SUBSETS
     }
@@ -286,15 +310,16 @@ def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list
     checked in code, so every grader's value is the same.
     """
     subset = subset or agreement_subset(data)
+    weighed = [(r, data.weights[ResponseKey.parse(r).instance_id]) for r in subset.responses]
     rows = []
     for rater in subset.raters:
+        mine = data.verdicts[rater]
         scores = []
-        for response in subset.responses:
-            weights = data.weights[ResponseKey.parse(response).instance_id]
+        for response, weights in weighed:
             values = {}
             for criterion in weights:
                 item = (response, criterion)
-                value = data.verdicts[rater].get(item)
+                value = mine.get(item)
                 if value is None:
                     value = next((v[item] for v in data.verdicts.values() if item in v), None)
                 if value is not None:

@@ -115,11 +115,12 @@ class ResponseKey:
         """Parsed once per key and remembered: a report asks again for every criterion."""
         return _parse_response(cls, key)  # type: ignore[return-value]
 
-    @classmethod
-    def check(cls, key: str) -> None:
-        """``parse``'s error for a malformed key, without remembering the key (nor building
-        it: a report checks every scored reply's key once)."""
-        _response_parts(key)
+    @staticmethod
+    def split(key: str) -> tuple[str, bool, str, int]:
+        """``parse``'s fields (model, images, instance id, sample) or its error, neither
+        remembered nor built: a report splits every scored reply's key once."""
+        model, mode, instance_id, sample = _response_parts(key)
+        return model, mode == "img", instance_id, int(sample)
 
 
 def _response_parts(key: str) -> list[str]:

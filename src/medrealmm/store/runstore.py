@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import logging
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import from_json
 
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
@@ -447,6 +449,27 @@ class RunStore:
         if having is not None:
             _columns((having,))  # checked as the names are: it goes into the SQL text
             chosen = f"AND json_type(payload, '$.{having}') NOT IN ('null', 'false') "
+        return self._paged(stage, columns, chosen, page)
+
+    def field_values(
+        self, stage: str, names: Sequence[str], *, page: int = 5000
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """``(key, values)`` of a stage's finished records in key order, ``values`` the
+        top-level fields ``names`` (two or more) as JSON has them: a bool as bool, a list
+        or object as Python's, None where null or absent. SQLite parses each row once for
+        all of them (``fields`` parses it once per field) into a short JSON array, which
+        pydantic-core's parser reads: for many fields of many rows (the report's scores)."""
+        if len(names) < 2 or not all(name.isidentifier() for name in names):
+            raise ValueError(f"not two or more field names: {list(names)!r}")
+        paths = ", ".join(f"'$.{name}'" for name in names)  # checked: they go into the SQL
+        column = f", json_extract(payload, {paths})"  # with two paths or more: an array
+        absent = [None] * len(names)  # a finished row without a payload
+        for key, values in self._paged(stage, column, "", page):
+            yield key, absent.copy() if values is None else from_json(values)
+
+    def _paged(self, stage: str, columns: str, chosen: str, page: int) -> Iterator[Any]:
+        """``SELECT key{columns}`` of the finished rows of ``stage`` (and ``chosen``, SQL that
+        follows ``AND``) in key order, ``page`` rows a query, so memory does not grow."""
         query = (
             f"SELECT key{columns} FROM records WHERE stage=? AND status=? AND key>? {chosen}"
             "ORDER BY key LIMIT ?"
@@ -517,14 +540,17 @@ class RunStore:
     def memo(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()`` once while the store is unchanged inside ``sharing``: several readers
         of one report (rubrics, case scores) share one read of thousands of rows. Outside it,
-        ``compute()`` each time. Callers must not modify what it returns."""
+        ``compute()`` each time; either way with collection paused (``gc_paused``). Callers
+        must not modify what it returns."""
         if self._memo is None:
-            return compute()
+            with gc_paused():
+                return compute()
         state = self._state()
         found = self._memo.get(name)
         if found is not None and found[0] == state:
             return found[1]  # type: ignore[no-any-return]
-        value = compute()
+        with gc_paused():
+            value = compute()
         self._memo[name] = (state, value)
         return value
 
@@ -627,6 +653,21 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Cyclic garbage collection held off while a reader builds many long-lived objects
+    that form no cycles (records, digests, verdicts): each collection their allocations
+    trigger would walk all of them again (a second of a 16,000-case report's CPU time)."""
+    if not gc.isenabled():  # paused already (a reader inside another)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _columns(names: Sequence[str]) -> str:
