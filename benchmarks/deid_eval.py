@@ -27,6 +27,9 @@ github.com/hltcoe/golden-horse (``weiboNER_2nd_conll.{train,dev,test}``; nothing
 this repository). It prints person-name recall (PER.NAM: a named person; PER.NOM mentions are
 nominals such as 老公, 小伙伴, 宝宝, shown but not targets) and the NAME spans that overlap no
 annotated entity of any kind. Names were tuned on its train and dev splits; report test.
+``--weibo-swap ROUNDS`` adds recall on the split's full names swapped among its own posts, one
+seeded round each: a check, on train or dev, that a kind finds names by position and shape
+rather than by the names it was tuned on.
 
 ``--speed`` prints only the speed, in a fresh process per measurement; ``--against OLD/src``
 times another checkout alongside, round by round (``--rounds``), and says whether the two
@@ -34,7 +37,8 @@ masked every text alike.
 
     python benchmarks/deid_eval.py [--split test|dev|both] [--model offline] [--regression]
                                    [--outside ../shared/deid-outside]
-                                   [--weibo DIR [--weibo-split test|dev|train]]
+                                   [--weibo DIR [--weibo-split test|dev|train]
+                                    [--weibo-swap ROUNDS]]
     python benchmarks/deid_eval.py --speed --split test [--against OLD/src [--rounds 3]]
 """
 
@@ -44,6 +48,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -61,7 +66,7 @@ from medrealmm.deid import ner
 from medrealmm.deid.consultation import deid_turns
 from medrealmm.deid.image import load_without_metadata, mask_image
 from medrealmm.deid.metrics import TypeScores, covered
-from medrealmm.deid.names import AFTER_TITLES
+from medrealmm.deid.names import AFTER_TITLES, SURNAME_RE
 from medrealmm.deid.registry import Registry, default_registry, rules_registry
 from medrealmm.deid.spans import (
     _TYPE_RANK,
@@ -436,6 +441,54 @@ def weibo_eval(directory: Path, split: str, model: str) -> None:
     print(f"  NAME spans {predicted}, outside annotated entities {outside}  target <= 60")
 
 
+# A full name as the corpus writes most of them: a surname and one or two Han characters.
+_FULL_NAME = re.compile(f"{SURNAME_RE}[\u4e00-\u9fff]{{1,2}}")
+
+
+def swapped_posts(posts: list[Post], seed: int) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Each post with every full-name PER.NAM (``_FULL_NAME``, scored on its core) replaced
+    by another of the same length drawn from the split's own full names, and where they
+    stand: a name the rules or the model know (a star, a name seen while tuning) meets a
+    context it was not tuned in, and a context meets names it has not seen."""
+    pool: dict[int, list[str]] = {}
+    for post in posts:
+        for start, end in _full_names(post):
+            pool.setdefault(end - start, []).append(post.text[start:end])
+    rng = random.Random(seed)
+    out: list[tuple[str, list[tuple[int, int]]]] = []
+    for post in posts:
+        text, places = post.text, _full_names(post)
+        for start, end in places:
+            text = text[:start] + rng.choice(pool[end - start]) + text[end:]
+        if places:
+            out.append((text, places))
+    return out
+
+
+def _full_names(post: Post) -> list[tuple[int, int]]:
+    cores = [name_core(s, e, post.text) for s, e, label in post.entities if label == "PER.NAM"]
+    return [(s, e) for s, e in cores if _FULL_NAME.fullmatch(post.text, s, e)]
+
+
+def weibo_swap_eval(directory: Path, split: str, model: str, rounds: int) -> None:
+    """Person-name recall on full names swapped among a split's posts (``swapped_posts``),
+    one round per seed: what the kinds find by a name's position and shape, not by the name."""
+    posts = load_weibo(directory, split)
+    client = build_client(resolve_spec(model))
+    print(f"\n== Weibo NER {split} split, full names swapped among its posts ({client.name}) ==")
+    found = total = 0
+    for seed in range(1, rounds + 1):
+        hits = count = 0
+        for text, places in swapped_posts(posts, seed):
+            spans = asyncio.run(deid_turns([text], client)).spans[0]
+            masked = {i for s in spans for i in range(s.start, s.end)}
+            count += len(places)
+            hits += sum(sum(i in masked for i in range(a, b)) >= 0.9 * (b - a) for a, b in places)
+        print(f"  seed {seed}: {hits}/{count} = {hits / count:.3f}")
+        found, total = found + hits, total + count
+    print(f"  all rounds: {found}/{total} = {found / total:.3f}")
+
+
 def regression_text_eval(model: str) -> None:
     """The older set made by this code base: an upper bound, kept to catch regressions."""
     sentences = make_sentences()
@@ -571,6 +624,13 @@ def main() -> None:
     parser.add_argument("--weibo", type=Path, help="golden-horse data folder (Weibo NER)")
     parser.add_argument("--weibo-split", choices=["train", "dev", "test"], default="test")
     parser.add_argument(
+        "--weibo-swap",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="also score full names swapped among the split's posts, one round per seed",
+    )
+    parser.add_argument(
         "--long",
         type=int,
         metavar="KB",
@@ -603,6 +663,8 @@ def main() -> None:
         outside_eval(args.outside, args.model)
     if args.weibo is not None:
         weibo_eval(args.weibo, args.weibo_split, args.model)
+        if args.weibo_swap:
+            weibo_swap_eval(args.weibo, args.weibo_split, args.model, args.weibo_swap)
     if args.regression:
         regression_text_eval(args.model)
         image_eval(args.images)

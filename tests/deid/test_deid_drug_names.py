@@ -162,3 +162,10 @@ def test_a_medicine_named_in_a_use_context_is_kept(frame: str, medicine: str) ->
 )
 def test_people_in_the_same_phrases_are_still_masked(text: str) -> None:
     assert any(s.type == EntityType.NAME for s in find_spans(text)), text
+
+
+def test_a_doubled_pet_name_after_a_full_name_is_no_dosage_form() -> None:
+    """露 ends syrups (枇杷露, 金银花露), but 露露 is a pet name: the full name before it stays
+    a name."""
+    assert not clinical_term_shaped("你好？郑晓光露露在家吗", 3, 6)
+    assert clinical_term_shaped("每天用金银花露擦", 3, 6)

@@ -252,3 +252,19 @@ def test_a_latin_performer_name_before_a_fans_words_is_masked() -> None:
     assert "KOI" in _masked("下个月KOI演唱会，内场两张")
     assert "Ryla" in _masked("送一张Ryla签名照")
     assert not _masked("这是test@KOI演唱会")  # inside an address or handle it stays theirs
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "kept"),
+    [
+        ("挂完号了〜向雅琳来了", 6, 8, "向雅琳"),  # a wordlike surname where a clause starts
+        ("#万雨菲#加油", 2, 4, "万雨菲"),
+        ("我们向雅琳学习", 3, 5, "雅琳"),  # after a word: the preposition
+        ("，和思远去了", 2, 4, "思远"),  # a conjunction even at a clause start
+    ],
+)
+def test_a_wordlike_surname_is_taken_back_only_where_a_clause_starts(
+    text: str, start: int, end: int, kept: str
+) -> None:
+    span = ner._name_span(text, start, end)
+    assert span is not None and text[span[0] : span[1]] == kept

@@ -317,7 +317,7 @@ def _weak_runs(clause: str) -> list[tuple[int, int]]:
     ids = ner._token_ids([clause], lengths, model)
     scores = model.session.run(None, {"token_ids": ids, "length": lengths})[0]
     paths = _viterbi(scores, lengths, model.transitions)
-    likely = ner._likely_persons(scores, model)
+    likely = ner._person_share(scores, model) >= ner.WEAK_PERSON
     return dict(ner._weak_persons(likely, paths, lengths, model)).get(0, [])
 
 
@@ -352,3 +352,118 @@ def test_a_one_character_person_and_the_nickname_after_it_are_one_name(
 def test_a_dot_before_a_stop_character_ends_a_dotted_name() -> None:
     """A span the model ends before a middle dot followed by a character no name has."""
     assert ner._name_span("阿依·的书", 0, 2) == (0, 2)
+
+
+def test_a_full_name_the_model_cuts_into_surname_and_given_name_is_joined() -> None:
+    """The model tags a surname and the given name after it as two persons (江|书瑶): one
+    name; a lone surname person before a place or before nothing joins nothing."""
+    entities = [(0, 1, "PER"), (1, 3, "PER"), (5, 7, "LOC")]
+    assert ner._split_names_joined("江书瑶来了杭州", entities) == [(0, 3, "PER"), (5, 7, "LOC")]
+    apart = [(0, 1, "PER"), (2, 4, "PER")]  # not adjacent
+    assert ner._split_names_joined("江和书瑶", apart) == apart
+    not_surname = [(0, 1, "PER"), (1, 3, "PER")]  # 嘿 is no surname
+    assert ner._split_names_joined("嘿书瑶", not_surname) == not_surname
+
+
+@pytest.mark.parametrize(
+    ("clause", "share", "expected"),
+    [
+        ("家属丁亮成签字", 0.12, [(2, 5, ner.WEAK)]),  # 成 read as a verb
+        ("家属丁亮成签字", 0.01, []),  # the model sees no person in it at all
+        ("听说孟洁感冒了", 0.5, []),  # 感冒 is a word
+        ("听说孟洁说过了", 0.5, []),  # 说 ends a name
+        ("听说孟洁宋雯来了", 0.5, []),  # the next character starts another entity
+        ("听说欢乐谷好玩", 0.5, []),  # 欢 is no surname
+    ],
+)
+def test_a_third_character_the_model_doubts_completes_a_two_character_person(
+    clause: str, share: float, expected: list[tuple[int, int, str]]
+) -> None:
+    entities = [(2, 4, "PER")]
+    if "宋雯" in clause:
+        entities.append((4, 6, "PER"))
+    shares = np.zeros(len(clause), dtype=np.float32)
+    shares[4] = share
+    assert ner._third_characters(clause, entities, shares) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("今天复诊，家属丁亮成签字确认", "丁亮成"),
+        ("值班的罗志刚是好医生", "罗志刚"),  # 刚 ends a given name after a surname
+    ],
+)
+def test_three_character_names_read_short_are_masked_whole(text: str, name: str) -> None:
+    masked = {
+        s.text for s in find_spans(text, [ner.LacNerRecognizer()]) if s.type is EntityType.NAME
+    }
+    assert name in masked
+
+
+def test_an_adverb_after_a_drug_is_still_left_out() -> None:
+    """刚 after a four-character drug is the adverb, not a given name."""
+    assert ner._given_adverb("罗志刚")
+    assert not ner._given_adverb("曲安奈德刚")
+    assert not ner._given_adverb("王芳也")  # 也 ends no given name
+
+
+def test_a_third_character_may_be_one_that_ends_given_names_and_running_text() -> None:
+    """刚 and 天 end a name in running text, yet end many given names (志刚, 昊天)."""
+    shares = np.zeros(7, dtype=np.float32)
+    shares[4] = 0.2
+    assert ner._third_characters("病友贺强刚出院", [(2, 4, "PER")], shares) == [(2, 5, ner.WEAK)]
+    assert ner._third_characters("病友贺强说出院", [(2, 4, "PER")], shares) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "given"),
+    [
+        ("秦露", True),  # a surname and 露: a given name, the dictionary knows neither whole
+        ("黄小露", True),
+        ("王雅素", True),
+        ("枇杷露", False),  # 枇杷 is a word: the syrup
+        ("玉露", False),  # a word the dictionary lists
+        ("金银花露", False),  # four characters: a product
+    ],
+)
+def test_a_given_name_ending_like_a_dosage_form(name: str, given: bool) -> None:
+    assert ner._given_ends_like_a_form(name) is given
+
+
+def test_a_surname_and_lu_the_model_calls_a_person_is_masked_but_a_syrup_stays() -> None:
+    assert {s.text for s in find_spans("感谢秦露的支持", [ner.LacNerRecognizer()])} == {"秦露"}
+    assert not find_spans("孩子喝了两天枇杷露，好多了", [ner.LacNerRecognizer()])
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("欣怡说今天不去了", "欣怡"),  # 欣怡/i before a speech verb
+        ("感谢婷婷的支持", "婷婷"),  # 婷婷/z after an address word
+        ("祝浩然生日快乐", "浩然"),  # 浩然/a wished a happy birthday
+    ],
+)
+def test_the_models_person_over_a_name_like_word_in_a_persons_frame(text: str, name: str) -> None:
+    start = text.index(name)
+    spans = find_spans(text, [ner.LacNerRecognizer()])
+    assert any(s.start <= start and start + len(name) <= s.end for s in spans)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("浩然正气长存", 0, 2),  # no frame: the adjective stays
+        ("妈妈说今天不去了", 0, 2),  # a kin word (a noun) is never rescued
+    ],
+)
+def test_a_name_like_word_needs_a_frame_and_a_name_like_tag(
+    text: str, start: int, end: int
+) -> None:
+    assert not ner._framed_word(text, start, end)
+
+
+def test_no_third_character_that_makes_an_everyday_word_with_the_one_before() -> None:
+    shares = np.zeros(7, dtype=np.float32)
+    shares[3] = 0.2
+    assert ner._third_characters("祝领导生日快乐", [(0, 2, "PER")], shares) == []

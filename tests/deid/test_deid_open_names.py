@@ -167,3 +167,63 @@ def test_a_surname_before_a_work_or_traditional_title(text: str, value: str) -> 
 )
 def test_codes_english_and_adverbs_are_no_names(text: str) -> None:
     assert EntityType.NAME not in _masked(text).values()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("#向雨菲#早日康复", "向雨菲"),  # a wordlike surname, but the hashtag is the name
+        ("回复谢秋云亲，药要饭后吃", "谢秋云"),  # a reply's addressee
+    ],
+)
+def test_a_rare_surname_filling_a_hashtag_and_a_reply_addressee(text: str, name: str) -> None:
+    assert _masked(text).get(name) is EntityType.NAME
+
+
+@pytest.mark.parametrize("text", ["#向日葵#好看", "#时尚圈#开幕了", "回复时间太长了"])
+def test_words_in_a_hashtag_or_after_a_reply_stay(text: str) -> None:
+    assert not [v for v, t in _masked(text).items() if t is EntityType.NAME]
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("打针没哭甜甜你是我的小英雄", True),  # 甜甜/a: a doubled adjective spoken to
+        ("打针都没哭的豆豆你最棒", True),  # 豆豆/n
+        ("谢谢你是我的好朋友", False),  # 谢谢: a verb
+        ("好好你最棒", False),  # 好好: an adverb
+    ],
+)
+def test_a_doubled_noun_or_adjective_spoken_to_is_a_pet_name(text: str, masked: bool) -> None:
+    names = [v for v, t in _masked(text).items() if t is EntityType.NAME]
+    assert bool(names) is masked
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("复查结果出来啦周海波说没事", "周海波"),  # 海波/n: a noun given name before a verb
+        ("挂号单上写着：孙建军", "孙建军"),  # 建军/n, closed by the text's end
+    ],
+)
+def test_a_noun_given_name_closed_by_a_break_or_verb(text: str, name: str) -> None:
+    assert _masked(text).get(name) is EntityType.NAME
+
+
+@pytest.mark.parametrize("text", ["烧退了[哈哈熊鬼脸]谢谢医生", "护士送的黄花束很好看"])
+def test_emoji_codes_and_nouns_run_on_mid_clause_stay(text: str) -> None:
+    """An emoji code is no name; a noun after a surname mid-clause (黄花束, no break or verb
+    after it) needs more than its shape."""
+    assert not [v for v, t in _masked(text).items() if t is EntityType.NAME]
+
+
+@pytest.mark.parametrize("text", ["祝朋友生日快乐！", "祝公司生日快乐", "祝大家新年快乐，加油！"])
+def test_a_wish_to_an_everyday_noun_is_no_surname_and_noun_given_name(text: str) -> None:
+    """祝 is a surname, but before an everyday noun (朋友, 公司) it is the verb of a wish."""
+    assert not [v for v, t in _masked(text).items() if t is EntityType.NAME]
+
+
+@pytest.mark.parametrize("text", ["祝钱包生日快乐！", "#胡萝卜#今天"])
+def test_a_noun_after_an_address_surname_or_an_everyday_noun_stays(text: str) -> None:
+    """祝 before a noun is the wish; 萝卜 is counted too often to be a given name."""
+    assert not [v for v, t in _masked(text).items() if t is EntityType.NAME]

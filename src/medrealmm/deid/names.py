@@ -197,6 +197,12 @@ def word_tag(word: str) -> str | None:
     return _word_tags().get(word)
 
 
+def word_count(word: str) -> int:
+    """How often jieba's dictionary counts ``word`` (0 for an unknown one): what tells an
+    everyday word (公司 45604, 朋友 9200) from a rare one a given name may be (海波 28)."""
+    return int(_jieba().dt.FREQ.get(word, 0) or 0)  # type: ignore[attr-defined]
+
+
 # Herbs, drugs, brands and diseases that begin with a surname character and that jieba's
 # dictionary tags as person names (杨梅/nr, 何首乌/nr, 金银花/nr): clinical words, never names.
 CLINICAL_LEXICON = frozenset(
@@ -807,6 +813,9 @@ _DOUBLED_ANYWHERE_RE = re.compile(
 _DOUBLED_ADDRESSED_RE = re.compile(
     rf"(?P<name>(?P<c>[{_CJK}])(?P=c))(?!(?P=c))(?=你是我|你真是|你最|生日快乐)"
 )
+# Dictionary tags a doubled pet name may carry when it is spoken to (甜甜/a, 豆豆/n, 糖糖/n):
+# a noun or adjective doubled names a child or a friend; verbs and adverbs (谢谢, 大大) do not.
+_PET_NAME_TAGS = frozenset({None, "a", "n"})
 # What only a person does: after these a doubled verb (解解, 试试) is a pet name all the same.
 _PERSON_ONLY_AFTER = re.compile("说|和|跟|转发|瘦|胖")
 # Interjections and onomatopoeia (咩咩, 啦啦, 嘟嘟) double too; their characters name no one.
@@ -870,7 +879,7 @@ class HandleAndNicknameRecognizer:
             start, end = match.span("name")
             if start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
                 continue  # 常|常你…: the pair's first character ends a word before it
-            if word_tag(text[start:end]) is not None:
+            if word_tag(text[start:end]) not in _PET_NAME_TAGS:
                 continue  # 谢谢你是我, 大大你最棒: a pair the dictionary knows is that word
             if _doubled_nickname(text, start, end, stops=False):
                 yield name_span(text, start, end, self.name)
@@ -900,7 +909,7 @@ def _doubled_nickname(text: str, start: int, end: int, *, stops: bool = True) ->
 _DRUG_CONTINUES = re.compile(
     f"(?:(?:(?![{''.join(sorted(NAME_STOP))}两几一二三])[{_CJK}]){{0,5}}?"
     "(?:缓释片|控释片|肠溶片|分散片|咀嚼片|胶囊|颗粒|注射液|口服液|软膏|乳膏|凝胶|滴眼液|"
-    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|(?<![透暴揭显流表吐])露|"
+    "滴剂|喷雾剂|糖浆|混悬液|干混悬剂|消炎片|丸|膏|脐贴|贴剂|散(?![步心开会])|栓剂|粉(?!丝)|(?<![透暴揭显流表吐露])露(?!露)|"
     "药片|药水|药酒|溶液|洗液|(?<=氏)液|冲剂|合剂|含片|饮片|酊)"
     "|[片汤唑胺酮醇嗪啶])"
 )
@@ -1012,16 +1021,30 @@ _TAKEN_IN_A_LIST = re.compile(
 )
 
 
+# Surnames that are first of all conjunctions or prepositions joining what stands on both
+# sides (我和|思远, 取决于|明): never taken back, even where a clause starts.
+_FUNCTION_SURNAMES = frozenset("和于")
+
+
+def _clause_starts(text: str, at: int) -> bool:
+    """Nothing a word is made of before ``at``: the text's start, a punctuation mark, a
+    space or a symbol (〜, #, 】)."""
+    return at == 0 or not (text[at - 1].isalnum() or _CJK_CHAR.match(text, at - 1))
+
+
 def surname_left_out(text: str, start: int, end: int) -> int:
     """``start``, or one less where a model's two-character person span is a given name whose
     surname it left outside (曾|若彤): the character before is a surname that is no function
     word (和, 于; rare ones such as 班 count), the two run into no dictionary word, and nothing
-    before it ends a word with it."""
+    before it ends a word with it. A surname that is also a word (向, 万, 白) counts where a
+    clause starts (〜向|雅琳): nothing before it for it to be the preposition or numeral of."""
     if end - start != 2 or start == 0:
         return start
     surname = text[start - 1]
-    if surname not in SINGLE_SURNAMES or surname in WORDLIKE_SURNAMES:
+    if surname not in SINGLE_SURNAMES or surname in _FUNCTION_SURNAMES:
         return start
+    if surname in WORDLIKE_SURNAMES and not _clause_starts(text, start - 1):
+        return start  # 我们向|小明: a wordlike surname counts only where a clause starts
     if text[start] in SINGLE_SURNAMES and text[start] not in AMBIGUOUS_SURNAMES:
         return start  # 王|李明: the span starts with a surname of its own
     if _word_tags().get(text[start - 1 : start + 1]) is not None:

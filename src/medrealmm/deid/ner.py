@@ -42,6 +42,7 @@ from medrealmm.deid.names import (
     NAME_STOP,
     NOT_NAME_STARTS,
     RELATIVE_TIME,
+    SINGLE_SURNAMES,
     SURNAME_RE,
     _cue_ends_at,
     _jieba,
@@ -55,6 +56,8 @@ from medrealmm.deid.names import (
     shorthand_person,
     surname_left_out,
     used_like_a_drug,
+    word_count,
+    word_tag,
 )
 from medrealmm.deid.onnx_cache import edited
 from medrealmm.deid.onnx_env import offline_onnxruntime
@@ -62,7 +65,12 @@ from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.recognizers import addresses, institutions
 from medrealmm.deid.spans import EntityType, Span
 from medrealmm.deid.story_names import story_names
-from medrealmm.deid.unlisted_names import doubled_pet_name, surname_before_place
+from medrealmm.deid.unlisted_names import (
+    RARE_NOUN,
+    doubled_pet_name,
+    person_frame,
+    surname_before_place,
+)
 
 _HAN = re.compile("[\u4e00-\u9fff]")
 # Clause ends: the model needs some context, but not more than a sentence.
@@ -98,6 +106,13 @@ _ANY_DOT = re.compile(f"[{_DOT}]")
 _SURNAME = re.compile(SURNAME_RE)
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
+# Of those, the ones given names end with (罗志刚, 李德才): after a surname and one character
+# the model's third character is the name's, not an adverb after it.
+_GIVEN_ADVERBS = frozenset("刚才")
+# Characters that end a name in running text (``NAME_STOP``) and yet end many given names
+# (志刚, 昊天): a third character the model doubts may be one of them.
+_GIVEN_ENDS = _GIVEN_ADVERBS | frozenset("天")
+_NOT_THIRD = frozenset(NAME_STOP) - _GIVEN_ENDS
 # One character + 哥/姐 that the model calls a person: how friends name each other. Not a
 # kinship or size word (大哥, 表姐, 二姐) nor a praise (帅哥, 美姐).
 _SIBLING_NICKNAME = re.compile("[^大老小表堂亲一二三四五六七八九十帅美靓俊空师学\\W\\d][哥姐]")
@@ -310,7 +325,7 @@ class _Tagger:
         place[order] = np.arange(len(order))
         steps = int(lengths.max())
         scores = np.empty((steps, len(clauses), len(model.transitions)), np.float32)
-        likely = np.zeros((len(clauses), steps), dtype=bool)
+        share = np.zeros((len(clauses), steps), dtype=np.float32)
         row = 0
         for batch in batches:
             rows = slice(row, row + len(batch))
@@ -318,11 +333,11 @@ class _Tagger:
             feed = {"token_ids": ids[rows, :steps], "length": lengths[rows]}
             emissions = model.session.run(None, feed)[0]
             scores[:steps, place[rows]] = emissions.transpose(1, 0, 2)
-            likely[place[rows], :steps] = _likely_persons(emissions, model)
+            share[place[rows], :steps] = _person_share(emissions, model)
             row += len(batch)
         ordered = [clauses[i] for i in order.tolist()]
         out = dict(
-            zip(ordered, _decode(scores, likely, lengths[order], ordered, model), strict=True)
+            zip(ordered, _decode(scores, share, lengths[order], ordered, model), strict=True)
         )
         if self._size:
             self._cache.update(out)
@@ -332,14 +347,19 @@ class _Tagger:
 
 
 def _decode(
-    scores: np.ndarray, likely: np.ndarray, lengths: np.ndarray, clauses: list[str], model: _Model
+    scores: np.ndarray, share: np.ndarray, lengths: np.ndarray, clauses: list[str], model: _Model
 ) -> list[list[Entity]]:
-    """Each row's entities from its time-major scores (see ``_viterbi``) and its likely
-    persons (``_likely_persons``): one Viterbi pass over every row, since decoding is per
-    row and a few hundred rows cost it little more per step than a few dozen."""
+    """Each row's entities from its time-major scores (see ``_viterbi``) and its persons'
+    share of each character's tag probability (``_person_share``): one Viterbi pass over
+    every row, since decoding is per row and a few hundred rows cost it little more per
+    step than a few dozen."""
     paths = _viterbi(scores, lengths, model.transitions)
     found = _entities(paths, lengths, model)
-    for row, runs in _weak_persons(likely, paths, lengths, model):
+    for row, entities in enumerate(found):
+        if entities:
+            entities[:] = _split_names_joined(clauses[row], entities)
+            entities.extend(_third_characters(clauses[row], entities, share[row]))
+    for row, runs in _weak_persons(share >= WEAK_PERSON, paths, lengths, model):
         found[row].extend((a, b, WEAK) for a, b in _confirmed_persons(clauses[row], runs))
     return found
 
@@ -400,12 +420,70 @@ WEAK_PERSON = 0.15
 WEAK = "PER?"
 
 
-def _likely_persons(emissions: np.ndarray, model: _Model) -> np.ndarray:
-    """Per character of a batch (B, T, K), whether the PER tags hold ``WEAK_PERSON`` of its
-    tag probability: computed per character, so a row's answer is its own whatever it was
-    batched with."""
+def _person_share(emissions: np.ndarray, model: _Model) -> np.ndarray:
+    """Per character of a batch (B, T, K), the share of its tag probability the PER tags
+    hold: computed per character, so a row's answer is its own whatever it was batched
+    with."""
     odds = np.exp(emissions - emissions.max(axis=2, keepdims=True))
-    return odds[:, :, model.person].sum(axis=2) / odds.sum(axis=2) >= WEAK_PERSON
+    return odds[:, :, model.person].sum(axis=2) / odds.sum(axis=2)
+
+
+# A given name's second character the model doubts at least this much (a tenth of what makes
+# a weak person): enough beside a person it closed one character early.
+THIRD_CHARACTER = 0.05
+
+
+def _third_characters(clause: str, entities: list[Entity], share: np.ndarray) -> list[Entity]:
+    """Three-character names the model closed one character short (丁亮|成, 丁亮|心): a given
+    name's second character read as the word it also is (成 a verb, 心 a noun). The model's
+    person is a surname and one character; the next character is one it still gives
+    ``THIRD_CHARACTER`` of a person, that ends no name (说, 的; 刚 and 天 end given names as
+    often, ``_GIVEN_ENDS``), starts no other entity (孟洁|宋雯) and no dictionary word with
+    what follows (孟洁|感冒了), and makes no everyday word with the character before
+    (祝|领导). As ``WEAK`` entities, ``_name_span`` vets them whole."""
+    out: list[Entity] = []
+    for start, end, label in entities:
+        if label != "PER" or end - start != 2 or end >= len(clause):
+            continue
+        if clause[start] not in SINGLE_SURNAMES or clause[end] in _NOT_THIRD:
+            continue
+        if share[end] < THIRD_CHARACTER or not _HAN.match(clause[end]):
+            continue
+        if any(other == end for other, _, _ in entities):
+            continue
+        tags = _word_tags()
+        if any(clause[end : end + n] in tags for n in (2, 3) if end + n <= len(clause)):
+            continue
+        if _everyday_word(clause[start + 1 : end + 1]):
+            continue  # 祝|领导: the surname is a verb before an everyday word
+        out.append((start, end + 1, WEAK))
+    return out
+
+
+def _everyday_word(word: str) -> bool:
+    """A dictionary word no name is, counted often enough to be the word (领导, 朋友)."""
+    tag = word_tag(word)
+    return tag is not None and not tag.startswith("nr") and word_count(word) >= RARE_NOUN
+
+
+def _split_names_joined(clause: str, entities: list[Entity]) -> list[Entity]:
+    """``entities`` with a full name the model cut in two joined: a one-character person
+    that is a surname right before a person of one or two characters (江|书瑶). Each half
+    alone loses the name: the surname is dropped as a lone character and the given name
+    left unmasked beside it (``surname_left_out`` adds a surname only where its character
+    is never a word, and 段, 向, 江 are words too)."""
+    out: list[Entity] = []
+    for start, end, label in entities:
+        if out and label == "PER" and end - start <= 2 and _surname_person(clause, out[-1], start):
+            out[-1] = (out[-1][0], end, label)
+        else:
+            out.append((start, end, label))
+    return out
+
+
+def _surname_person(clause: str, entity: Entity, at: int) -> bool:
+    start, end, label = entity
+    return label == "PER" and end == at == start + 1 and clause[start] in SINGLE_SURNAMES
 
 
 def _weak_persons(
@@ -541,15 +619,18 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
                 break  # 我爸|买买提·艾力, 同事|祖丽皮亚: a kinship word or a cue ends the search
             start -= 1
     name = text[start:end].rstrip(_DOT)
-    if len(name) >= 3 and name[-1] in _ADVERB_TAIL:
+    if len(name) >= 3 and name[-1] in _ADVERB_TAIL and not _given_adverb(name):
         name = name[:-1]  # 曲安奈德|刚吃过: the model took the adverb after the word
     if _SIBLING_NICKNAME.fullmatch(name):
         return start, start + 1  # 舟哥, 雨姐: a nickname however ordinary its character
     trimmed = _TITLE_TAIL.sub("", name)  # 王主任 -> 王, 刘老师 -> 刘
     if not trimmed or not _HAN.search(trimmed) or len(trimmed) > 16:
         return None
-    if _TERM_END.search(trimmed) or (
-        is_common_word(trimmed) and not _pet_name(trimmed) and not shorthand_person(trimmed)
+    if (_TERM_END.search(trimmed) and not _given_ends_like_a_form(trimmed)) or (
+        is_common_word(trimmed)
+        and not _pet_name(trimmed)
+        and not shorthand_person(trimmed)
+        and not _framed_word(text, start, start + len(trimmed))
     ):
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
@@ -568,6 +649,40 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     if drug_like and not nickname_shaped(trimmed):  # 小平: no drug starts with 小
         return None
     return start, start + len(trimmed)
+
+
+# Dosage-form endings that end many given names as well (秦露, 王雅素): after a surname and
+# a character that make no word (枇杷|露 and 维生|素 do), the model's person is a name.
+_GIVEN_FORM_ENDS = frozenset("露素")
+
+
+def _given_ends_like_a_form(name: str) -> bool:
+    """A surname and one or two given characters, the last of ``_GIVEN_FORM_ENDS``, that no
+    dictionary knows: the two characters whole (秦露; not 玉露, 朴素), or the two before the
+    ending (黄小露; not 枇杷露, 薄荷露)."""
+    if not 2 <= len(name) <= 3 or name[0] not in SINGLE_SURNAMES:
+        return False
+    before = name if len(name) == 2 else name[:-1]
+    return name[-1] in _GIVEN_FORM_ENDS and word_tag(before) is None
+
+
+# Dictionary tags of two-character words a person's name often is (欣怡/i, 浩然/a, 婷婷/z,
+# 老周/t): idioms, adjectives, status and time words, never a kin word or a noun (妈妈, 医生).
+_NAME_LIKE_TAGS = frozenset({"i", "a", "z", "t"})
+
+
+def _framed_word(text: str, start: int, end: int) -> bool:
+    """The model's person over a two-character dictionary word of ``_NAME_LIKE_TAGS`` where
+    a person's frame stands beside it (欣怡|说, 感谢|婷婷, 祝|浩然|生日快乐): the model and the
+    frame both read a person, so the word's own reading gives way."""
+    if end - start != 2 or word_tag(text[start:end]) not in _NAME_LIKE_TAGS:
+        return False
+    return person_frame(text, start, end)
+
+
+def _given_adverb(name: str) -> bool:
+    """A surname and two given characters, the last one of ``_GIVEN_ADVERBS`` (罗志刚)."""
+    return len(name) == 3 and name[0] in SINGLE_SURNAMES and name[-1] in _GIVEN_ADVERBS
 
 
 def _single_and_nickname(text: str, start: int) -> tuple[int, int] | None:

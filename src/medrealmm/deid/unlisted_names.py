@@ -32,6 +32,7 @@ from medrealmm.deid.names import (
     plausible_name,
     transliterated,
     used_like_a_drug,
+    word_count,
     word_tag,
 )
 from medrealmm.deid.recognizer import gated, starts_with_one_of
@@ -49,7 +50,7 @@ _CANDIDATE_RE = re.compile(
     + f"(?=(?P<name>{_SURNAME}[{_CJK}]{{1,2}}))"
 )
 # The ambiguous and rarer surnames (奉, 和, 时 …) need the strongest evidence: a break or cue
-# before and a speech verb after (#…奉俊昊执导).
+# before and a speech verb after (#…奉雨涵说), or a hashtag of their own (#向雨菲#).
 _RARE = "".join(c for c in SINGLE_SURNAMES if c in AMBIGUOUS_SURNAMES)
 _RARE_CANDIDATE_RE = re.compile(f"(?=(?P<name>[{_RARE}][{_CJK}]{{1,2}}))")
 
@@ -63,7 +64,7 @@ ROLES_BEFORE = words(
 # Words before a person spoken to or of (对…说, 跟…一起, 陪…, 感谢…).
 _ADDRESS_BEFORE = words(
     "对 跟 和 与 同 给 让 叫 问 找 陪 带 替 帮 请 喊 谢谢 感谢 恭喜 祝 转告 告诉 "
-    "嫁给 娶了 爱上 暗恋 想念 思念 喜欢上 表白 心疼"
+    "嫁给 娶了 爱上 暗恋 想念 思念 喜欢上 表白 心疼 回复"
 )
 _BEFORE = sorted({*ROLES_BEFORE, *_ADDRESS_BEFORE}, key=len, reverse=True)
 # The cues as a set, looked up by the few lengths they have: one slice per length instead of
@@ -104,6 +105,29 @@ def _word_before(text: str, start: int) -> bool:
     return any(start >= k and word_tag(text[start - k : start]) is not None for k in (4, 3, 2))
 
 
+_EMOJI_CODE_RE = re.compile(r"\[[^\[\]]{1,8}\]")
+
+
+def _emoji_code(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` lies inside a bracketed emoji code ([哈哈], [哈哈熊鬼脸])."""
+    return any(
+        m.start() < start and end < m.end()
+        for m in _EMOJI_CODE_RE.finditer(text, max(0, start - 8), end + 8)
+    )
+
+
+def _whole_hashtag(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is a whole hashtag (#向雨菲#): a fan's topic that is one name, as
+    strong a frame as a speech verb after it."""
+    return text[start - 1 : start] == "#" and text[end : end + 1] == "#"
+
+
+def person_frame(text: str, start: int, end: int) -> bool:
+    """A person's frame around ``text[start:end]``: a speech or posting verb after it
+    (…说, …加油), or a role or address word before it (感谢…, 对…)."""
+    return _VERB_AFTER_RE.match(text, end) is not None or _cue_before(text, start)
+
+
 def _cue_before(text: str, start: int) -> bool:
     return any(start >= k and text[start - k : start] in _BEFORE_SET for k in _BEFORE_LENGTHS)
 
@@ -111,6 +135,15 @@ def _cue_before(text: str, start: int) -> bool:
 # Characters that end a name in running text (…天, …月, …家) yet often stand inside a
 # two-character given name (天池, 家豪): allowed there when the whole name stands alone.
 _INNER_STOPS = frozenset("天月家和开来向")
+
+
+# Dictionary tags a two-character given name may carry: names and places (…国华, …海南); and
+# where a break or a speech verb closes the name, rare nouns too (海波, 建军, 春花: given names
+# are often nouns, but rare ones: ``RARE_NOUN`` is the dictionary count below which a noun
+# may be a given name, 海波 28 and 建军 170, not 萝卜 343 or 朋友 9200). A surname that is also
+# an address word (祝, 对, 请) is that word before a noun (祝|钱包|生日快乐).
+_GIVEN_TAGS = frozenset({"nz", "ns"})
+RARE_NOUN = 300
 
 
 def _given_ok(given: str, *, alone: bool = False) -> bool:
@@ -122,7 +155,9 @@ def _given_ok(given: str, *, alone: bool = False) -> bool:
         return False
     if len(given) == 2:
         tag = word_tag(given)
-        return tag is None or tag.startswith("nr") or tag in {"nz", "ns"}
+        if tag == "n" and alone:
+            return word_count(given) < RARE_NOUN
+        return tag is None or tag.startswith("nr") or tag in _GIVEN_TAGS
     return True
 
 
@@ -226,9 +261,13 @@ class UnlistedFullNameRecognizer:
                 continue
             if run_on and (length != 3 or word_tag(text[start - 1 : start + 1]) is not None):
                 continue  # run on: only a full three-character name, no word across its edge
-            if verb_only and (not verb or word_tag(name) or word_tag(text[start : start + 2])):
+            framed = verb or _whole_hashtag(text, start, end)
+            if verb_only and (not framed or word_tag(name) or word_tag(text[start : start + 2])):
                 continue  # 安静|说话: jieba calls some words names (安静/nr); want none at all
-            given_ok = _given_ok(name[surname_len:], alone=alone or verb)
+            if _emoji_code(text, start, end):
+                continue  # [哈哈熊鬼脸]: an emoji code, not a name
+            closed = (alone or verb) and text[start] not in _BEFORE_SET  # not 祝|钱包|生日快乐
+            given_ok = _given_ok(name[surname_len:], alone=closed)
             if not given_ok or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
             if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
