@@ -153,6 +153,24 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     return list(store.memo("scored_cases", lambda: _load_scored_cases(store)))
 
 
+#: What ``marked_replies`` reads of each: (key,) model, images, is_baseline, latency (its
+#: JSON) and whether the reply has text.
+MARKED_FIELDS = ("model", "images", "is_baseline", "latency", "text?")
+
+
+def marked_replies(store: RunStore) -> list[tuple[Any, ...]]:
+    """``fields`` (``MARKED_FIELDS``) of the replies that are a baseline's or carry a
+    latency measurement (few of a large run), chosen in SQL in one scan of the replies, read
+    once while the store is unchanged: the case records' baseline models and the report's
+    latency table share it. Callers must not modify it."""
+    return store.memo(
+        "marked_replies",
+        lambda: list(
+            store.fields(stages.EVAL_RESPONSE, MARKED_FIELDS, having=("is_baseline", "latency"))
+        ),
+    )
+
+
 def stored_images(value: int | None) -> bool:
     """A record's ``images`` as ``RunStore.fields`` reads it (SQLite's 0/1, None where the
     field is absent) as the schema reads it (``Response``/``CaseScore`` default: with)."""
@@ -165,9 +183,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     mode, instance and sample are its key's (the score's own, the key is made from them),
     split once per reply (``_Replies``): one look-up per row gives all that a record takes
     from its reply and its instance."""
-    baselines = {
-        model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
-    }
+    baselines = {row[1] for row in marked_replies(store) if row[3]}
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
     replies = _Replies(instance_strata(store), applicable, baselines)
