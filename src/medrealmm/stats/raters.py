@@ -318,17 +318,15 @@ def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list
     ``complete_rubric_score`` scores it (every criterion judged), from the same two sums.
     """
     subset = subset or agreement_subset(data)
-    weighed = []  # each response's (item, weight) pairs and positive weight, once for all raters
-    for response in subset.responses:
+    judged = [(rater, data.verdicts[rater]) for rater in subset.raters]
+    scores: dict[str, list[float]] = {rater: [] for rater in subset.raters}
+    for response in subset.responses:  # its items and positive weight once for all raters
         weights = data.weights[ResponseKey.parse(response).instance_id]
-        if weights:  # no criteria: no score
-            pairs = [((response, criterion), weight) for criterion, weight in weights.items()]
-            weighed.append((pairs, sum(max(weight, 0) for weight in weights.values())))
-    rows = []
-    for rater in subset.raters:
-        mine = data.verdicts[rater]
-        scores = []
-        for pairs, positive in weighed:
+        if not weights:  # no criteria: no score
+            continue
+        pairs = [((response, criterion), weight) for criterion, weight in weights.items()]
+        positive = sum(max(weight, 0) for weight in weights.values())
+        for rater, mine in judged:
             earned = 0
             for item, weight in pairs:
                 value = mine.get(item)
@@ -339,7 +337,9 @@ def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list
                 if value:
                     earned += weight
             else:
-                scores.append(score_of(earned, positive))
-        mean = sum(scores) / len(scores) if scores else None
-        rows.append(RaterScore(rater, len(scores), mean))
+                scores[rater].append(score_of(earned, positive))
+    rows = []
+    for rater, found in scores.items():
+        mean = sum(found) / len(found) if found else None
+        rows.append(RaterScore(rater, len(found), mean))
     return rows
