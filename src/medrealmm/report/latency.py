@@ -63,7 +63,7 @@ def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]
     ``summarize_latency`` keeps them: of the marked replies chosen in SQL
     (``marked_replies``), a few fields and a presence read of each, the ``Response`` (its
     whole text) built for none (``Response``'s defaults where absent)."""
-    for _, model, images, _, latency, text in marked_replies(store):
-        if latency is not None and text:
+    for model, images, latency, text in marked_replies(store).measured:
+        if text:
             measured = ReplyLatency.model_validate_json(latency)
             yield model, stored_images(images), measured

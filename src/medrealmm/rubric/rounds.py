@@ -12,6 +12,7 @@ approves the round: it is copied to ``RUBRIC_FINAL`` (key = instance id) as R*.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -165,8 +166,8 @@ def _stored_digest(payload: str, stage: str, key: str) -> RubricDigest:
             CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
         )
         return RubricDigest(rubric.instance_id, rubric.version, criteria, stage, key)
-    criteria = tuple(
-        CriterionDigest(c["id"], c["weight"], _KINDS[c["kind"]], tuple(c["tags"]))
+    criteria = tuple(  # ids shared across rubrics, as the model's parser shares short strings
+        CriterionDigest(sys.intern(c["id"]), c["weight"], _KINDS[c["kind"]], tuple(c["tags"]))
         for c in data["criteria"]
     )
     return RubricDigest(data["instance_id"], version, criteria, stage, key)
