@@ -164,23 +164,3 @@ def test_intervals_over_as_many_units_share_draws_and_equal_one_call_each() -> N
     ]
     alone = [bootstrap_mean_ci(v, clusters=c, resamples=301, seed=2) for v, c in many]
     assert bootstrap_mean_cis(many, resamples=301, seed=2) == alone
-
-
-@pytest.mark.parametrize("units", [2, 3, 17, 1000, 65537])
-def test_int32_draws_are_the_default_draws(units: int) -> None:
-    """``draw_units`` fills int32: the same numbers as numpy's default int64 draws, chunk
-    after chunk of one generator (odd row counts included)."""
-    from medrealmm.stats.bootstrap import draw_units
-
-    mine, theirs = np.random.default_rng(7), np.random.default_rng(7)
-    for rows in (4, 3, 2):
-        drawn = draw_units(mine, units, rows)
-        assert drawn.dtype == np.int32
-        assert np.array_equal(drawn, theirs.integers(0, units, size=(rows, units)))
-
-
-def test_int32_draws_hold_to_the_largest_int32_range() -> None:
-    mine, theirs = np.random.default_rng(7), np.random.default_rng(7)
-    top = np.iinfo(np.int32).max
-    drawn = mine.integers(0, top, size=(3, 1001), dtype=np.int32)
-    assert np.array_equal(drawn, theirs.integers(0, top, size=(3, 1001)))

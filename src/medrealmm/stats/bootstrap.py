@@ -79,7 +79,7 @@ def bootstrap_mean_cis(
         rng = np.random.default_rng(seed)
         means: list[list[np.ndarray]] = [[] for _ in members]
         for rows in _chunks(resamples, units):
-            picks = draw_units(rng, units, rows)
+            picks = rng.integers(0, units, size=(rows, units))
             for drawn, index in zip(means, members, strict=True):
                 drawn.append(_means_of(*totals[index], picks))
         for drawn, index in zip(means, members, strict=True):
@@ -184,7 +184,7 @@ def _resampled_sums(parts: Sequence[np.ndarray], resamples: int, seed: int) -> n
         drawn, mix = _spanning(weights) if counts_only else (np.arange(weights.shape[1]), None)
         weights = weights[:, drawn]
         for rows in _chunks(resamples, units, _SUM_DRAWS):
-            picks = draw_units(rng, units, rows)
+            picks = rng.integers(0, units, size=(rows, units))
             counts = np.empty((rows, units), dtype=kind)
             for row, units_drawn in zip(counts, picks, strict=True):  # a row fits in cache
                 row[:] = np.bincount(units_drawn, minlength=units)
@@ -271,15 +271,6 @@ _CHUNK_DRAWS = 1 << 19
 _SUM_DRAWS = 1 << 19
 #: Units checked at once for columns derived from others.
 _CHECK_ROWS = 1 << 11
-
-
-def draw_units(rng: np.random.Generator, units: int, rows: int) -> np.ndarray:
-    """``rows`` resamples of ``units`` unit indices: ``rng.integers(0, units, (rows, units))``'s
-    numbers, as int32 where they fit. numpy draws a range below 2**32 from one stream of
-    32-bit values whichever integer type it fills (a test pins it), so these are the default
-    int64 draws, made faster and in half the memory."""
-    kind = np.int32 if units <= np.iinfo(np.int32).max else np.int64
-    return rng.integers(0, units, size=(rows, units), dtype=kind)
 
 
 def _chunks(resamples: int, n: int, draws: int = _CHUNK_DRAWS) -> list[int]:
