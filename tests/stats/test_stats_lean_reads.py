@@ -92,8 +92,14 @@ def test_fields_pages_through_a_stage_in_key_order(tmp_path: Path) -> None:
             *(f"k{i}" for i in range(7)),
             *("l", "m"),
         ]
+        # several names: the rows where any of them is set ('m': d=0 is set), in one scan
+        assert [r[0] for r in store.fields("s", ("a",), having=("b", "d"))] == [
+            *("k0", "k2", "k4", "k6", "l", "m")
+        ]
         with pytest.raises(ValueError, match="field names"):
             list(store.fields("s", ("a",), having="b') --"))
+        with pytest.raises(ValueError, match="field names"):
+            list(store.fields("s", ("a",), having=("b", "d') --")))
 
 
 def test_field_values_give_several_fields_of_each_row_as_json_has_them(tmp_path: Path) -> None:

@@ -92,6 +92,31 @@ def test_pairwise_matrix_splits_by_criterion_sign(store: RunStore) -> None:
     assert {s.n for s in scores.values()} == {12}  # the responses every rater judged
 
 
+def test_pairs_and_rater_scores_are_the_formulas_over_the_subset(store: RunStore) -> None:
+    """The table functions count and sum in bulk: they give what ``agreement`` of the two
+    verdict lists and the mean ``complete_rubric_score`` give, to the last bit."""
+    from medrealmm.stats import agreement, agreement_subset, complete_rubric_score
+
+    data = load_raters(store)
+    subset = agreement_subset(data)
+    for row in pairwise_agreement(data, subset):
+        if row.subset == "all":
+            a, b = ([data.verdicts[r][i] for i in subset.items] for r in (row.rater_a, row.rater_b))
+            stats = agreement(a, b)
+            assert (row.n, row.observed, row.ac1, row.kappa) == (
+                *(stats.n, stats.observed, stats.ac1, stats.kappa),
+            )
+    for score in rater_scores(data, subset):
+        found = []
+        for response in subset.responses:
+            weights = data.weights[ResponseKey.parse(response).instance_id]
+            values = {c: data.verdicts[score.rater].get((response, c)) for c in weights}
+            verdicts = {c: v for c, v in values.items() if v is not None}
+            if (value := complete_rubric_score(weights, verdicts)) is not None:
+                found.append(value)
+        assert (score.n, score.mean) == (len(found), sum(found) / len(found))
+
+
 def test_raters_with_nothing_shared_get_empty_rows(tmp_path: Path) -> None:
     from medrealmm.schema import Verdict
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 from medrealmm.report.tables import Table, condition_label
 from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency
-from medrealmm.stats.cases import stored_images
+from medrealmm.stats.cases import marked_replies, stored_images
 from medrealmm.stats.latency import summarize_measured
-from medrealmm.store import RunStore, stages
+from medrealmm.store import RunStore
 
 
 def latency_table(store: RunStore, overall: Table) -> Table:
@@ -60,13 +60,10 @@ def _seconds(value: float | None) -> float | None:
 
 def measured_replies(store: RunStore) -> Iterator[tuple[str, bool, ReplyLatency]]:
     """(model, images, latency) of each reply with text and a measurement, as
-    ``summarize_latency`` keeps them: the measured replies chosen in SQL, three fields and
-    a presence read of each, the ``Response`` (its whole text) built for none
-    (``Response``'s defaults where absent)."""
-    names = ("model", "images", "latency", "text?")
-    for _, model, images, latency, text in store.fields(
-        stages.EVAL_RESPONSE, names, having="latency"
-    ):
+    ``summarize_latency`` keeps them: of the marked replies chosen in SQL
+    (``marked_replies``), a few fields and a presence read of each, the ``Response`` (its
+    whole text) built for none (``Response``'s defaults where absent)."""
+    for model, images, latency, text in marked_replies(store).measured:
         if text:
             measured = ReplyLatency.model_validate_json(latency)
             yield model, stored_images(images), measured

@@ -69,6 +69,14 @@ def agreement(a: Sequence[bool], b: Sequence[bool]) -> Agreement:
     pos_a = sum(map(bool, a))
     pos_b = sum(map(bool, b))
     both = sum(map(bool, map(min, map(bool, a), map(bool, b))))  # both positive
+    return agreement_of_counts(n, pos_a, pos_b, both)
+
+
+def agreement_of_counts(n: int, pos_a: int, pos_b: int, both: int) -> Agreement:
+    """``agreement`` from its counts: of ``n`` items, each rater's positives and those both
+    gave (a caller holding the verdicts as arrays counts them there)."""
+    if n <= 0:
+        raise ValueError("agreement needs at least one item judged by both raters; got none")
     p_o = (n - pos_a - pos_b + 2 * both) / n  # same verdict: both positive or both negative
     pi = (pos_a + pos_b) / (2 * n)
     p_e = 2 * pi * (1 - pi)

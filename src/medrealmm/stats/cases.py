@@ -153,6 +153,37 @@ def load_scored_cases(store: RunStore) -> list[CaseRecord]:
     return list(store.memo("scored_cases", lambda: _load_scored_cases(store)))
 
 
+@dataclass(frozen=True)
+class MarkedReplies:
+    """What the report reads of the replies that carry a mark (few of a large run): the
+    models of the baseline replies, and (model, images, latency JSON, whether it has text)
+    of each measured one, in key order."""
+
+    baselines: frozenset[str]
+    measured: tuple[tuple[str, int | None, str, int], ...]
+
+
+def marked_replies(store: RunStore) -> MarkedReplies:
+    """The baseline and the measured replies, chosen in SQL in one scan of the replies and
+    read once while the store is unchanged: the case records' baseline models and the
+    report's latency table share it."""
+    return store.memo("marked_replies", lambda: _marked_replies(store))
+
+
+def _marked_replies(store: RunStore) -> MarkedReplies:
+    names = ("model", "images", "is_baseline", "latency", "text?")
+    baselines: set[str] = set()
+    measured = []
+    for _, model, images, baseline, latency, text in store.fields(
+        stages.EVAL_RESPONSE, names, having=("is_baseline", "latency")
+    ):
+        if baseline:
+            baselines.add(model)
+        if latency is not None:
+            measured.append((model, images, latency, text))
+    return MarkedReplies(frozenset(baselines), tuple(measured))
+
+
 def stored_images(value: int | None) -> bool:
     """A record's ``images`` as ``RunStore.fields`` reads it (SQLite's 0/1, None where the
     field is absent) as the schema reads it (``Response``/``CaseScore`` default: with)."""
@@ -165,9 +196,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     mode, instance and sample are its key's (the score's own, the key is made from them),
     split once per reply (``_Replies``): one look-up per row gives all that a record takes
     from its reply and its instance."""
-    baselines = {
-        model for _, model in store.fields(stages.EVAL_RESPONSE, ("model",), having="is_baseline")
-    }
+    baselines = set(marked_replies(store).baselines)
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
     replies = _Replies(instance_strata(store), applicable, baselines)

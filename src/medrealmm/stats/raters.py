@@ -9,10 +9,12 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
+import numpy as np
+
 from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind
-from medrealmm.stats.agreement import agreement
-from medrealmm.stats.scoring import complete_rubric_score
+from medrealmm.stats.agreement import agreement_of_counts
+from medrealmm.stats.scoring import score_of
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import SEP, ResponseKey, VerdictKey
 
@@ -274,20 +276,25 @@ def pairwise_agreement(
         sign: [i for i, w in zip(chosen, weights, strict=True) if _in_subset(w, sign)]
         for sign in SUBSETS
     }
-    # each rater's verdicts on each sign's items, looked up once, not once per pair
+    # each rater's verdicts on each sign's items, looked up once, not once per pair, as an
+    # array: a pair's counts are then two array operations (``agreement_of_counts``)
     values = {
-        (rater, sign): list(map(data.verdicts[rater].__getitem__, by_sign[sign]))
+        (rater, sign): np.fromiter(
+            map(data.verdicts[rater].__getitem__, by_sign[sign]), bool, len(by_sign[sign])
+        )
         for rater in subset.raters
         for sign in SUBSETS
     }
+    positives = {key: int(np.count_nonzero(found)) for key, found in values.items()}
     rows = []
     for a, b in combinations(subset.raters, 2):
         for sign in SUBSETS:
-            items = by_sign[sign]
-            if not items:
+            n = len(by_sign[sign])
+            if not n:
                 rows.append(PairAgreement(a, b, sign, 0, None, None, None))
                 continue
-            stats = agreement(values[(a, sign)], values[(b, sign)])
+            both = int(np.count_nonzero(values[(a, sign)] & values[(b, sign)]))
+            stats = agreement_of_counts(n, positives[(a, sign)], positives[(b, sign)], both)
             rows.append(PairAgreement(a, b, sign, stats.n, stats.observed, stats.ac1, stats.kappa))
     return rows
 
@@ -307,26 +314,32 @@ def rater_scores(data: RaterData, subset: AgreementSubset | None = None) -> list
     """Each rater's mean rubric score over the declared subset's responses (the same for all).
 
     A rule criterion a rater left unjudged takes the value another rater recorded: rules are
-    checked in code, so every grader's value is the same.
+    checked in code, so every grader's value is the same. A response is scored as
+    ``complete_rubric_score`` scores it (every criterion judged), from the same two sums.
     """
     subset = subset or agreement_subset(data)
-    weighed = [(r, data.weights[ResponseKey.parse(r).instance_id]) for r in subset.responses]
-    rows = []
-    for rater in subset.raters:
-        mine = data.verdicts[rater]
-        scores = []
-        for response, weights in weighed:
-            values = {}
-            for criterion in weights:
-                item = (response, criterion)
+    judged = [(rater, data.verdicts[rater]) for rater in subset.raters]
+    scores: dict[str, list[float]] = {rater: [] for rater in subset.raters}
+    for response in subset.responses:  # its items and positive weight once for all raters
+        weights = data.weights[ResponseKey.parse(response).instance_id]
+        if not weights:  # no criteria: no score
+            continue
+        pairs = [((response, criterion), weight) for criterion, weight in weights.items()]
+        positive = sum(max(weight, 0) for weight in weights.values())
+        for rater, mine in judged:
+            earned = 0
+            for item, weight in pairs:
                 value = mine.get(item)
                 if value is None:
                     value = next((v[item] for v in data.verdicts.values() if item in v), None)
-                if value is not None:
-                    values[criterion] = value
-            score = complete_rubric_score(weights, values)
-            if score is not None:
-                scores.append(score)
-        mean = sum(scores) / len(scores) if scores else None
-        rows.append(RaterScore(rater, len(scores), mean))
+                    if value is None:
+                        break  # a criterion nobody judged: incomplete, no score
+                if value:
+                    earned += weight
+            else:
+                scores[rater].append(score_of(earned, positive))
+    rows = []
+    for rater, found in scores.items():
+        mean = sum(found) / len(found) if found else None
+        rows.append(RaterScore(rater, len(found), mean))
     return rows

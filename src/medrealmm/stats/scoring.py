@@ -18,6 +18,11 @@ def rubric_score(weighted: Sequence[tuple[int, bool]]) -> float:
     """
     positive_total = sum(max(weight, 0) for weight, _ in weighted)
     earned = sum(weight for weight, met in weighted if met)
+    return score_of(earned, positive_total)
+
+
+def score_of(earned: int, positive_total: int) -> float:
+    """``rubric_score`` from its two sums: the weight earned and the positive weight."""
     if positive_total == 0:
         return 1.0 if earned == 0 else 0.0
     return min(max(earned / positive_total, 0.0), 1.0)

@@ -432,7 +432,12 @@ class RunStore:
             yield key, model.model_validate_json(payload)
 
     def fields(
-        self, stage: str, names: Sequence[str], *, page: int = 5000, having: str | None = None
+        self,
+        stage: str,
+        names: Sequence[str],
+        *,
+        page: int = 5000,
+        having: str | Sequence[str] | None = None,
     ) -> Iterator[tuple[Any, ...]]:
         """``(key, *values)`` of a stage's finished records in key order: each value is
         SQLite's ``json_extract`` of a top-level field (a bool as 0/1, an object as JSON
@@ -440,15 +445,20 @@ class RunStore:
         where absent), so a list is not returned as text to be parsed, and one ending in
         ``?`` whether the field holds a value (0 where null or absent), so a long text is
         not copied to learn that it is there. ``having``: only the rows whose field of that
-        name is set (not absent, null or false), chosen in SQL, so the rest are never
-        returned to Python (the few baseline or measured replies of a large run). For
+        name (or of any of those names) is set (not absent, null or false), chosen in SQL,
+        so the rest are never returned to Python (the few baseline or measured replies of a
+        large run). For
         readers that need a few fields of many rows (the report): no model is
         built and the rows come ``page`` at a time, so memory does not grow with the stage."""
         columns = _columns(names)
         chosen = ""
         if having is not None:
-            _columns((having,))  # checked as the names are: it goes into the SQL text
-            chosen = f"AND json_type(payload, '$.{having}') NOT IN ('null', 'false') "
+            named = (having,) if isinstance(having, str) else tuple(having)
+            _columns(named)  # checked as the names are: they go into the SQL text
+            tests = " OR ".join(
+                f"json_type(payload, '$.{name}') NOT IN ('null', 'false')" for name in named
+            )
+            chosen = f"AND ({tests}) "
         return self._paged(stage, columns, chosen, page)
 
     def field_values(
