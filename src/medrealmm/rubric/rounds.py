@@ -11,15 +11,12 @@ approves the round: it is copied to ``RUBRIC_FINAL`` (key = instance id) as R*.
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass
 from enum import StrEnum
 
 from medrealmm.rubric.feedback import FeedbackError, RoundFeedback, check_feedback
 from medrealmm.rubric.settings import RubricSettings
 from medrealmm.schema import CriterionKind, Rubric
-from medrealmm.schema.rubric import stored_version
 from medrealmm.store import DONE, FAILED, RunStore, stages
 from medrealmm.store.keys import RoundKey
 
@@ -147,30 +144,14 @@ def _rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
         payload = payloads[stage].get(key)
         if payload is None:  # gone since the keys were read
             continue
-        digest = _stored_digest(payload, stage, key)
-        found[digest.instance_id] = digest
-    return found
-
-
-_KINDS = {kind.value: kind for kind in CriterionKind}
-
-
-def _stored_digest(payload: str, stage: str, key: str) -> RubricDigest:
-    """The digest of a stored rubric: read as plain JSON where it is exactly a valid rubric's
-    dump (``stored_version``, the same version the model gives), else through the model."""
-    data = json.loads(payload)
-    version = stored_version(data)
-    if version is None:  # not a plain dump: the model validates it (or says what is wrong)
         rubric = Rubric.model_validate_json(payload)
         criteria = tuple(
             CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
         )
-        return RubricDigest(rubric.instance_id, rubric.version, criteria, stage, key)
-    criteria = tuple(  # ids shared across rubrics, as the model's parser shares short strings
-        CriterionDigest(sys.intern(c["id"]), c["weight"], _KINDS[c["kind"]], tuple(c["tags"]))
-        for c in data["criteria"]
-    )
-    return RubricDigest(data["instance_id"], version, criteria, stage, key)
+        found[rubric.instance_id] = RubricDigest(
+            rubric.instance_id, rubric.version, criteria, stage, key
+        )
+    return found
 
 
 def criterion_versions(store: RunStore, digest: RubricDigest) -> dict[str, str]:

@@ -131,69 +131,7 @@ class Rubric(BaseModel):
         return self._version_of(_digest(bodies))
 
     def _version_of(self, digest: str) -> str:
-        return _version_text(self.round, self.approved, digest)
-
-
-def _version_text(round_: int, approved: bool, digest: str) -> str:
-    return f"r{round_}{'a' if approved else ''}-{digest}"
-
-
-#: The fields of a stored rubric and criterion, all of which ``model_dump_json`` writes (a
-#: test pins them to the models: a new field must be checked by ``stored_version`` too).
-RUBRIC_FIELDS = frozenset({"instance_id", "round", "criteria", "approved"})
-CRITERION_FIELDS = frozenset({"id", "text", "weight", "kind", "rule", "tags"})
-RULE_FIELDS = frozenset({"type", "limit"})
-RULE_TYPES = frozenset({"max_chars", "min_chars"})
-
-
-def stored_version(data: object) -> str | None:
-    """``Rubric.version`` of a rubric as ``model_dump_json`` stores it and ``json.loads``
-    reads it back, without building the models (a report hashes every case's rubric). None
-    unless ``data`` is exactly such a dump of a valid rubric, every field present with its
-    dumped type and within the models' bounds: the caller then validates it through the
-    model, which raises or fills defaults, so both paths give one version."""
-    if type(data) is not dict or data.keys() != RUBRIC_FIELDS:
-        return None
-    instance_id, round_ = data["instance_id"], data["round"]
-    approved, criteria = data["approved"], data["criteria"]
-    if type(instance_id) is not str or not instance_id or type(round_) is not int or round_ < 0:
-        return None
-    if type(approved) is not bool or type(criteria) is not list or not criteria:
-        return None
-    bodies = [_stored_body(criterion) for criterion in criteria]
-    ids = {body["id"] for body in bodies if body is not None}
-    if None in bodies or len(ids) != len(bodies):  # as the models: valid, ids unique
-        return None
-    return _version_text(round_, approved, _digest(bodies))
-
-
-def _stored_body(data: object) -> dict[str, object] | None:
-    """A stored criterion's ``Criterion.version`` input (all but its tags), or None unless
-    it is exactly the dump of a valid criterion."""
-    if type(data) is not dict or data.keys() != CRITERION_FIELDS:
-        return None
-    id_, text, weight, kind, rule = (data[name] for name in _BODY)
-    if type(id_) is not str or type(text) is not str or not id_ or not text:
-        return None
-    if type(weight) is not int or weight == 0 or not MIN_WEIGHT <= weight <= MAX_WEIGHT:
-        return None
-    tags = data["tags"]
-    if type(tags) is not list or not all(type(tag) is str for tag in tags):
-        return None
-    if not (rule is None if kind == _LLM else kind == _RULE and _stored_rule(rule)):
-        return None  # ``kind`` a str: json.loads gives no other value equal to one
-    return {"id": id_, "text": text, "weight": weight, "kind": kind, "rule": rule}
-
-
-_BODY = ("id", "text", "weight", "kind", "rule")
-_LLM, _RULE = CriterionKind.LLM.value, CriterionKind.RULE.value
-
-
-def _stored_rule(value: object) -> bool:
-    if type(value) is not dict or value.keys() != RULE_FIELDS:
-        return False
-    kind, limit = value["type"], value["limit"]
-    return type(kind) is str and kind in RULE_TYPES and type(limit) is int and limit > 0
+        return f"r{self.round}{'a' if self.approved else ''}-{digest}"
 
 
 def _digest(value: object) -> str:
