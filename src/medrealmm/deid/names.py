@@ -54,7 +54,7 @@ NAME_STOP = set(
 )
 _CJK = "\u4e00-\u9fff"
 _GIVEN = f"[{_CJK}]"
-_SURNAME = re.compile(SURNAME_RE)
+SURNAME = re.compile(SURNAME_RE)  # a single or compound surname at a position
 _FULL_NAME = re.compile(f"{SURNAME_RE}{_GIVEN}{{1,2}}")  # a surname, one or two given
 
 BEFORE_CUES = (
@@ -615,7 +615,7 @@ def _full_name_after(before: str, word: str, tags: dict[str, str]) -> bool:
 
 
 def _whole_name(word: str, tags: dict[str, str]) -> bool:
-    if not 2 <= len(word) <= 3 or not _SURNAME.match(word) or not _CJK_WORD.fullmatch(word):
+    if not 2 <= len(word) <= 3 or not SURNAME.match(word) or not _CJK_WORD.fullmatch(word):
         return False
     if len(word) == 3 and word[1] == "老":
         return False  # 王老吉, 张老汉: a brand or a form of address, not a given name

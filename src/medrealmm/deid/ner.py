@@ -43,7 +43,7 @@ from medrealmm.deid.names import (
     NOT_NAME_STARTS,
     RELATIVE_TIME,
     SINGLE_SURNAMES,
-    SURNAME_RE,
+    SURNAME,
     _cue_ends_at,
     _jieba,
     _segmenter,
@@ -103,7 +103,6 @@ _SUB_CITY = re.compile(
 )
 _DOT = "·•・．‧∙⋅･"
 _ANY_DOT = re.compile(f"[{_DOT}]")
-_SURNAME = re.compile(SURNAME_RE)
 _KIN = frozenset("爸妈爹娘哥姐弟妹爷奶姥公婆叔姨舅伯")
 _ADVERB_TAIL = frozenset("刚才也都还又就已")
 # Of those, the ones given names end with (罗志刚, 李德才): after a surname and one character
@@ -442,6 +441,7 @@ def _third_characters(clause: str, entities: list[Entity], share: np.ndarray) ->
     what follows (孟洁|感冒了), and makes no everyday word with the character before
     (祝|领导). As ``WEAK`` entities, ``_name_span`` vets them whole."""
     out: list[Entity] = []
+    tags = _word_tags()
     for start, end, label in entities:
         if label != "PER" or end - start != 2 or end >= len(clause):
             continue
@@ -451,7 +451,6 @@ def _third_characters(clause: str, entities: list[Entity], share: np.ndarray) ->
             continue
         if any(other == end for other, _, _ in entities):
             continue
-        tags = _word_tags()
         if any(clause[end : end + n] in tags for n in (2, 3) if end + n <= len(clause)):
             continue
         if _everyday_word(clause[start + 1 : end + 1]):
@@ -635,7 +634,7 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
         return None
     if trimmed.startswith(NOT_NAME_STARTS):
         return None  # 俺娘, 医保卡: a dialect pronoun or an insurance word
-    surname = _SURNAME.match(trimmed)
+    surname = SURNAME.match(trimmed)
     dotted = _ANY_DOT.search(trimmed) is not None
     if surname and not dotted and not_a_given_name(trimmed[surname.end() :], stops=False):
         return None  # 杜密克, 左耳: a transliteration or a body part, not a given name
