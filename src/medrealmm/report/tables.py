@@ -386,8 +386,9 @@ def stratified_table(
 
 def _positions(values: list[Any], keys: dict[Any, Any]) -> dict[Any, np.ndarray]:
     """Each key's positions in ``values`` (as ``keys`` maps them), ascending."""
-    index = {key: i for i, key in enumerate(dict.fromkeys(keys[v] for v in set(values)))}
-    code = {value: index[keys[value]] for value in set(values)}
+    distinct = set(values)
+    index = {key: i for i, key in enumerate(dict.fromkeys(keys[v] for v in distinct))}
+    code = {value: index[keys[value]] for value in distinct}
     codes = np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values))
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(index) + 1))
