@@ -447,9 +447,9 @@ class RunStore:
         not copied to learn that it is there. ``having``: only the rows whose field of that
         name (or of any of those names) is set (not absent, null or false), chosen in SQL,
         so the rest are never returned to Python (the few baseline or measured replies of a
-        large run). For
-        readers that need a few fields of many rows (the report): no model is
-        built and the rows come ``page`` at a time, so memory does not grow with the stage."""
+        large run). For readers that need a few fields of many rows (the report): no model
+        is built and the rows come ``page`` at a time, so memory does not grow with the
+        stage."""
         columns = _columns(names)
         chosen = ""
         if having is not None:
