@@ -19,6 +19,7 @@ from medrealmm.deid.text import find_spans
 ID, PHONE, EMAIL, URL = EntityType.ID, EntityType.PHONE, EntityType.EMAIL, EntityType.URL
 MRN, ORDER, DATE = EntityType.MRN, EntityType.ORDER_ID, EntityType.DATE
 HOSPITAL, ADDRESS, ORG = EntityType.HOSPITAL, EntityType.ADDRESS, EntityType.ORG
+NAME = EntityType.NAME
 
 # row -> [(text, value that must be masked, its type)]
 MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
@@ -103,6 +104,18 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("新农合卡号5383250482", "5383250482", MRN),
         ("醫保卡號 M620742873", "M620742873", MRN),
     ],
+    "names in Latin letters": [
+        # greeted, titled or speaking with no cue before; an honorific and degrees belong to it
+        ("Olivia Brennan您好，结果已经出来了", "Olivia Brennan", NAME),
+        ("Dr. Hannah Voss说不用住院", "Dr. Hannah Voss", NAME),
+        ("复诊时找Marcus Hale MD看", "Marcus Hale MD", NAME),
+        ("我叫Ethan Cole PhD，失眠两周", "Ethan Cole PhD", NAME),
+        ("患者Mrs. Lena Hart，女，60岁", "Mrs. Lena Hart", NAME),
+        ("Nora Quinn医生让我复查", "Nora Quinn", NAME),
+        ("Owen McCarthy Jr.表示不想手术", "Owen McCarthy Jr.", NAME),
+        ("Dear Iris Calloway，报告已经出来了", "Iris Calloway", NAME),
+        ("亲爱的Felix Grant，复查时间到了", "Felix Grant", NAME),
+    ],
     "employers and schools": [
         # after a label the name starts at the label, a function character first or not
         ("工作单位：和美印刷有限公司", "和美印刷有限公司", ORG),
@@ -110,6 +123,23 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("我在上海港务局上班，天天倒班", "上海港务局", ORG),
         ("孩子在下沙高新实验读书", "下沙高新实验", ORG),
         ("我在南京市鼓楼区城建开发上班", "南京市鼓楼区城建开发", ORG),
+        # no legal suffix, a function character inside a word of the name (本, 进, 国家)
+        ("我在本溪机床上班", "本溪机床", ORG),
+        ("孩子他爸在华东纺织进出口工作", "华东纺织进出口", ORG),
+        ("我在国家电网工作", "国家电网", ORG),
+        # a name opening with a function character, bounded by the frame and its suffix
+        ("我在和润信息有限公司上班", "和润信息有限公司", ORG),
+        # a bracketed short or English name, inside a frame or before the suffix
+        ("我在恒泰（HENGTAI）上班", "恒泰（HENGTAI）", ORG),
+        ("工作单位：瑞和医材（和康）股份有限公司", "瑞和医材（和康）股份有限公司", ORG),
+        # a brand in Latin letters with an apostrophe or a number, a studio, traditional words
+        ("我在Lumi'Glow上班", "Lumi'Glow", ORG),
+        ("老婆在9-Mart工作", "9-Mart", ORG),
+        ("我在青禾工作室上班", "青禾工作室", ORG),
+        ("工作单位：林森聯合會計師事務所", "林森聯合會計師事務所", ORG),
+        # a university's college or department
+        ("工作单位：江城大学明德学院", "江城大学明德学院", ORG),
+        ("孩子在南湖大学化学系读书", "南湖大学化学系", ORG),
     ],
     "vehicle plates": [
         ("车停在京A12345旁边", "京A12345", ID),
@@ -182,6 +212,14 @@ MATRIX: dict[str, list[tuple[str, str, EntityType]]] = {
         ("我老家是碑林区南院门街道竹笆市68号的", "碑林区南院门街道竹笆市68号", ADDRESS),
         ("地址：朝阳区建国路88号", "朝阳区建国路88号", ADDRESS),
         ("住址：隆回县北塘镇陈家村六组", "隆回县北塘镇陈家村六组", ADDRESS),
+        # a numbered lane (…三条) after its city, a blank between
+        ("寄到德州市 北新仓三条45号", "德州市 北新仓三条45号", ADDRESS),
+        # a city or county, a district without its 区, a road and a building letter
+        ("收货地址：彭市 城南 和平街D座", "彭市 城南 和平街D座", ADDRESS),
+        ("药寄到鹤山县金湾临江路K座", "鹤山县金湾临江路K座", ADDRESS),
+        # after a word for where someone lives, no number, or no road either
+        ("家庭住址：云和县城西 新桥路", "云和县城西 新桥路", ADDRESS),
+        ("我住在安吉县递铺，离医院远吗", "安吉县递铺", ADDRESS),
     ],
     "hospitals by full name": [
         ("在浙江大学医学院附属第一医院做的", "浙江大学医学院附属第一医院", HOSPITAL),
@@ -246,6 +284,17 @@ KEPT: dict[str, list[str]] = {
         "病历第112.3.5条，版本112.3.5",
         "确诊10年3月余，每月15号打一针",
     ],
+    "places, products, eponyms and abbreviations in Latin letters": [
+        "去了Hong Kong以后一直咳嗽",
+        "Hong Kong医生说没事",
+        "在New York读书，最近失眠",
+        "Apple Watch说我心率有点快",
+        "孩子确诊Down综合征",
+        "我爸有Parkinson病，手一直抖",
+        "做了CT和MRI，HbA1c是7.2",
+        "Mobitz Type II型房室传导阻滞",
+        "Hello Kitty你好，Good Morning您好",
+    ],
     "ages, cities and provinces": [
         "男，45岁，杭州人",
         "在上海工作，老家广东",
@@ -254,6 +303,10 @@ KEPT: dict[str, list[str]] = {
         "省内大医院都看过，在本县人民医院住过",
         "我回老家县医院看了",
         "孩子住在幼儿园，我住院了",
+        "我在我们公司上班，一家（外资）公司",  # a pronoun, a kind in brackets
+        "坐三条3号线就到",  # a count of lines, not a numbered lane
+        "去了超市，中山路那边",
+        "我住在杭州市中心，家在成都市郊区。",  # a part of any city
     ],
 }
 

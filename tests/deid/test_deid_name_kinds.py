@@ -12,7 +12,11 @@ from medrealmm.deid import ner
 from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.story_names import story_names
 from medrealmm.deid.text import find_spans
-from medrealmm.deid.unlisted_names import surname_before_place
+from medrealmm.deid.unlisted_names import (
+    UnlistedFullNameRecognizer,
+    foreign_after_role,
+    surname_before_place,
+)
 
 
 def _masked(text: str) -> set[str]:
@@ -268,3 +272,158 @@ def test_a_wordlike_surname_is_taken_back_only_where_a_clause_starts(
 ) -> None:
     span = ner._name_span(text, start, end)
     assert span is not None and text[span[0] : span[1]] == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # one introducing themself, the word after the name starting a clause of its own
+        ("我叫韩人意好开心啊", "韩人意"),
+        ("我叫邵福来哈哈好开心呀", "邵福来"),  # a laugh after it
+        ("我叫夏如梦经典日记", "夏如梦"),  # 如, as in 如果
+        ("我是韩人意，今年三十", "韩人意"),
+        # what a person owns after it
+        ("看到韩人意的博文很受启发", "韩人意"),
+        ("那只小狗是我柯待桥家的", "柯待桥"),
+        # the subject of what is thought of
+        ("我怀疑韩人意早就知道这件事", "韩人意"),
+        # after a cue of the rules: a relative, a patient
+        ("家属邵福来要求出院", "邵福来"),
+        ("我妈柯天池最近血压高", "柯天池"),
+    ],
+)
+def test_a_name_ending_character_inside_a_full_name_in_a_persons_frame(
+    text: str, name: str
+) -> None:
+    """人 and 来 end a name in running text, yet stand inside given names (人意, 福来): a
+    person's frame around the full name, and a word starting after it, let them in."""
+    assert name in _masked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我叫了外卖",
+        "看到人来人往",
+        "我是周末来的",  # 周末 is a word, not 周 + a given name
+        "听说黄天来了",  # two name-ending characters: 黄天 came
+        "我觉得韩人平时很好",  # 平时 runs across the name's end
+        "我还以为高高挖坑了",  # a verb as the last given character
+        "我是刘家人",
+        "患者周一来复查",  # 周一 is a word
+        "家属陈天来了",
+        "我妈李刚才说了",  # 刚才, two of them
+    ],
+)
+def test_a_persons_frame_lets_in_no_word_or_two_name_ending_characters(text: str) -> None:
+    assert not _masked(text)
+
+
+def test_a_transliterated_name_after_a_role_ends_before_a_laugh() -> None:
+    """哈 is a syllable of foreign names (哈里斯), but doubled it is a laugh after the name."""
+    assert [s.text for s in foreign_after_role("诗人萨莫尼卡哈哈哈")] == ["萨莫尼卡"]
+    assert [s.text for s in foreign_after_role("跟哈里斯说好了")] == ["哈里斯"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("哈哈池洋姐姐唱得真好", "池洋"),
+        ("昨天见到韩冬梅姐姐了", "韩冬梅"),
+        ("谢谢柏思远哥哥的礼物", "柏思远"),
+        ("这次多亏了邝一鸣大哥", "邝一鸣"),
+    ],
+)
+def test_a_full_name_before_a_kinship_address_is_masked(text: str, value: str) -> None:
+    assert value in _masked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "温柔姐姐说得对",  # an adjective before the address word
+        "师姐说明天考试",  # a dictionary word for a fellow student
+        "王姐姐你好",  # a surname alone: no full name before the word
+    ],
+)
+def test_words_before_a_kinship_address_stay(text: str) -> None:
+    assert _masked(text) == set()
+
+
+def test_a_cue_that_is_one_word_with_the_surname_cues_nothing() -> None:
+    """祝|贺 is 祝贺 (a word jieba also lists as a name): 贺 starts no name after 祝."""
+    assert list(UnlistedFullNameRecognizer().find("祝贺宁静远获得冠军")) == []
+    assert [s.text for s in UnlistedFullNameRecognizer().find("感谢冉一舟的帮助")] == ["冉一舟"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("邝一鸣您好，您的报告出来了", ["邝一鸣"]),
+        ("，滕嘉朔你好！", ["滕嘉朔"]),
+        ("师傅您好", []),  # a word for a tradesman, greeted
+        ("黄金你好", []),  # a dictionary word
+    ],
+)
+def test_a_full_name_greeted_is_masked(text: str, found: list[str]) -> None:
+    assert sorted(_masked(text)) == found
+
+
+def test_a_type_or_grade_after_a_latin_name_is_no_generation() -> None:
+    # II型 is the diabetes' type, not John Smith II
+    assert _masked("患者John Smith II型糖尿病十年") == {"John Smith"}
+    assert _masked("我叫John Smith III，失眠") == {"John Smith III"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a compound surname that is also a word (东方, 南宫, 独孤), after a cue or greeted
+        ("病人东方若岚，男，60岁", "东方若岚"),
+        ("南宫霁川您好，复查结果正常", "南宫霁川"),
+        ("独孤晓你好，药已经寄出", "独孤晓"),
+        ("司马晓您好，请按时复诊", "司马晓"),  # 您 ends the name
+        # a rarer surname greeted where a clause starts
+        ("检查做完了。蓟远您好，报告在这里", "蓟远"),
+    ],
+)
+def test_a_wordlike_compound_surname_after_a_cue_or_greeted_is_a_name(
+    text: str, value: str
+) -> None:
+    assert value in _masked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "患者东方人，体型偏瘦",
+        "东方您好",
+        "，百里挑一您好",
+        # a place, a time or a school year greeted: dictionary words, whatever their tag
+        "南京你好",
+        "明天你好",
+        "高三你好",
+        "柏林你好",
+    ],
+)
+def test_a_wordlike_compound_alone_stays(text: str) -> None:
+    assert not _masked(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a name that is an ordinary word, in a frame that leaves it no other reading
+        ("我叫安康，头疼两天", "安康"),
+        ("医生您好，我是向荣的家属", "向荣"),
+    ],
+)
+def test_a_word_named_as_a_person_is_a_name(text: str, value: str) -> None:
+    assert value in _masked(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["我叫明天，", "我叫黄连，", "我是患者的家属", "我是周一的家属", "我叫许多，"]
+)
+def test_a_time_a_medicine_or_a_function_word_in_those_frames_stays(text: str) -> None:
+    assert not _masked(text)

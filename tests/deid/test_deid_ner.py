@@ -12,6 +12,7 @@ from medrealmm.deid.onnx_lengths import with_sequence_lengths
 from medrealmm.deid.registry import default_registry, rules_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans, find_spans_in
+from medrealmm.deid.unlisted_names import introduced_name_end
 
 
 def _found(text: str) -> dict[str, EntityType]:
@@ -467,3 +468,16 @@ def test_no_third_character_that_makes_an_everyday_word_with_the_one_before() ->
     shares = np.zeros(7, dtype=np.float32)
     shares[3] = 0.2
     assert ner._third_characters("祝领导生日快乐", [(0, 2, "PER")], shares) == []
+
+
+def test_the_models_person_after_a_self_introduction_ends_with_the_name() -> None:
+    """After 我叫 the model may read the clause after an unknown name as part of it
+    (邵福来哈哈好开心呀): the span ends where the rules end the full name."""
+    assert _found("我叫邵福来哈哈好开心呀") == {"邵福来": EntityType.NAME}
+    assert introduced_name_end("我叫邵福来哈哈好开心呀", 2, 11) == 5
+    assert introduced_name_end("他叫邵福来哈哈好开心呀", 2, 11) == 11  # no self-introduction
+
+
+def test_a_laugh_the_model_runs_a_person_on_into_is_left_out() -> None:
+    assert ner._name_span("退休的柏进安哈哈说了", 3, 8) == (3, 6)
+    assert ner._name_span("退休的柏进玉说了", 3, 6) == (3, 6)

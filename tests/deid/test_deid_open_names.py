@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from medrealmm.deid.organizations import _named_kind
 from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.spans import EntityType
 from medrealmm.deid.text import find_spans
@@ -117,6 +118,9 @@ def test_employers_and_schools_are_organisations(text: str, value: str) -> None:
         "在我们公司体检查出来的",
         "去超市买了点水果",
         "上大学以后就开始失眠",
+        "在我们公司上班，我在本地工作",  # a pronoun or a common word holds the 我 or 本
+        "在一家（外资）公司上班",  # a kind in brackets names no one
+        "我在跟同事上班，我在和他公司上班",  # a function character before no organisation word
     ],
 )
 def test_kinds_of_organisation_and_ordinary_words_stay(text: str) -> None:
@@ -227,3 +231,14 @@ def test_a_wish_to_an_everyday_noun_is_no_surname_and_noun_given_name(text: str)
 def test_a_noun_after_an_address_surname_or_an_everyday_noun_stays(text: str) -> None:
     """祝 before a noun is the wish; 萝卜 is counted too often to be a given name."""
     assert not [v for v, t in _masked(text).items() if t is EntityType.NAME]
+
+
+def test_a_dictionary_noun_of_a_name_and_a_kind_of_business_is_a_company() -> None:
+    # the dictionary lists some makers as plain nouns (a name, then 汽车 or 机械)
+    assert _named_kind("红星机械") and _named_kind("东岭汽车")
+    assert not _named_kind("大型汽车") and not _named_kind("汽车")
+
+
+def test_a_universitys_department_is_no_ordinary_word_after_it() -> None:
+    assert _masked("我在南湖大学化学系读书").get("南湖大学化学系") is EntityType.ORG
+    assert "南湖大学" in _masked("跟南湖大学关系很好")  # 关系 is no department

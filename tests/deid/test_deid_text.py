@@ -8,8 +8,8 @@ from medrealmm.deid.registry import rules_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
 from medrealmm.deid.text import (
     find_spans,
-    half_width,
     make_consistent,
+    plain_text,
     screen_spans,
     screen_spans_in,
 )
@@ -113,7 +113,7 @@ def test_a_window_gives_each_text_the_spans_of_running_every_recognizer_on_it_al
     texts = [s.text for s in make_sentences(seed=7, n=60)]
     texts += ["", "手机１３８００１３８０００，我叫王小明", "住在城西区果园路12号", "无"]
     registry = list(rules_registry())
-    plains = [half_width(t) for t in texts if t]
+    plains = [plain_text(t) for t in texts if t]
     raw: list[list[Span]] = [[] for _ in plains]
     for recognizer in registry:
         for i, spans in find_each(recognizer, plains):
@@ -123,3 +123,42 @@ def test_a_window_gives_each_text_the_spans_of_running_every_recognizer_on_it_al
     windowed = screen_spans_in(texts, registry)
     assert windowed == [screen_spans(t, registry) for t in texts]
     assert windowed[texts.index("")] == ([], [])
+
+
+def test_plain_text_reads_traditional_characters_as_simplified_one_for_one() -> None:
+    text = "陳醫生您好，我住在臺北市民生東路二段15號，電話０９１２３４５６７８"
+    plain = plain_text(text)
+    assert len(plain) == len(text)
+    assert plain.startswith("陈医生您好，我住在台北市民生东路二段15号")
+    assert plain.endswith("0912345678")
+    assert plain_text("患者王小明，头痛三天") == "患者王小明，头痛三天"
+
+
+@pytest.mark.parametrize(
+    ("simplified", "traditional"),
+    [
+        (
+            "我叫颜美丽，在台北荣民总医院看过，电话0912345678",
+            "我叫顏美麗，在臺北榮民總醫院看過，電話0912345678",
+        ),
+        (
+            "家住高雄市苓雅区四维三路6号之2，简志明医生您好",
+            "家住高雄市苓雅區四維三路6號之2，簡志明醫生您好",
+        ),
+    ],
+)
+def test_traditional_text_is_masked_where_its_simplified_twin_is(
+    simplified: str, traditional: str
+) -> None:
+    """Written as Hong Kong, Macau and Taiwan write, the same identifiers at the same places:
+    spans keep the original characters."""
+    twin = find_spans(simplified)
+    spans = find_spans(traditional)
+    assert [(s.start, s.end, s.type) for s in spans] == [(s.start, s.end, s.type) for s in twin]
+    assert all(s.text == traditional[s.start : s.end] for s in spans)
+    assert twin
+
+
+def test_clinical_terms_in_traditional_characters_stay() -> None:
+    text = "阿莫西林膠囊一天三次，布洛芬緩釋膠囊疼時吃，血壓150/95，糖化血紅蛋白7.2%"
+    assert find_spans(text) == []

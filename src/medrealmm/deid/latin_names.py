@@ -63,10 +63,57 @@ class LatinNameRecognizer:
             a, a2, b, b2 = match.group("a", "a2", "b", "b2")
             surname_first = a.lower() in PINYIN_SURNAMES and not a2 and _given(b, b2)
             surname_last = b.lower() in PINYIN_SURNAMES and not b2 and _given(a, a2)
-            if not (surname_first or surname_last):
-                continue
+            if not (surname_first or surname_last) or place_or_product(a + " " + b):
+                continue  # Hong Kong: a place, though Kong is a surname
             if a.isupper() and b.isupper() and (len(a) < 3 or len(b) < 3):
                 continue  # ALT AST, HB A1: codes, not a name in capitals
             start, end = match.start("a"), match.end("b2")
             name = text[start:end]
             yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
+
+
+# Western names in Latin letters (Rachel Gomez, Dr. Anna Lee, Tom O'Brien MD): the shapes the
+# Chinese-text recognizers share. A name word is a capital and lower-case letters (so CT, MRI,
+# HbA1c never are); an honorific before or a degree after travels with the name.
+HONORIFIC = (
+    r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev)(?:\.[ \u00a0]*|[ \u00a0]+)|(?:Miss|Sir|Dame)[ \u00a0]+)"
+)
+DEGREE = r"(?:M\.D\.|Ph\.D\.|MD|PhD|DDS|DMD|DVM|MBBS|RN|MPH)"
+_GENERATION = r"(?:Jr\.|Sr\.|Jr|Sr|II|III|IV)(?![型度期级])"  # not a type or grade (II型)
+NAME_WORD = r"(?:Mc|Mac|O['’])?[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+_NEXT_WORD = rf"[ \u00a0]+(?:[A-Z]\.[ \u00a0]*)?{NAME_WORD}"  # a middle initial may stand between
+# Degrees and generations after a name (…, MD; … Jr. PhD), as many as are written.
+NAME_TAIL = rf"(?:,?[ \u00a0]+(?:{DEGREE}|{_GENERATION})(?![A-Za-z]))*"
+# A given name and a surname, or three words with a middle name.
+FULL_LATIN_NAME = rf"{NAME_WORD}(?:{_NEXT_WORD}){{1,2}}"
+# Words of places, products, organisations and greetings that open or close a capitalised
+# phrase (New York, Apple Watch, City Hospital, Hello Kitty): such a phrase is no person
+# however it is framed.
+NOT_PERSON_WORDS = frozenset(
+    words(
+        "new north south east west saint san santa los las la le el hong kong "
+        "watch phone pad pro max plus mini air book city town street road avenue park lake bay "
+        "island beach valley mountain university college school hospital clinic center centre "
+        "health medical care group bank times news post daily journal press airlines hotel "
+        "mall store shop cafe coffee studio music games team club union kingdom states "
+        "republic island islands china america england france japan korea "
+        "hello hi hey dear good happy merry thank thanks welcome"
+    )
+)
+
+
+def place_or_product(phrase: str) -> bool:
+    """A capitalised phrase with a word of a place, product or organisation (Hong Kong, Apple
+    Watch): whatever frames it, no person."""
+    return any(p.lower() in NOT_PERSON_WORDS for p in re.findall("[A-Za-z]+", phrase))
+
+
+# One or two syllables as pinyin spells a word: a second syllable opens with a consonant (a
+# vowel there takes an apostrophe, xi'an), so Lee or Chloe is no pinyin word.
+_PINYIN_WORD = re.compile(f"{_INITIAL}{_FINAL}(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw]){_FINAL})?")
+
+
+def romanised_chinese(phrase: str) -> bool:
+    """Every word a run of pinyin syllables (Shang Hai, Wei Zhang): romanised Chinese, which
+    ``LatinNameRecognizer`` judges by its surname list, not a Western name."""
+    return all(_PINYIN_WORD.fullmatch(p.lower()) for p in re.findall("[A-Za-z]+", phrase))

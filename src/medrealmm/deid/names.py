@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from medrealmm.deid.latin_names import HONORIFIC, NAME_TAIL
 from medrealmm.deid.recognizer import gated, starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
@@ -49,7 +50,7 @@ COMPOUND_SURNAMES = words(
 SURNAME_RE = "(?:" + "|".join(COMPOUND_SURNAMES) + f"|[{SINGLE_SURNAMES}])"
 # Characters that do not occur in given names but do follow names in running text.
 NAME_STOP = set(
-    "的了是在和与及就也都还又说今年岁男女我你他她它们这那有没不很太请问谢医生患者病人住家从到去来"
+    "的了是在和与及就也都还又说今年岁男女我你您他她它们这那有没不很太请问谢医生患者病人住家从到去来"
     "吗呢吧啊呀哦嗯给让被把对向跟叫做看开吃用打已经刚才因为所以但是如果最近前后天月日号周时点分"
 )
 _CJK = "\u4e00-\u9fff"
@@ -125,9 +126,12 @@ _BEFORE_RE = re.compile(
     + r"|小[A-Z](?![A-Za-z0-9]))"
 )
 # A name in Latin letters after the same cues (我叫Lily, 患者：Tom Smith): a capital and at
-# least two lower-case letters, so abbreviations (HBV, Rh) never count.
+# least two lower-case letters, so abbreviations (HBV, Rh) never count; an honorific before
+# and degrees after it are part of it (我叫Dr. Tom Smith PhD).
 _LATIN_BEFORE_RE = re.compile(
-    _CUE_LEAD + r"(?P<name>[A-Z][a-z]{2,15}(?:[ ·.\-][A-Z][a-z]{1,15}){0,2})(?![A-Za-z])"
+    _CUE_LEAD
+    + rf"(?P<name>{HONORIFIC}?[A-Z][a-z]{{2,15}}(?:[ ·.\-][A-Z][a-z]{{1,15}}){{0,2}}{NAME_TAIL})"
+    + r"(?![A-Za-z])"
 )
 # On someone's behalf (替夏一德咨询, 帮王芳挂号): the person asked about is named.
 _ON_BEHALF_RE = re.compile(
@@ -142,6 +146,15 @@ _AFTER_RE = re.compile(
     starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
     + rf"(?=(?P<name>{SURNAME_RE}{_GIVEN}{{0,2}}?)(?:{AFTER_TITLES}))"
 )
+# A full name before a kinship word used to address or speak of a friend or a star (池洋姐姐,
+# 柏思远哥哥): the word is no title of its own, so a surname alone before it (王姐姐) is not
+# taken, and the given part holds none of its characters.
+_KIN_ADDRESS = "姐姐|哥哥|妹妹|弟弟|大姐|大哥|姐|哥"
+_KIN_AFTER_RE = re.compile(
+    starts_with_one_of("|".join(COMPOUND_SURNAMES), "|".join(SINGLE_SURNAMES))
+    + rf"(?=(?P<name>{SURNAME_RE}(?:(?![姐哥妹弟]){_GIVEN}){{1,2}}?)(?:{_KIN_ADDRESS}))"
+)
+_KIN_GATE = re.compile("[姐哥妹弟]")
 # Gates: what every match of the patterns after them holds (a cue word, a title, a nickname's
 # first character, a doubled character), found by one fast scan (``recognizer.gated``).
 _CUE_GATE = re.compile(BEFORE_CUES)
@@ -161,6 +174,28 @@ _COMPOUND_RE = re.compile(
     starts_with_one_of("|".join(_NAME_ONLY_COMPOUNDS))
     + rf"(?P<name>(?:{'|'.join(_NAME_ONLY_COMPOUNDS)})(?:(?!{AFTER_TITLES}){_GIVEN}){{1,2}})"
 )
+# A surname and a given name greeted where a clause starts (东方昊宇您好, 呼强你好): the
+# greeting says person, as a title does, for any surname, a rarer or word-like one too.
+_GREETING = "您好|你好"
+_GREETED_RE = re.compile(
+    r"(?:^|(?<=[，。！？、；：,.!?;:\s]))"
+    + f"(?P<name>{_ANY_SURNAME_RE}"
+    + rf"(?:(?!{AFTER_TITLES}|{_GREETING}){_GIVEN}){{1,2}})"
+    + f"(?={_GREETING})"
+)
+_GREETING_GATE = re.compile(_GREETING)
+# Frames that leave a name no other reading, though it is an ordinary word (平安, 文静): a
+# clause of its own after 我叫, or the person whose relative is speaking (我是…的家属).
+_WORD_NAME = f"(?P<name>{_ANY_SURNAME_RE}{_GIVEN}{{1,2}}?)"
+_WORD_NAME_RES = (
+    re.compile(f"(?:我叫|名叫){_WORD_NAME}(?=[，,。；;！!？?\\s]|$)"),
+    re.compile(
+        f"我是{_WORD_NAME}的(?:家属|家人|亲属|爱人|妻子|丈夫|老公|老婆|女儿|儿子|父亲|母亲|妈妈|爸爸)"
+    ),
+)
+_WORD_NAME_GATE = re.compile("我叫|名叫|我是")
+# What a name never is, whatever frames it: a time, a pronoun, a number or a function word.
+_NEVER_NAME_TAGS = frozenset(words("t r m q d p c u f y e o"))
 # Words that end right before a name or would be read as its start: 谢谢张主任, 感谢李医生.
 _LEAD_INS = frozenset(words("谢谢 感谢 多谢 致谢 麻烦 辛苦 问问 请问 找找 上午 下午 晚上"))
 
@@ -201,6 +236,20 @@ def word_count(word: str) -> int:
     """How often jieba's dictionary counts ``word`` (0 for an unknown one): what tells an
     everyday word (公司 45604, 朋友 9200) from a rare one a given name may be (海波 28)."""
     return int(_jieba().dt.FREQ.get(word, 0) or 0)  # type: ignore[attr-defined]
+
+
+_CUT_AHEAD = 6  # characters after a boundary that jieba's cut needs to read the next word
+
+
+def cut_between(text: str, start: int, end: int) -> bool:
+    """Whether jieba cuts ``text[start:]`` (a few characters past ``end``) at ``end``: a
+    word starts there (韩人意|好恐怖), not inside one running across it (王人|平时)."""
+    offset = start
+    for piece in _segmenter().cut(text[start : end + _CUT_AHEAD]):  # type: ignore[attr-defined]
+        offset += len(piece)
+        if offset >= end:
+            return offset == end
+    return True
 
 
 # Herbs, drugs, brands and diseases that begin with a surname character and that jieba's
@@ -269,7 +318,7 @@ def plausible_name(
 ) -> bool:
     """``after_cue``: a cue (老公, 交款人：) ends right before ``start``, so a dictionary word
     across that boundary (老公|房 as 公房) is no evidence against the name. ``inner_stops``:
-    name-ending characters the caller's evidence allows inside the given name (顾天池)."""
+    name-ending characters the caller's evidence allows inside the given name (柯天池)."""
     name = text[start:end]
     if clinical_term_shaped(text, start, end):
         return False
@@ -396,7 +445,8 @@ class ContextNameRecognizer:
         for match in gated(_CUE_GATE, _BEFORE_RE, text):
             start = match.start("name")
             end = before_time_word(text, start, start + len(trim_name(match.group("name"))))
-            if text[start] in RARE_SURNAMES and word_tag(text[start : start + 2]) is not None:
+            rare = text[start] in RARE_SURNAMES and text[start : start + 2] not in COMPOUND_SURNAMES
+            if rare and word_tag(text[start : start + 2]) is not None:
                 continue  # 元旦, 强烈: a rarer surname heading any dictionary word is that word
             field = _NEXT_FIELD_RE.search(text, start + 1, end + 3)
             if field and field.start() < end:
@@ -431,6 +481,14 @@ class ContextNameRecognizer:
             if plausible_name(text, start, end):
                 name = text[start:end]
                 yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
+        for match in gated(_GREETING_GATE, _GREETED_RE, text):
+            start, end = match.span("name")
+            if _greeted_name(text, start, end):
+                yield name_span(text, start, end, self.name)
+        if _WORD_NAME_GATE.search(text):
+            for match in (m for p in _WORD_NAME_RES for m in p.finditer(text)):
+                if _framed_word_name(text, *match.span("name")):
+                    yield name_span(text, *match.span("name"), self.name)
         best: dict[int, tuple[int, int]] = {}  # title position -> longest plausible name
         for match in gated(_TITLE_GATE, _AFTER_RE, text):
             start, end = match.span("name")
@@ -438,8 +496,36 @@ class ContextNameRecognizer:
                 continue
             if plausible_name(text, start, end, allow_surname_only=True):
                 best[end] = (start, end)
+        for match in gated(_KIN_GATE, _KIN_AFTER_RE, text):
+            start, end = match.span("name")
+            if end in best or _after_lead_in(text, start) or _conjunction_before(text, start, end):
+                continue
+            if plausible_name(text, start, end):
+                best[end] = (start, end)
         for start, end in best.values():
             yield name_span(text, start, end, self.name)
+
+
+def _framed_word_name(text: str, start: int, end: int) -> bool:
+    """A name in a frame of ``_WORD_NAME_RES``: any dictionary word but a time, a pronoun, a
+    number or a function word, and nothing clinical."""
+    name = text[start:end]
+    if any(c in NAME_STOP for c in name[1:]) or name in CLINICAL_LEXICON:
+        return False
+    if word_tag(name) in _NEVER_NAME_TAGS or not_a_given_name(name[1:], stops=False):
+        return False
+    return not clinical_term_shaped(text, start, end)
+
+
+def _greeted_name(text: str, start: int, end: int) -> bool:
+    """A greeted candidate is a name unless a dictionary word other than the compound surname
+    heads it: a place, a time or any word greeted (南京你好, 明天你好, 高三你好; the
+    dictionary's person tag is no evidence here, and the names it knows the tagger finds)."""
+    name = text[start:end]
+    surname_len = 2 if name[:2] in COMPOUND_SURNAMES else 1
+    if any(n != surname_len and name[:n] in _word_tags() for n in range(2, len(name) + 1)):
+        return False
+    return plausible_name(text, start, end, after_cue=True)
 
 
 def _unlisted_long_name(text: str, start: int, end: int) -> bool:
@@ -643,6 +729,11 @@ def _segmenter() -> object:
     return jieba
 
 
+def segment(text: str) -> list[str]:
+    """jieba's words of ``text``, its dictionary only (no HMM guesses)."""
+    return _segmenter().lcut(text, HMM=False)  # type: ignore[attr-defined]
+
+
 def _is_surname(word: str) -> bool:
     return word in COMPOUND_SURNAMES or (len(word) == 1 and word in SINGLE_SURNAMES)
 
@@ -722,7 +813,7 @@ def _foreign_name(span: str) -> bool:
 
 
 def transliterated(word: str) -> bool:
-    """Every character of ``word`` is a syllable used to write foreign names (米斯特拉)."""
+    """Every character of ``word`` is a syllable used to write foreign names (萨莫尼卡)."""
     return bool(word) and all(c in _FOREIGN_SYLLABLES for c in word)
 
 

@@ -68,6 +68,7 @@ from medrealmm.deid.story_names import story_names
 from medrealmm.deid.unlisted_names import (
     RARE_NOUN,
     doubled_pet_name,
+    introduced_name_end,
     person_frame,
     surname_before_place,
 )
@@ -112,6 +113,8 @@ _GIVEN_ADVERBS = frozenset("刚才")
 # (志刚, 昊天): a third character the model doubts may be one of them.
 _GIVEN_ENDS = _GIVEN_ADVERBS | frozenset("天")
 _NOT_THIRD = frozenset(NAME_STOP) - _GIVEN_ENDS
+# A laugh (哈哈, 呵呵, 嘻嘻, 嘿嘿) the model runs a person on into.
+_LAUGH = re.compile(r"([哈呵嘻嘿])\1")
 # One character + 哥/姐 that the model calls a person: how friends name each other. Not a
 # kinship or size word (大哥, 表姐, 二姐) nor a praise (帅哥, 美姐).
 _SIBLING_NICKNAME = re.compile("[^大老小表堂亲一二三四五六七八九十帅美靓俊空师学\\W\\d][哥姐]")
@@ -618,6 +621,9 @@ def _name_span(text: str, start: int, end: int) -> tuple[int, int] | None:
                 break  # 我爸|买买提·艾力, 同事|祖丽皮亚: a kinship word or a cue ends the search
             start -= 1
     name = text[start:end].rstrip(_DOT)
+    laugh = _LAUGH.search(name, 2)
+    if laugh is not None:
+        name = name[: laugh.start()]  # 柏进安|哈哈: a laugh after the name is no part of it
     if len(name) >= 3 and name[-1] in _ADVERB_TAIL and not _given_adverb(name):
         name = name[:-1]  # 曲安奈德|刚吃过: the model took the adverb after the word
     if _SIBLING_NICKNAME.fullmatch(name):
@@ -766,6 +772,7 @@ def _classify(text: str, start: int, end: int, label: str) -> tuple[EntityType, 
     """Our type and span for one model entity, or None where the vetoes drop it."""
     kept: tuple[int, int] | None
     if label == "PER":
+        end = introduced_name_end(text, start, end)  # 我叫邵福来|哈哈好开心呀
         kind, kept = EntityType.NAME, _name_span(text, start, end)
     elif (named := surname_before_place(text, start, end)) is not None:
         kind, kept = EntityType.NAME, (named, end)  # 顾|天池: a given name read as a place

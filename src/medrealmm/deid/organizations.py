@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from medrealmm.deid.names import _word_tags
+from medrealmm.deid.names import _word_tags, is_common_word, segment
 from medrealmm.deid.recognizer import gated
 from medrealmm.deid.spans import EntityType, Span, words
 
@@ -32,7 +32,10 @@ _SUFFIXES = sorted(
         "有限责任公司 股份有限公司 有限公司 公司 集团 银行 支行 分行 营业部 信用社 大学 学院 "
         "职业技术学院 中学 小学 幼儿园 学校 中专 职高 技校 研究院 研究所 事务所 工厂 厂 "
         "分公司 子公司 门店 专卖店 超市 酒店 商场 派出所 街道办 居委会 村委会 委员会 "
-        "出版社 报社 电视台 电台 体育馆 图书馆 中心小学 实验学校 外国语学校"
+        "出版社 报社 电视台 电台 体育馆 图书馆 中心小学 实验学校 外国语学校 工作室 旅行社 "
+        # the same in traditional characters (Hong Kong, Macau, Taiwan)
+        "有限責任公司 集團 銀行 分行 營業部 信用合作社 大學 學院 職業技術學院 中學 小學 幼兒園 "
+        "學校 研究所 事務所 工廠 廠 商場 派出所 出版社 報社 電視台 電台 體育館 圖書館"
     ),
     key=len,
     reverse=True,
@@ -62,13 +65,23 @@ _SUFFIX_RE = re.compile("|".join(map(re.escape, _SUFFIXES)))
 # 市二中, 十一中, 育才二小: an ordinal school (the noun before it is found as for suffixes).
 _SCHOOL_GATE = re.compile("[中小]")  # every match of _ORDINAL_SCHOOL holds one
 _ORDINAL_SCHOOL = re.compile("[一二三四五六七八九十]{1,3}[中小](?![学文医药午间心年期段旬号时])")
-_ORG_NOUN = f"(?P<org>[{_CJK}A-Za-z]{{2,12}}?)"
+# A bracketed English or short name inside (雅莱（Y'OREAL）, 华润（集团）…), its closing
+# bracket sometimes lost: any letters but a clause break.
+_BRACKETED = r"[（(][^（()）\s，。,；;！!？?]{1,16}?[）)]?"
+# A brand in Latin letters, with an apostrophe, a hyphen, accents or a number before it
+# (Fami'Mart, Café, 7-Eleven); one word, as a place of two (New York) is no employer.
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"
+_BRAND = rf"(?:\d{{1,2}}-)?[{_LATIN}]+(?:['’&\-][{_LATIN}]+)*"
+_NAME_UNIT = f"(?:[{_CJK}]|{_BRAND})"
+_ORG_NOUN = f"(?P<org>{_NAME_UNIT}{{1,12}}?(?:{_BRACKETED}{_NAME_UNIT}{{0,12}}?)?)"
+_BRACKET_RE = re.compile(r"[（(][^（()）]{0,16}(?:[）)]|$)")  # closed, or left open at the end
 # A workplace frame around an unknown noun: 在X上班, 单位是X, 就读于X.
+_AT_WORK = "工作(?!室)"  # 在…工作, not the studio of 在…工作室
 _WORK_FRAMES = (
-    re.compile(f"在{_ORG_NOUN}(?=上班|工作|打工|实习|任职|做事|干活|上学|读书|念书)"),
+    re.compile(f"在{_ORG_NOUN}(?=上班|{_AT_WORK}|打工|实习|任职|做事|干活|上学|读书|念书)"),
     re.compile(
         "(?:就职于|任职于|供职于|就读于|单位是|单位[:：]|工作单位[:：是]?|公司是|学校是)\\s*"
-        f"{_ORG_NOUN}(?=上班|工作|[，。,.；;！!？?\\s]|$)"
+        f"{_ORG_NOUN}(?=上班|{_AT_WORK}|[，。,.；;！!？?\\s]|$)"
     ),
 )
 # A frame's noun may hold 上 and 下 (上海, 下沙): the frame, not the character, ends it.
@@ -91,18 +104,41 @@ _NOT_ORG = frozenset(
 
 def _noun_before(text: str, end: int) -> int:
     """Where the noun ending at ``end`` begins: at most ten characters back, stopping at a
-    function character or anything that is not Han, a Latin letter or a digit."""
-    start = end
-    while start > 0 and end - start < 10:
+    function character or anything that is not Han, a Latin letter or a digit; a bracketed
+    name (資華（生資堂）) is passed over whole."""
+    start, taken = end, 0
+    while start > 0 and taken < 10:
         c = text[start - 1]
+        if c in "）)":
+            opening = _opening_before(text, start - 1)
+            if opening is None:
+                break
+            start = opening
+            continue
         if c in _NOT_IN_NAME or not _NOUN_CHAR.match(c):
             break
-        start -= 1
+        start, taken = start - 1, taken + 1
     return start
 
 
+def _opening_before(text: str, closing: int) -> int | None:
+    """The bracket that the one at ``closing`` closes, at most 16 characters back."""
+    for i in range(closing - 1, max(-1, closing - 18), -1):
+        if text[i] in "（(":
+            return i if i < closing - 1 else None
+        if text[i] in "）)，。,；;":
+            return None
+    return None
+
+
+def _outside_brackets(noun: str) -> str:
+    return _BRACKET_RE.sub("", noun)
+
+
 def _specific(noun: str) -> bool:
-    """Whether a suffix's noun names one organisation (华为, 育才, 招商) rather than a kind."""
+    """Whether a suffix's noun names one organisation (华为, 育才, 招商) rather than a kind;
+    a bracketed part (（外资）) says nothing either way."""
+    noun = _outside_brackets(noun)
     if len(noun) < 2 or noun in _GENERIC:
         return False
     if all(part in _GENERIC for part in _PAIRS.findall(noun)):
@@ -127,7 +163,7 @@ class OrganizationRecognizer:
                 start = label.start("rest")
             if not _specific(text[start : match.start()]):
                 continue
-            end = _chain_end(text, match.end())
+            end = _chain_end(text, match.end(), match.group())
             yield self._span(text, start, end)
         for match in gated(_SCHOOL_GATE, _ORDINAL_SCHOOL, text):
             start = _noun_before(text, match.start())
@@ -135,11 +171,12 @@ class OrganizationRecognizer:
                 yield self._span(text, start, match.end())
         for match in (m for frame in _WORK_FRAMES for m in frame.finditer(text)):
             start, end = match.span("org")
-            noun = text[start:end]
-            if noun in _NOT_ORG or noun in _GENERIC or any(c in _NOT_IN_FRAMED for c in noun):
+            noun = _outside_brackets(text[start:end])
+            if len(noun) < 2 or noun in _NOT_ORG or noun in _GENERIC or _function_word_in(noun):
                 continue
             tag = _word_tags().get(noun)
-            if tag is not None and tag not in ("nt", "nz", "nr", "nrt", "nrfg"):
+            proper = tag is None or tag in ("nt", "nz", "nr", "nrt", "nrfg")
+            if not proper and not (tag == "n" and _named_kind(noun)):
                 continue  # 在北京上班, 在外面工作: a city or an ordinary word
             yield self._span(text, start, end)
 
@@ -149,10 +186,62 @@ class OrganizationRecognizer:
         )
 
 
+# Words a function character may sit in inside a framed name: a noun, a place, a verbal noun
+# or an abbreviation (本溪钢铁, 中国粮油进出口, 国家电网), never a pronoun (我们公司).
+_NAME_WORD_TAGS = ("n", "vn", "j")
+
+
+def _function_word_in(noun: str) -> bool:
+    """A function character of ``_NOT_IN_FRAMED`` in the noun that no noun-like word of the
+    dictionary holds: 在我们公司上班 is no name, 在本溪钢铁上班 is. A name with an
+    organisation word may open with one standing alone (在和泰信息有限公司上班), unless it
+    is a pronoun."""
+    if not any(c in _NOT_IN_FRAMED for c in noun):
+        return False
+    pieces = segment(noun)
+    if _leading_function_character(noun, pieces[0]):
+        pieces = pieces[1:]
+    for word in pieces:
+        if any(c in _NOT_IN_FRAMED for c in word):
+            tag = _word_tags().get(word) if len(word) > 1 else None
+            if tag is None or not tag.startswith(_NAME_WORD_TAGS):
+                return True
+    return False
+
+
+_PRONOUN_CHARS = frozenset("我你他她它们这那哪每个些某本该其啥什么怎")
+
+
+def _leading_function_character(noun: str, first: str) -> bool:
+    """The noun's first word is one function character (和|泰信息…) and the noun ends with an
+    organisation word: the frame before it says where the name starts."""
+    return len(first) == 1 and first not in _PRONOUN_CHARS and noun.endswith(tuple(_SUFFIXES))
+
+
+def _named_kind(noun: str) -> bool:
+    """A dictionary noun that is a name and a kind of business (东风|汽车, 红星|机械): the
+    dictionary lists some makers so, but a kind after a specific name is a company."""
+    head, kind = noun[:-2], noun[-2:]
+    return len(head) >= 2 and kind in _GENERIC and _specific(head)
+
+
 # A branch after the organisation (招商银行|徐汇支行, 华为|南京分公司): one more noun + suffix.
 _BRANCH = re.compile(f"[{_CJK}]{{1,6}}?(?:支行|分行|营业部|分公司|分店|分部|校区|分校)")
 
 
-def _chain_end(text: str, end: int) -> int:
+# A university's college or department (燕山大学|里仁学院, …大学|计算机系): any name but a
+# function character, and not an ordinary word (…大学|关系).
+_COLLEGE = re.compile(
+    f"(?:(?![的了是在和与及就也都还又说我你他她它们这那哪每个些])[{_CJK}]){{1,8}}?"
+    "(?:学院|學院|书院|書院|研究生院|医学部|系)"
+)
+
+
+def _chain_end(text: str, end: int, suffix: str) -> int:
     branch = _BRANCH.match(text, end)
-    return branch.end() if branch else end
+    if branch:
+        return branch.end()
+    college = _COLLEGE.match(text, end) if suffix in ("大学", "大學") else None
+    if college and not is_common_word(college.group()):
+        return college.end()
+    return end

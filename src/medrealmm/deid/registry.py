@@ -109,6 +109,7 @@ def rule_recognizers() -> list[Recognizer]:
         addresses.ADDRESS_BY_CUE,
         addresses.ADDRESS_HOUSE_NUMBER,
         addresses.ROAD_NUMBER,
+        addresses.HEADED_ROAD,
         addresses.ESTATE_UNIT,
         addresses.TRADITIONAL_DISTRICT,
         addresses.ESTATE_BY_CUE,

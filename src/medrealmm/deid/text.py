@@ -7,7 +7,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
+from importlib import resources
 
+from medrealmm.deid.listed_names import listed_names
 from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
 from medrealmm.deid.recognizer import Recognizer, find_each
 from medrealmm.deid.registry import default_registry
@@ -30,17 +32,39 @@ _HALF_WIDTH = (
         c: c - 0xFEE0
         for c in [*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B), 0xFF0B, 0xFF0D, 0xFF0E]
     }
-    | {0xFF0F: "/", 0xFF20: "@", 0x3000: " "}
+    | {0xFF0F: ord("/"), 0xFF20: ord("@"), 0x3000: ord(" ")}
 )
 
 
-# Most texts hold none of those: a regex scan for one is several times cheaper than the
-# per-character table lookups of ``str.translate``.
-_ANY_FULL_WIDTH = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_HALF_WIDTH)) + "]")
+def _simplified() -> dict[int, int]:
+    """Traditional characters to their simplified form, one for one (OpenCC's character
+    table; where it gives several, the first). Hong Kong, Macau and Taiwan write 陳醫生 and
+    顏美麗: read as 陈医生 and 颜美丽, every rule and the model (trained on simplified text)
+    know them without a traditional twin of each list."""
+    table = resources.files("opencc") / "dictionary" / "TSCharacters.txt"
+    out: dict[int, int] = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        key, _, values = line.partition("\t")
+        value = values.split(" ", 1)[0]
+        if len(key) == 1 and len(value) == 1 and key != value:
+            out[ord(key)] = ord(value)
+    return out
 
 
-def half_width(text: str) -> str:
-    return text.translate(_HALF_WIDTH) if _ANY_FULL_WIDTH.search(text) else text
+@cache
+def _plain_table() -> tuple[dict[int, int], frozenset[str]]:
+    """The character map ``plain_text`` applies, and the characters it maps: most texts hold
+    none, and a set's ``isdisjoint`` over a text finds that several times faster than
+    ``str.translate`` or a regex scan does."""
+    table = _simplified() | _HALF_WIDTH
+    return table, frozenset(map(chr, table))
+
+
+def plain_text(text: str) -> str:
+    """``text`` as the recognizers read it: full-width ASCII as ASCII and traditional
+    characters as simplified, one character for one, so a span's offsets hold for both."""
+    table, mapped = _plain_table()
+    return text if mapped.isdisjoint(text) else text.translate(table)
 
 
 def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
@@ -63,7 +87,7 @@ def _screened(
     of each text in the registry's order, as one text at a time would have them): most
     (text, recognizer) pairs find nothing, and a window makes that a loop inside each
     recognizer instead of a call per pair."""
-    plains = [half_width(t) for t in texts]
+    plains = [plain_text(t) for t in texts]
     found: list[list[Span]] = [[] for _ in texts]
     full = [i for i, plain in enumerate(plains) if plain]  # an empty text reaches none
     window = [plains[i] for i in full]
@@ -78,6 +102,9 @@ def _screened(
         # Clinical and commercial terms (a product code, a drug or brand, a dialect
         # pronoun): vetoed by their class, whichever recognizer took them.
         kept, dropped = screen(plain, spans)
+        # Names in a list of names: read off the screened names, screened in their turn.
+        listed, listed_dropped = screen(plain, listed_names(plain, kept))
+        kept, dropped = kept + listed, dropped + listed_dropped
         if plain != text:
             kept = [s.model_copy(update={"text": text[s.start : s.end]}) for s in kept]
             dropped = [
@@ -94,7 +121,7 @@ def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> 
     for recognizer in using if using is not None else _shared_registry():
         warm = getattr(recognizer, "prepare", None)
         if warm is not None:
-            warm([half_width(t) for t in texts if t])
+            warm([plain_text(t) for t in texts if t])
 
 
 def find_spans_in(

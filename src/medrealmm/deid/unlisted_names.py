@@ -16,16 +16,27 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from medrealmm.deid.latin_names import (
+    DEGREE,
+    FULL_LATIN_NAME,
+    HONORIFIC,
+    NAME_TAIL,
+    NAME_WORD,
+    place_or_product,
+    romanised_chinese,
+)
 from medrealmm.deid.names import (
     ADJECTIVE_SURNAMES,
     AFTER_TITLES,
     AMBIGUOUS_SURNAMES,
+    BEFORE_CUES,
     CLINICAL_LEXICON,
     COMPOUND_SURNAMES,
     DOUBLED_GATE,
     NAME_STOP,
     SINGLE_SURNAMES,
     clinical_term_shaped,
+    cut_between,
     is_common_word,
     name_span,
     not_a_given_name,
@@ -77,6 +88,24 @@ _VERB_AFTER_RE = re.compile(
     "答道|执导|主演|演唱|转发|分享|发表|评论|点赞|同学|童鞋|君|酱|"
     # acts only a person does: crying, marrying, being wished a happy birthday or cheered on
     "哭了|笑了|结婚|嫁给|娶了|生日快乐|加油|我爱你|爱你|么么哒)"
+)
+# Words before a clause whose subject is a person: one introducing themself (我是…) or the one
+# a thought or report is about (怀疑…, 听说…). Only a surname and two given characters count
+# there, and only where a word starts after them (``_closed_after``).
+# The cues of the rules (患者…, 家属…, 我妈…) say so too.
+_SUBJECT_BEFORE = frozenset(
+    {
+        *words("我是 怀疑 觉得 认为 相信 听说 发现 知道 以为 感觉 记得 据说 猜"),
+        *BEFORE_CUES.split("|"),
+    }
+)
+_SUBJECT_LENGTHS = sorted({len(cue) for cue in _SUBJECT_BEFORE})
+_SUBJECT_LAST = frozenset(cue[-1] for cue in _SUBJECT_BEFORE)  # most positions fail on it
+# What a person owns or writes, after 的 (…的博文, …的主页) or 家的 (…家的猫): a frame on the
+# right as strong as a speech verb.
+_OWNED_AFTER_RE = re.compile(
+    "家的|的(?:博文|微博|博客|主页|文章|日志|日记|帖子|空间|相册|照片|头像|签名|评论|作品|"
+    "新歌|歌|新书|小说|粉丝)"
 )
 _TITLE_RE = re.compile(f"(?:{AFTER_TITLES})")
 # Parts of speech a given name's last character never has when a clause runs on after it.
@@ -132,9 +161,51 @@ def _cue_before(text: str, start: int) -> bool:
     return any(start >= k and text[start - k : start] in _BEFORE_SET for k in _BEFORE_LENGTHS)
 
 
-# Characters that end a name in running text (…天, …月, …家) yet often stand inside a
-# two-character given name (天池, 家豪): allowed there when the whole name stands alone.
-_INNER_STOPS = frozenset("天月家和开来向")
+def _acts_after(text: str, end: int) -> bool:
+    """A person's frame right of a full name: a speech or posting verb, or what a person owns
+    (…的博文, 我…家的: a pronoun before it is the owner's)."""
+    return (
+        _VERB_AFTER_RE.match(text, end) is not None or _OWNED_AFTER_RE.match(text, end) is not None
+    )
+
+
+_PRONOUNS = frozenset("我你他她")
+
+
+def _runs_on(text: str, start: int) -> bool:
+    """A full name of three characters run on with no break before it: a word or particle
+    ends before it and a break or a person's act follows (…思密达|滕嘉朔|说), or a pronoun
+    owns it (我|柯待桥|家的)."""
+    acts = _acts_after(text, start + 3)
+    if not (acts or _break_after(text, start + 3)):
+        return False
+    return _word_before(text, start) or (acts and text[start - 1 : start] in _PRONOUNS)
+
+
+def _subject_before(text: str, start: int) -> bool:
+    if start == 0 or text[start - 1] not in _SUBJECT_LAST:
+        return False
+    return any(start >= k and text[start - k : start] in _SUBJECT_BEFORE for k in _SUBJECT_LENGTHS)
+
+
+def _closed_after(text: str, start: int, end: int) -> bool:
+    """The full name ``text[start:end]`` run on into its clause ends at ``end``: a particle or
+    a laugh (…哈哈) follows, or a word starts there (韩人意|早在, or as jieba cuts
+    韩人意|好恐怖), with no dictionary word across (王人|平时)."""
+    if end < len(text) and text[end] in _PARTICLES:
+        return True
+    across = ((end - 1, end + 1), (end - 2, end + 1), (end - 1, end + 2))
+    if any(word_tag(text[a:b]) is not None for a, b in across):
+        return False
+    # A dictionary word starting right there is the cut jieba would make; else ask jieba.
+    starts = any(word_tag(text[end : end + k]) is not None for k in (2, 3, 4))
+    return starts or cut_between(text, start, end)
+
+
+# Characters that end a name in running text (…天, …月, …家, …如果, …刚才) yet often stand
+# inside a two-character given name (天池, 家豪, 佳人, 梦如, 志刚, 胜男): one is allowed there
+# when the whole name stands alone or a person's frame closes it.
+_INNER_STOPS = frozenset("天月家和开来向人如刚才生男日")
 
 
 # Dictionary tags a two-character given name may carry: names and places (…国华, …海南); and
@@ -148,10 +219,13 @@ RARE_NOUN = 300
 
 def _given_ok(given: str, *, alone: bool = False) -> bool:
     """A given part holds no function or clinical character and, at two characters, is no
-    ordinary word (…高兴, …医院). ``alone``: a break or a verb closes the full name, so a
-    character of ``_INNER_STOPS`` does not end it early (顾天池 as a clause of its own)."""
+    ordinary word (…高兴, …医院). ``alone``: a break or a verb closes the full name, so one
+    character of ``_INNER_STOPS`` does not end it early (柯天池 as a clause of its own; not
+    黄天来|了, two of them)."""
     stops = NAME_STOP - _INNER_STOPS if alone and len(given) == 2 else NAME_STOP
     if not_a_given_name(given, stops=False) or any(c in stops for c in given):
+        return False
+    if sum(c in NAME_STOP for c in given) > 1:
         return False
     if len(given) == 2:
         tag = word_tag(given)
@@ -166,7 +240,7 @@ _FOREIGN_RUN_RE = re.compile(f"[{_CJK}]{{3,6}}")
 
 
 def foreign_after_role(text: str) -> Iterator[Span]:
-    """A transliterated foreign name with no dot after a role or address word (诗人米斯特拉,
+    """A transliterated foreign name with no dot after a role or address word (诗人萨莫尼卡,
     跟卡梅隆): the longest run of name syllables, three or more, that neither is nor starts
     an ordinary word, a place (巴基斯坦) or a medicine."""
     for role in _ROLE_RE.finditer(text):
@@ -175,6 +249,8 @@ def foreign_after_role(text: str) -> Iterator[Span]:
             continue
         end = role.end()
         while end < run.end() and transliterated(text[end]) and text[end] not in NAME_STOP:
+            if text[end] in _PARTICLES and text[end + 1 : end + 2] == text[end]:
+                break  # 我叫柯劳斯|哈哈哈: a laugh, not the name's syllables
             end += 1
         start = role.end()
         name = text[start:end]
@@ -238,14 +314,9 @@ class UnlistedFullNameRecognizer:
     def _at(self, text: str, start: int, run: str, *, verb_only: bool = False) -> Span | None:
         surname_len = 2 if run[:2] in COMPOUND_SURNAMES else 1
         cue = _cue_before(text, start)
-        alone_left = cue or _break_before(text, start)
-        run_on = (
-            not alone_left
-            and not verb_only
-            and len(run) == 3
-            and (_break_after(text, start + 3) or _VERB_AFTER_RE.match(text, start + 3) is not None)
-            and _word_before(text, start)
-        )
+        subject = not cue and len(run) - surname_len == 2 and _subject_before(text, start)
+        alone_left = cue or subject or _break_before(text, start)
+        run_on = not alone_left and not verb_only and len(run) == 3 and _runs_on(text, start)
         if not (alone_left or run_on) or (start > 0 and text[start - 1] == text[start]):
             return None  # …林林总总: the surname character doubles a word's first
         for length in (3, 2):
@@ -253,8 +324,18 @@ class UnlistedFullNameRecognizer:
             if length > len(run) or length <= surname_len:
                 continue
             name = text[start:end]
-            verb = _VERB_AFTER_RE.match(text, end) is not None
+            full = length - surname_len == 2
+            verb = _acts_after(text, end) if full else _VERB_AFTER_RE.match(text, end) is not None
             alone = _break_after(text, end)
+            # 我叫韩人意|好恐怖: in a person's frame, a word starting after it closes the name.
+            run_into = (
+                full
+                and (cue or subject)
+                and not (alone or verb)
+                and _given_ok(name[surname_len:], alone=True)  # the cheap checks before jieba
+                and _closed_after(text, start, end)
+            )
+            alone = alone or run_into
             # Two characters (张伟) are a name only with a cue or verb beside them; alone they
             # are as often a word the dictionary lacks.
             if not (verb or (cue and alone) or (length == 3 and (alone or cue))):
@@ -270,21 +351,42 @@ class UnlistedFullNameRecognizer:
             given_ok = _given_ok(name[surname_len:], alone=closed)
             if not given_ok or _TITLE_RE.match(text, start + surname_len):
                 continue  # 欧阳|主任: a title after the surname is the title rule's
-            if length == 3 and not (alone or verb) and word_tag(name[2]) in _NOT_NAME_END_TAGS:
+            if (
+                length == 3
+                and (run_into or not (alone or verb))
+                and word_tag(name[2]) in _NOT_NAME_END_TAGS
+                and name[2] not in _INNER_STOPS
+            ):
                 continue  # 给刘洋|买了: a verb or particle after a two-character name
             tag = word_tag(name)
             if tag is not None and not tag.startswith("nr"):
                 continue
             if is_common_word(text[start : start + 2]) and surname_len == 1:
                 continue  # 高兴, 陈述: the surname heads an ordinary word
-            if cue and start > 0 and is_common_word(text[start - 1 : start + 1]):
-                continue  # 对|方: the cue and the surname are one word (对方)
+            if cue and start > 0 and word_tag(text[start - 1 : start + 1]) is not None:
+                continue  # 对|方, 祝|贺: the cue and the surname are one word, whatever its tag
             if used_like_a_drug(text, start, end):
                 continue  # 和…能一起用吗: a medicine, even after an address word
             inner = _INNER_STOPS if length == 3 and (alone or verb) else frozenset()
             if plausible_name(text, start, end, after_cue=cue, inner_stops=inner):
                 return Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
         return None
+
+
+_SELF_INTRODUCTION = frozenset(words("我叫 我是 名叫 叫做"))
+
+
+def introduced_name_end(text: str, start: int, end: int) -> int:
+    """``end``, or the end of the full name a span from ``start`` right after 我叫 or 我是
+    runs on past (邵福来|哈哈好开心呀): the model reads the clause after a name it does not
+    know as part of it, where the rules see where a word starts."""
+    if text[max(0, start - 2) : start] not in _SELF_INTRODUCTION:
+        return end
+    match = _CANDIDATE_RE.match(text, start)
+    if match is None:
+        return end
+    span = UnlistedFullNameRecognizer()._at(text, start, match.group("name"))
+    return span.end if span is not None and span.end < end else end
 
 
 # A surname and a doubled given character (宋晚晚, 李菲菲): the doubled pair is no word a
@@ -356,6 +458,33 @@ _LATIN_SPEAKS_RE = re.compile(
     r"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Za-z][a-z]{2,15})"
     "(?!说明|说法)(?=说|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
 )
+
+
+# A Western full name in Latin letters: after an honorific (Dr. Anna Lee, Ms. Lee), before a
+# degree or Jr./Sr. (Tom Smith MD), or framed as a person with no cue before it: greeted (Anna
+# Lee您好), titled (Anna Lee医生), speaking (Anna Lee说) or saluted (below). Honorifics and
+# degrees are part of it.
+_LATIN_HONORED_RE = re.compile(
+    rf"(?<![A-Za-z])(?P<name>{HONORIFIC}{NAME_WORD}(?:[ \u00a0]+{NAME_WORD}){{0,2}}{NAME_TAIL})"
+    r"(?![A-Za-z])"
+)
+_LATIN_DEGREED_RE = re.compile(
+    rf"(?<![A-Za-z])(?P<name>{FULL_LATIN_NAME}{NAME_TAIL}"
+    rf",?[ \u00a0]+(?:{DEGREE}|Jr\.|Sr\.)(?![A-Za-z]){NAME_TAIL})"
+)
+_LATIN_FRAMED_RE = re.compile(
+    rf"(?<![A-Za-z0-9@._/:#-])(?P<name>{FULL_LATIN_NAME}{NAME_TAIL})"
+    rf"(?=[ \u00a0]?[,，]?[ \u00a0]?(?:您好|你好)|(?:{AFTER_TITLES})"
+    "|说(?!明|法)|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
+)
+# …or saluted (Dear Anna Lee, 亲爱的Anna Lee, 致Anna Lee：).
+_LATIN_SALUTED_RE = re.compile(
+    r"(?:(?<![A-Za-z])(?:Dear|Hi|Hello|Hey)[ \u00a0]*,?[ \u00a0]+|亲爱的|尊敬的|致)"
+    rf"(?P<name>{FULL_LATIN_NAME}{NAME_TAIL})(?![A-Za-z])"
+)
+# Gates: an honorific, or two capitalised words (every full name holds its first two).
+_HONORIFIC_GATE = re.compile(r"(?:Dr|Mrs?|Ms|Mx|Prof|Rev|Miss|Sir|Dame)[. \u00a0]")
+_TWO_WORDS_GATE = re.compile(r"[A-Z][a-z]+[ \u00a0]+[A-Z]")
 
 
 # A performer's Latin name before the words of a fan's post (SHE演唱会, Jay签名, Eason的歌迷):
@@ -433,7 +562,8 @@ def _suffixed_nickname(text: str, start: int, end: int) -> bool:
 class NamedAsRecognizer:
     """Names by the shape of how they are given: a surname with a doubled given character,
     the value after a word for "name" (外号…, 小名…), a Latin name before a title, a speech
-    verb or a fan's words (SHE演唱会)."""
+    verb or a fan's words (SHE演唱会), a Western full name with an honorific or a degree, or
+    greeted, titled, speaking or saluted."""
 
     name: str = "name_named_as"
 
@@ -500,4 +630,26 @@ class NamedAsRecognizer:
         latin = (_LATIN_TITLED_RE, _LATIN_SPEAKS_RE, _LATIN_PERFORMER_RE)
         for match in (m for p in latin for m in gated(_LATIN_GATE, p, text)):
             start, end = match.span("name")
-            yield name_span(text, start, end, self.name)
+            if not place_or_product(match.group("name")):
+                yield name_span(text, start, end, self.name)
+        yield from self._western_names(text)
+
+    def _western_names(self, text: str) -> Iterator[Span]:
+        """Western full names in Latin letters (``_LATIN_HONORED_RE`` and the three after
+        it): an honorific or a degree says person wherever it stands; a greeting, title,
+        speech verb or salutation does for a phrase of no place or product word (Apple
+        Watch说 stays)."""
+        for match in gated(_HONORIFIC_GATE, _LATIN_HONORED_RE, text):
+            yield name_span(text, *match.span("name"), self.name)
+        if _TWO_WORDS_GATE.search(text) is None:
+            return
+        for match in _LATIN_DEGREED_RE.finditer(text):
+            yield name_span(text, *match.span("name"), self.name)
+        framed = (_LATIN_FRAMED_RE, _LATIN_SALUTED_RE)
+        for match in (m for p in framed for m in p.finditer(text)):
+            start, end = match.span("name")
+            name = match.group("name")
+            if place_or_product(name) or romanised_chinese(name):
+                continue
+            if not clinical_term_shaped(text, start, end):
+                yield name_span(text, start, end, self.name)

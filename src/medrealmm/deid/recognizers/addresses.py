@@ -15,6 +15,7 @@ from medrealmm.deid.recognizers.common import (
     HOSPITAL_STOP,
     cjk_proper,
     common_word,
+    word_tag,
 )
 from medrealmm.deid.spans import EntityType, words
 
@@ -169,7 +170,7 @@ ADDRESS_BY_CUE = RegexRecognizer(
     patterns=[
         re.compile(
             r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
-            rf"(?P<v>{cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:院|楼)?"
+            rf"(?P<v>{cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:之\d{{1,3}}|院|楼)?"
             rf"(?:{_UNIT_BODY})?)"
         )
     ],
@@ -177,14 +178,19 @@ ADDRESS_BY_CUE = RegexRecognizer(
 )
 
 
+# A numbered lane, as Beijing numbers its hutongs (北新仓三条, 东四十条): a road after a name.
+_NUMBERED_LANE = "[一二三四五六七八九十]{1,3}条"
+
 # A road and its house number, with what may stand between (a section, a lane, an alley) and
 # after (a floor, 之 and a sub-number, a unit): 人民南路四段27号, 忠孝東路四段100巷5弄3號5樓之2,
 # 彌敦道123號. A district or street before it belongs to it (碑林區…).
 _ROAD_NUMBER = re.compile(
     # the city heads a full address (花蓮市正義街31號, 玉溪市 三官殿路789号): masked with it
-    rf"(?:{cjk_proper(2, 4, ADDRESS_STOP)}市\s?(?=[^\d\s]{{1,8}}?(?:大道|路|街|道|巷|胡同|里|弄)))?"
+    rf"(?:{cjk_proper(2, 4, ADDRESS_STOP)}市\s?"
+    rf"(?=[^\d\s]{{1,8}}?(?:大道|路|街|道|巷|胡同|里|弄|{_NUMBERED_LANE})))?"
     rf"(?P<area>(?:{cjk_proper(2, 4, ADDRESS_STOP)}(?:区|區|县|縣|镇|鎮|乡|鄉|街道)){{1,2}})?"
-    rf"(?:(?P<road>{cjk_proper(1, 8, ADDRESS_STOP)}(?P<kind>大道|路|街|道|巷|胡同|里|弄))"
+    rf"(?:(?P<road>{cjk_proper(1, 8, ADDRESS_STOP)}"
+    rf"(?P<kind>大道|路|街|道|巷|胡同|里|弄|{_NUMBERED_LANE}))"
     # after a district or street, a place of any name (竹笆市68号)
     rf"|(?(area){cjk_proper(2, 6, HOSPITAL_STOP)}|(?!)))"
     r"(?:(?:[一二三四五六七八九十\d]{1,2}|[东西南北中東])段)?(?:\d{1,4}(?:巷|弄|衖)){0,2}"
@@ -201,6 +207,8 @@ def _valid_road_number(match: re.Match[str]) -> EntityType | None:
     name = road[: -len(kind)]
     if kind in ("道", "里") and (len(name) < 2 or int(match.group("n")) < 10):
         return None  # 知道3号, 这里5号: a word, then a day of the month
+    if kind.endswith("条") and (len(name) < 2 or common_word(name)):
+        return None  # 坐三条3号线: a count of things, not a lane
     if common_word(road) and len(name) < 2 and not match.group("area"):
         return None  # 一路, 马路, 思路 (a named road with a number, 中山路58号, stays one)
     return EntityType.ADDRESS
@@ -214,6 +222,53 @@ ROAD_NUMBER = RegexRecognizer(
     validate=_valid_road_number,
     anchor=re.compile(r"\d\s*[号號]"),
     reach=(30, 16),
+)
+
+# A road under the city or county that heads it, the district between written without its
+# 区 (…市 朝阳中山路12号, …县城关建设街B座): the head and the road bound the place between,
+# and a house number or a building closes it.
+_HEADED_PLACE = cjk_proper(1, 10, HOSPITAL_STOP + "省市县縣")  # holds 都 and 家 (魏都, 张家港)
+_HEAD = rf"(?P<head>{cjk_proper(1, 4, HOSPITAL_STOP + '个回省市县縣')}[市县縣])\s?"
+_HEADED_WAY = rf"(?:{_HEADED_PLACE}\s)?{_HEADED_PLACE}?"  # a district, a blank, a road's name
+_HEADED_ROAD = re.compile(
+    rf"(?P<v>{_HEAD}{_HEADED_WAY}(?:大道|路|街|巷|胡同|{_NUMBERED_LANE})\s?"
+    r"(?:\d{1,5}\s*[号號](?![码碼床线])|[A-Za-z\d]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
+    rf"(?:{_UNIT_BODY})?)"
+)
+# After a word for where someone lives, the number may be left out (住在…市 城北 解放路), or
+# the road too (家住…县武康，): the word says the rest is an address.
+_HEADED_BY_CUE = re.compile(
+    r"(?:住在|家住|住址|地址|寄到|寄至|寄往|家在|搬到)[是为:：\s]*"
+    rf"(?P<v>{_HEAD}(?:{_HEADED_WAY}(?:大道|路|街|巷|胡同)"
+    rf"|(?P<tail>{cjk_proper(2, 4, HOSPITAL_STOP + '省市县縣')})(?=[，。,.;；！!？?\s]|$)))"
+)
+
+
+# Dictionary tags of a head's name that no place has: 老家|县, 这个|市 are no county or city.
+_NOT_PLACE_TAGS = frozenset(words("n r v d a f t m q p c u"))
+
+
+def _valid_headed_road(match: re.Match[str]) -> EntityType | None:
+    head = match.group("head")
+    if len(head) == 2 and common_word(head):
+        return None  # 超市, 城市: a word, not a one-character city
+    if len(head) > 2 and word_tag(head[:-1]) in _NOT_PLACE_TAGS:
+        return None
+    tail = match.groupdict().get("tail")
+    if tail and (tail in NOT_DISTRICTS or word_tag(tail) in _NOT_PLACE_TAGS):
+        return None  # …市中心, …市郊区: a part of any city, not a place in it
+    return EntityType.ADDRESS
+
+
+HEADED_ROAD = RegexRecognizer(
+    name="headed_road",
+    gate=re.compile(r"[市县縣]"),
+    type=EntityType.ADDRESS,
+    patterns=[_HEADED_ROAD, _HEADED_BY_CUE],
+    validate=_valid_headed_road,
+    group="v",
+    anchor=re.compile(r"[市县縣]"),
+    reach=(14, 30),
 )
 
 # Building, unit and room with or without the estate before them (阳光花园3栋2单元501, 翠苑

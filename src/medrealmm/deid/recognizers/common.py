@@ -22,3 +22,9 @@ def common_word(word: str) -> bool:
     from medrealmm.deid.names import is_common_word  # jieba's dictionary, loaded on first use
 
     return is_common_word(word)
+
+
+def word_tag(word: str) -> str | None:
+    from medrealmm.deid.names import word_tag as tag  # jieba's dictionary, loaded on first use
+
+    return tag(word)

@@ -168,9 +168,9 @@ FAMOUS_HOSPITAL_NAMES = words(
     "浙一 浙二 邵逸夫 湘雅二院 湘雅三院 湘雅附二 华西二院 天坛 天壇 宣武 安贞 安貞 阜外 积水潭 "
     "積水潭 同仁 西京 唐都 仁济 仁濟 长海 長海 长征 長征 新华 中南 儿研所 兒研所 协和医 協和 "
     "省人医 苏北人医 南方医院 珠江医院 湘雅医院 华西医院 "
-    # Taiwan, Hong Kong and Macau
-    "台大 北榮 中榮 高榮 榮總 三總 馬偕 長庚 國泰 亞東 奇美 慈濟 瑪麗 伊利沙伯 威爾斯 屯門 "
-    "鏡湖 仁伯爵"
+    # Taiwan, Hong Kong and Macau, as the recognizers read them (``text.plain_text``: 榮總 as 荣总)
+    "台大 北荣 中荣 高荣 荣总 三总 马偕 长庚 国泰 亚东 奇美 慈济 玛丽 伊利沙伯 威尔斯 屯门 "
+    "镜湖 仁伯爵"
 )
 _FAMOUS = "|".join(sorted(FAMOUS_HOSPITAL_NAMES, key=len, reverse=True))
 FAMOUS_HOSPITAL = RegexRecognizer(

@@ -283,7 +283,7 @@ FOREIGN_LAYOUT_PHONE = RegexRecognizer(
 _PHONE_CUE = (
     r"(?:电话|手机|座机|总机|联系方式|热线|来电|回电|回拨|号码|tel|phone|mobile|call"
     # traditional, and Hong Kong's 手提 (a mobile)
-    r"|電話|手機|座機|總機|聯繫方式|聯絡方式|聯絡電話|熱線|來電|回電|號碼|手提)"
+    r"|電話|手機|座機|總機|聯繫方式|聯絡方式|聯絡電話|联络方式|联络电话|熱線|來電|回電|號碼|手提)"
 )
 _CALL_VERB = r"(?:拨打|致电|打给我?|打到|拨|打这个号?码?|打我)"
 # Every match starts with a cue's first character: checked first, it lets the scan pass
@@ -338,7 +338,7 @@ PHONE_BY_CONTEXT = RegexRecognizer(
     patterns=[
         re.compile(
             r"(?:电话|手机|座机|联系方式|热线|来电|打给我|call"
-            r"|電話|手機|座機|聯繫方式|聯絡方式|熱線|來電|手提電話|手提)"
+            r"|電話|手機|座機|聯繫方式|聯絡方式|联络方式|熱線|來電|手提電話|手提电话|手提)"
             r"(?:号码|号|號碼|號)?\s*(?:[:：为為]|就是|是)?\s*"
             r"(?P<v>(?:\+?86[-\s]?)?0?\d[\d\s-]{5,14}\d)(?![\d.])",
             re.IGNORECASE,

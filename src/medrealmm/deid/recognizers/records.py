@@ -24,7 +24,7 @@ _KEYWORD_TYPES: tuple[tuple[str, EntityType], ...] = (
         "病歷|門診|就診卡|就診|檔案|檢驗單|報告單|條碼|登記|醫保卡|醫保|保險|保單",
         EntityType.MRN,
     ),
-    ("身份证|证件|身份證|身分證|證件", EntityType.ID),
+    ("身份证|证件|身份證|身分證|身分证|證件", EntityType.ID),
 )
 _KEYWORD_RE = re.compile(
     starts_with_one_of(*(k for k, _ in _KEYWORD_TYPES))
