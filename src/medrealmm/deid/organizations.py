@@ -33,9 +33,8 @@ _SUFFIXES = sorted(
         "职业技术学院 中学 小学 幼儿园 学校 中专 职高 技校 研究院 研究所 事务所 工厂 厂 "
         "分公司 子公司 门店 专卖店 超市 酒店 商场 派出所 街道办 居委会 村委会 委员会 "
         "出版社 报社 电视台 电台 体育馆 图书馆 中心小学 实验学校 外国语学校 工作室 旅行社 "
-        # the same in traditional characters (Hong Kong, Macau, Taiwan)
-        "有限責任公司 集團 銀行 分行 營業部 信用合作社 大學 學院 職業技術學院 中學 小學 幼兒園 "
-        "學校 研究所 事務所 工廠 廠 商場 派出所 出版社 報社 電視台 電台 體育館 圖書館"
+        # traditional characters are read as simplified (``text.plain_text``): 集團 as 集团
+        "信用合作社"
     ),
     key=len,
     reverse=True,
