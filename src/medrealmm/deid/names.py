@@ -28,8 +28,9 @@ SINGLE_SURNAMES = (
     "傅萧阎冼奚谌鄢栗檀禹湛辜尧卿鹿"
 )
 # Rarer Hundred-Family surnames: many are ordinary words too, so only a context cue (a title
-# after, a form label or 我叫 before) makes them a name, never the tagger alone.
-RARE_SURNAMES = (
+# after, a form label or 我叫 before) makes them a name, never the tagger alone (those not
+# listed above join ``AMBIGUOUS_SURNAMES``). Not ``RARE_SURNAMES`` below, the cue-only list.
+_RARER_HUNDRED_FAMILY = (
     "狄融巢伊经干牧满危元步竺奉惠郗班仰秋暴厉戎祖束幸韶郜蓟薄邰鄂索咸籍赖蔺屠阴胥苍闻莘贡劳"
     "逄扶堵宰郦雍璩濮寿扈燕冀郏浦习宦鱼容慎戈庾暨衡弘匡禄阙殳沃蔚越夔厍晁勾訾阚鞠须丰蒯荆权"
     "逯盖桓於钮嵇虞邴乜缑亢况郝鲜储汲邸糜松井富乌焦巴弓隗山谈宋茅庞熊纪舒屈项祝董梁杜阮"
@@ -40,7 +41,7 @@ TRADITIONAL_SURNAMES = "陳張劉黃楊趙吳孫馬鄭謝韓馮鄧蕭葉蘇呂�
 SINGLE_SURNAMES += "".join(
     c for c in dict.fromkeys(TRADITIONAL_SURNAMES) if c not in SINGLE_SURNAMES
 )
-_RARE_ONLY = "".join(sorted(set(RARE_SURNAMES) - set(SINGLE_SURNAMES)))
+_RARE_ONLY = "".join(sorted(set(_RARER_HUNDRED_FAMILY) - set(SINGLE_SURNAMES)))
 SINGLE_SURNAMES += _RARE_ONLY
 COMPOUND_SURNAMES = words(
     "欧阳 司马 上官 诸葛 东方 皇甫 令狐 慕容 尉迟 公孙 夏侯 司徒 端木 长孙 宇文 轩辕 澹台 南宫 "
