@@ -10,6 +10,7 @@ from medrealmm.deid.text import (
     find_spans,
     make_consistent,
     plain_text,
+    screen_proposals,
     screen_spans,
     screen_spans_in,
 )
@@ -162,3 +163,14 @@ def test_traditional_text_is_masked_where_its_simplified_twin_is(
 def test_clinical_terms_in_traditional_characters_stay() -> None:
     text = "阿莫西林膠囊一天三次，布洛芬緩釋膠囊疼時吃，血壓150/95，糖化血紅蛋白7.2%"
     assert find_spans(text) == []
+
+
+def test_proposals_are_screened_as_the_recognizers_read_the_text() -> None:
+    """An LLM pass's proposal over a herb written in traditional characters (金銀花) is
+    vetoed as its simplified form is; a kept proposal keeps the text's own characters."""
+    text = "陳美玲買了金銀花泡水"
+    name = Span(start=0, end=3, type=EntityType.NAME, text="陳美玲", source="llm")
+    herb = Span(start=5, end=8, type=EntityType.NAME, text="金銀花", source="llm")
+    kept, dropped = screen_proposals(text, [name, herb])
+    assert kept == [name]
+    assert [s.text for s, _ in dropped] == ["金銀花"]

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
-from medrealmm.deid.term_vetoes import screen
-from medrealmm.deid.text import make_consistent, screen_spans_in
+from medrealmm.deid.text import make_consistent, screen_proposals, screen_spans_in
 from medrealmm.llm import Completion, LLMClient
 
 
@@ -42,7 +41,7 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
         outcome.llm_error = result.error
         if result.value is not None:
             proposed = locate(result.value.spans, texts, spans)
-            extra = [screen(t, p) for t, p in zip(texts, proposed, strict=True)]
+            extra = [screen_proposals(t, p) for t, p in zip(texts, proposed, strict=True)]
             spans = [resolve_overlaps([*a, *b]) for a, (b, _) in zip(spans, extra, strict=True)]
             outcome.vetoed = [[*v, *d] for v, (_, d) in zip(outcome.vetoed, extra, strict=True)]
     outcome.spans = make_consistent(texts, spans)

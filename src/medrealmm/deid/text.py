@@ -105,13 +105,29 @@ def _screened(
         # Names in a list of names: read off the screened names, screened in their turn.
         listed, listed_dropped = screen(plain, listed_names(plain, kept))
         kept, dropped = kept + listed, dropped + listed_dropped
-        if plain != text:
-            kept = [s.model_copy(update={"text": text[s.start : s.end]}) for s in kept]
-            dropped = [
-                (s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped
-            ]
+        kept, dropped = _in_original(text, plain, kept, dropped)
         out.append((resolve_overlaps(kept), dropped))
     return out
+
+
+def screen_proposals(text: str, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """``term_vetoes.screen`` of spans found elsewhere (the LLM pass's proposals) over
+    ``text`` as the recognizers read it (``plain_text``), so a drug written in traditional
+    characters is vetoed as its simplified form is; the spans keep ``text``'s characters."""
+    plain = plain_text(text)
+    kept, dropped = screen(plain, spans)
+    return _in_original(text, plain, kept, dropped)
+
+
+def _in_original(
+    text: str, plain: str, kept: list[Span], dropped: list[tuple[Span, str]]
+) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Screened spans with ``text``'s own characters where ``plain`` differs from it."""
+    if plain == text:
+        return kept, dropped
+    kept = [s.model_copy(update={"text": text[s.start : s.end]}) for s in kept]
+    dropped = [(s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped]
+    return kept, dropped
 
 
 def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> None:
