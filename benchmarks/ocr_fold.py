@@ -16,9 +16,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
-from medrealmm.deid.onnx_fold import fold
+from medrealmm.deid.onnx_env import offline_onnxruntime
+
+offline_onnxruntime()  # before onnxruntime is imported: its telemetry stays off
+import onnxruntime as ort  # noqa: E402
+
+from medrealmm.deid.onnx_fold import fold  # noqa: E402
 
 MODELS = Path(__import__("rapidocr_onnxruntime").__file__).parent / "models"
 SHAPES = {

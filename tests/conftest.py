@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from medrealmm.deid.onnx_env import offline_onnxruntime
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 
 os.environ.setdefault("MEDREALMM_PROGRESS", "0")
+# Before any test module imports onnxruntime at collection (test_deid_ocr_speed does): the
+# runtime may read its telemetry switch then, not at the library's first session.
+offline_onnxruntime()
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ models' runtime. Each is refused or recorded, never silent."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -193,6 +194,28 @@ def test_onnxruntime_telemetry_is_off_before_the_first_session() -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "1"
+
+
+def test_telemetry_switched_on_by_an_earlier_import_is_reported() -> None:
+    """ONNX Runtime reads the switch when it is imported: the library's models import it
+    after the switch (no warning), and a process that imported it first is told."""
+    ours = "from medrealmm.deid.ner import _model\n_model()\n"
+    theirs = "import onnxruntime\nfrom medrealmm.deid.ner import _model\n_model()\n"
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+            env=env,
+        )
+        for code in (ours, theirs)
+    ]
+    assert all(run.returncode == 0 for run in runs), [run.stderr[-2000:] for run in runs]
+    assert "telemetry" not in runs[0].stderr
+    assert "imported before ORT_DISABLE_TELEMETRY=1" in runs[1].stderr
 
 
 @pytest.mark.slow
