@@ -3,8 +3,9 @@ names (邹晴、顾长林、谢明、[钟离月]、潘雪) is one more person, w
 
 A list says its items are of one kind. Where most of a list's items are names, the rest are
 names too: a stage name, a nickname, or a rare given name no rule or model knows on its own.
-This is a pass over one text's screened spans, after the veto classes, so a vetoed drug or
-place in a list stays vetoed only if it is a dictionary word or clinical term here as well.
+This is a pass over one text's screened spans, after the veto classes: a vetoed drug in a
+list counts as no name, and what this pass finds is screened by the same classes in its turn
+(``text._screened``).
 """
 
 from __future__ import annotations

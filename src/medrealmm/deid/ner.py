@@ -775,7 +775,7 @@ def _classify(text: str, start: int, end: int, label: str) -> tuple[EntityType, 
         end = introduced_name_end(text, start, end)  # 我叫邵福来|哈哈好开心呀
         kind, kept = EntityType.NAME, _name_span(text, start, end)
     elif (named := surname_before_place(text, start, end)) is not None:
-        kind, kept = EntityType.NAME, (named, end)  # 顾|天池: a given name read as a place
+        kind, kept = EntityType.NAME, (named, end)  # 柯|天池: a given name read as a place
     elif label == "ORG":
         kind, kept = EntityType.HOSPITAL, _organisation_span(text, start, end)
     else:  # the model tags some hospitals' short names as places (在湘雅就诊)

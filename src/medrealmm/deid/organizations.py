@@ -232,7 +232,7 @@ _BRANCH = re.compile(f"[{_CJK}]{{1,6}}?(?:支行|分行|营业部|分公司|分�
 # function character, and not an ordinary word (…大学|关系).
 _COLLEGE = re.compile(
     f"(?:(?![的了是在和与及就也都还又说我你他她它们这那哪每个些])[{_CJK}]){{1,8}}?"
-    "(?:学院|學院|书院|書院|研究生院|医学部|系)"
+    "(?:学院|书院|研究生院|医学部|系)"
 )
 
 
@@ -240,7 +240,7 @@ def _chain_end(text: str, end: int, suffix: str) -> int:
     branch = _BRANCH.match(text, end)
     if branch:
         return branch.end()
-    college = _COLLEGE.match(text, end) if suffix in ("大学", "大學") else None
+    college = _COLLEGE.match(text, end) if suffix == "大学" else None
     if college and not is_common_word(college.group()):
         return college.end()
     return end

@@ -264,13 +264,13 @@ def foreign_after_role(text: str) -> Iterator[Span]:
 
 
 # What ends a place or an organisation's name: after one of these the model's place is that
-# place (顾|天池 as a name, but 张|家港市 or 李|村路 stay the model's).
+# place (柯|天池 as a name, but 张|家港市 or 李|村路 stay the model's).
 _PLACE_TAIL = frozenset("省市县区镇乡村路街道巷弄号山湖河江海桥站园店馆院局厂司校所")
 
 
 def surname_before_place(text: str, start: int, end: int) -> int | None:
     """The start of a full name whose given part the model read as a two-character place
-    (顾|天池): a leading surname at a clause start or after a cue, right before it, the three
+    (柯|天池): a leading surname at a clause start or after a cue, right before it, the three
     characters no dictionary word and nothing of a place's ending after them. Given names
     are often place words (天池, 海南, 建国); a surname before one at a clause start is the
     person, not a place (a place after a verb or a preposition has no surname before it)."""
@@ -454,9 +454,9 @@ def _named_one(text: str, start: int, end: int) -> bool:
 _LATIN_TITLED_RE = re.compile(f"(?<![A-Za-z])(?P<name>[A-Za-z][a-z]{{1,15}})(?=(?:{AFTER_TITLES}))")
 # A Latin name of three or more letters, any case, as the subject of a speech verb (yoyo说,
 # Kevin表示): not inside an address, a handle or a code (the letters stand alone).
+_LATIN_SPEECH = "说(?!明|法)|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称"
 _LATIN_SPEAKS_RE = re.compile(
-    r"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Za-z][a-z]{2,15})"
-    "(?!说明|说法)(?=说|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
+    rf"(?<![A-Za-z0-9@._/:#-])(?P<name>[A-Za-z][a-z]{{2,15}})(?={_LATIN_SPEECH})"
 )
 
 
@@ -474,8 +474,7 @@ _LATIN_DEGREED_RE = re.compile(
 )
 _LATIN_FRAMED_RE = re.compile(
     rf"(?<![A-Za-z0-9@._/:#-])(?P<name>{FULL_LATIN_NAME}{NAME_TAIL})"
-    rf"(?=[ \u00a0]?[,，]?[ \u00a0]?(?:您好|你好)|(?:{AFTER_TITLES})"
-    "|说(?!明|法)|表示|告诉|透露|坦言|写道|问道|答道|回复|笑称)"
+    rf"(?=[ \u00a0]?[,，]?[ \u00a0]?(?:您好|你好)|(?:{AFTER_TITLES})|{_LATIN_SPEECH})"
 )
 # …or saluted (Dear Anna Lee, 亲爱的Anna Lee, 致Anna Lee：).
 _LATIN_SALUTED_RE = re.compile(

@@ -161,6 +161,9 @@ ADDRESS_HOUSE_NUMBER = RegexRecognizer(
     validate=_valid_house_number,
 )
 
+# Words for where someone lives or a parcel goes (住在…, 收货地址…): what follows is an address.
+_WHERE_ONE_LIVES = "家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址"
+
 # An address given after a cue, in whatever form (建国门内51号, 西塞456号): the cue and the
 # house number bound it.
 ADDRESS_BY_CUE = RegexRecognizer(
@@ -169,7 +172,7 @@ ADDRESS_BY_CUE = RegexRecognizer(
     type=EntityType.ADDRESS,
     patterns=[
         re.compile(
-            r"(?:家在|住在|家住|住址|地址|寄到|寄至|寄往|搬到|收货地址)[:：\s]*"
+            rf"(?:{_WHERE_ONE_LIVES})[:：\s]*"
             rf"(?P<v>{cjk_proper(2, 16, HOSPITAL_STOP)}\d{{1,5}}\s*号(?:之\d{{1,3}}|院|楼)?"
             rf"(?:{_UNIT_BODY})?)"
         )
@@ -238,7 +241,7 @@ _HEADED_ROAD = re.compile(
 # After a word for where someone lives, the number may be left out (住在…市 城北 解放路), or
 # the road too (家住…县武康，): the word says the rest is an address.
 _HEADED_BY_CUE = re.compile(
-    r"(?:住在|家住|住址|地址|寄到|寄至|寄往|家在|搬到)[是为:：\s]*"
+    rf"(?:{_WHERE_ONE_LIVES})[是为:：\s]*"
     rf"(?P<v>{_HEAD}(?:{_HEADED_WAY}(?:大道|路|街|巷|胡同)"
     rf"|(?P<tail>{cjk_proper(2, 4, HOSPITAL_STOP + '省市县縣')})(?=[，。,.;；！!？?\s]|$)))"
 )
