@@ -1,5 +1,6 @@
-"""Issue item 6: the builder's own run is evaluable, and every offline command of the README
-runs as printed, in order, on a fresh folder.
+"""Issue item 6: the builder's own run is evaluable, and every offline command of the README and
+of the documentation site's pages (in the order of mkdocs.yml's nav) runs as printed, in order,
+on a fresh folder.
 
 A run folder holds the corpus build's ``manifest.json``; it was taken for a release manifest
 (read-only: "is a release"; with ``--out``: "release format None is not supported"). Releases
@@ -17,12 +18,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
 from medrealmm.release.loader import is_release
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 
 
 def _invoke(*args: str) -> tuple[int, str]:
@@ -72,11 +75,14 @@ def test_a_corpus_manifest_is_not_a_release(builder_run: Path, tmp_path: Path) -
     assert code != 0 and (builder_run / "store.sqlite").is_file(), output
 
 
-# -- the README, command by command ---------------------------------------------------------------
+# -- the README and the docs, command by command -------------------------------------------------
 
-#: Every README command that is not run here, with why. A new command must be run or listed.
+#: Every command of the README and the docs that is not run here, with why. A new command must be
+#: run or listed.
 SKIPPED: dict[str, str] = {
     'pip install -e ".[dev]"': "installs the package; the test runs the installed one",
+    "pip install -e .": "installs the package; the test runs the installed one",
+    "mkdocs build --strict": "builds the site from the repository; .ci/run runs it",
     "pytest": "the test suite itself",
     "LOCAL_BASE_URL=http://127.0.0.1:8000/v1 LOCAL_API_KEY=... inspect eval medrealmm/medrealmm "
     "-T release=demo-output/release --model openai-api/local/YOUR-MODEL": "a real server (the "
@@ -127,21 +133,44 @@ def readme_commands(text: str) -> list[str]:
     return commands
 
 
+def _nav_files(node: object) -> list[str]:
+    """The Markdown files of an mkdocs nav, in reading order."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [f for value in node.values() for f in _nav_files(value)]
+    if isinstance(node, list):
+        return [f for item in node for f in _nav_files(item)]
+    return []
+
+
+def documented_pages() -> list[Path]:
+    """The README, then every page of the documentation site in nav order: the order a new
+    user reads them and the order their commands run in."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return [README] + [ROOT / config.get("docs_dir", "docs") / f for f in _nav_files(config["nav"])]
+
+
+def documented_commands() -> list[str]:
+    """Every command of every ```bash block of the README and the docs, in reading order."""
+    return [c for page in documented_pages() for c in readme_commands(page.read_text("utf-8"))]
+
+
 def test_every_readme_command_is_run_or_skipped_with_a_reason() -> None:
-    commands = readme_commands(README.read_text(encoding="utf-8"))
+    commands = documented_commands()
     known = {shlex.join(shlex.split(c)) for c in SKIPPED}
     runnable = [c for c in commands if c not in known]
     assert all(c.startswith("medrealmm ") for c in runnable), runnable
     assert "medrealmm eval run demo-output --model online" in runnable  # the builder's run
-    assert not known - set(commands), "SKIPPED lists commands the README no longer has"
+    assert not known - set(commands), "SKIPPED lists commands the docs no longer have"
 
 
 @pytest.mark.slow
 def test_readme_offline_commands_run_literally_in_order(tmp_path: Path) -> None:
-    """The README's commands as a new user types them, in a fresh folder, one process each,
-    answering yes where one asks (accepting the DUA)."""
+    """The README's and the docs' commands as a new user types them, in a fresh folder, one
+    process each, answering yes where one asks (accepting the DUA)."""
     known = {shlex.join(shlex.split(c)) for c in SKIPPED}
-    commands = [c for c in readme_commands(README.read_text(encoding="utf-8")) if c not in known]
+    commands = [c for c in documented_commands() if c not in known]
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
     env.pop("OPENAI_BASE_URL", None)
