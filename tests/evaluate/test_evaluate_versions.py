@@ -122,5 +122,9 @@ def test_leaderboard_across_versions_compares_on_shared_cases_and_says_so(
     report = CliRunner().invoke(app, ["report", a, rep, "--add", b, "--resamples", "20"])
     assert report.exit_code == 0, report.output
     overall = json.loads((tmp_path / "rep" / "tables" / "overall.json").read_text("utf-8"))
+    assert "在 1.0 与 1.1 共有的 3 个病例上比较" in overall["title"]  # the Chinese page's note
+    english = CliRunner().invoke(app, ["report", a, rep + "-en", "--add", b, "--lang", "en"])
+    assert english.exit_code == 0, english.output
+    overall = json.loads((tmp_path / "rep-en" / "tables" / "overall.json").read_text("utf-8"))
     assert "compared on 3 cases shared by 1.0 and 1.1" in overall["title"]
     assert {r["cases"] for r in overall["rows"]} == {3}

@@ -100,5 +100,9 @@ def test_demo_releases_version_0_2_and_its_report_compares_the_versions(
     assert "- demo-033" in added and "- demo-034" in added and WITHDRAWN_CASE in withdrawn
     assert any(line.startswith("release 0.2: ") for line in summary)
     versions = json.loads((out / "report" / "tables" / "versions.json").read_text("utf-8"))
-    assert "shared by 0.1 and 0.2; 2 only in 0.2, 1 withdrawn; C changed" in versions["title"]
+    # the Chinese page's title says it in Chinese (``--lang en``: in English)
+    assert (
+        "在 0.1 与 0.2 共有的 36 个病例上比较；仅 0.2 有 2 个，撤回 1 个；病例集 C 已变化"
+        in (versions["title"])
+    )
     assert all(r["cases_shared"] < r["cases_newer"] for r in versions["rows"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import ExitStack
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,11 @@ import typer
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+
+
+class LangChoice(StrEnum):
+    zh = "zh"
+    en = "en"
 
 
 @app.command()
@@ -39,12 +45,19 @@ def report(
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for each 95% confidence interval.")
     ] = DEFAULT_RESAMPLES,
+    lang: Annotated[
+        LangChoice,
+        typer.Option(
+            "--lang", help="Language of the page and the per-case pages (tables/ are the same)."
+        ),
+    ] = LangChoice.zh,
 ) -> None:
     """Write the benchmark report of a run: scores with bootstrap 95% CIs, the
     positive/negative decomposition, with vs without images, department / intent / stage /
     image-count / turn breakdowns, per-case histograms and judge agreement (Gwet AC1, kappa).
 
-    OUT gets a self-contained index.html (figures embedded, opens from disk), figures/*.png
+    OUT gets a self-contained index.html (the leaderboard first, figures embedded, opens from
+    disk), cases/ (one page per case: the criteria each model met or missed), figures/*.png
     and tables/*.csv + *.json for every table. Incomplete cases are counted, never scored 0.
     """
     from medrealmm.report import write_report
@@ -55,7 +68,13 @@ def report(
         others = [stack.enter_context(RunStore(p, create=False)) for p in add or []]
         stack.enter_context(console.status("computing tables and drawing figures"))
         result = write_report(
-            store, out, grader=grader, seed=seed, resamples=resamples, others=others
+            store,
+            out,
+            grader=grader,
+            seed=seed,
+            resamples=resamples,
+            others=others,
+            lang=lang.value,
         )
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(

@@ -42,6 +42,21 @@ class VersionComparison:
             )
         return text
 
+    def note_zh(self) -> str:
+        """``note`` for the Chinese report page."""
+        text = (
+            f"在 {self.older} 与 {self.newer} 共有的 {len(self.shared)} 个病例上比较；"
+            f"仅 {self.newer} 有 {len(self.added)} 个，撤回 {len(self.withdrawn)} 个"
+        )
+        if self.cases_changed:
+            before = len(self.shared) + len(self.withdrawn)
+            after = len(self.shared) + len(self.added)
+            text += (
+                f"；病例集 C 已变化（{self.older} 有 {before} 个病例，"
+                f"{self.newer} 有 {after} 个）：一个版本全部病例上的得分不能与另一版本的直接比较"
+            )
+        return text
+
 
 def compare_versions(cases: dict[str, Collection[str]]) -> VersionComparison:
     """``cases``: instance ids by version, exactly two versions."""

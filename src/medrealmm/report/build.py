@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
+from medrealmm.report import i18n
+from medrealmm.report.case_pages import CASES_INDEX, write_case_pages
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
 from medrealmm.report.grader_tables import grader_tables
@@ -35,6 +37,7 @@ class ReportResult:
     scored: int
     incomplete: int
     stale: dict[tuple[str, bool], int] = field(default_factory=dict)  # left out, by condition
+    case_pages: list[Path] = field(default_factory=list)  # cases/index.html first
 
 
 def write_table(table: Table, folder: Path) -> list[Path]:
@@ -68,12 +71,14 @@ def write_report(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
     others: Sequence[RunStore] = (),
+    lang: i18n.Lang = "zh",
 ) -> ReportResult:
     """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
-    (judge agreement still comes from ``store`` alone)."""
-    from medrealmm.evaluate import K_DEFINITIONS_ZH
+    (judge agreement still comes from ``store`` alone). ``lang``: the page's language; the
+    CSV/JSON tables are the same in both."""
+    from medrealmm.evaluate import K_DEFINITIONS, K_DEFINITIONS_ZH
     from medrealmm.evaluate.meta_eval import load_meta_inputs
     from medrealmm.evaluate.results import load_leaderboard
     from medrealmm.stats.meta_eval import meta_evaluate
@@ -104,10 +109,13 @@ def write_report(
             # runs of two release versions: their shared cases only
             if results.versions is not None:
                 overall = tables["overall"]
-                note = f"{overall.title}；{VERSIONS_TITLE}：{results.versions.note()}"
-                tables["overall"] = replace(overall, title=note)
+                if lang == "en":
+                    title = f"{i18n.TITLE_EN['overall']}; {results.versions.note()}"
+                else:
+                    title = f"{overall.title}；{VERSIONS_TITLE}：{results.versions.note_zh()}"
+                tables["overall"] = replace(overall, title=title)
             elif (released := builder_versions(store)) is not None:
-                extra.append(versions_table(mine, released, tables["overall"]))
+                extra.append(versions_table(mine, released, tables["overall"], lang=lang))
             latency = latency_table(store, tables["overall"])
             if latency.rows:  # only replies generated here carry a measurement
                 extra.append(latency)
@@ -140,9 +148,13 @@ def write_report(
     table_paths = [p for table in tables.values() for p in write_table(table, out / "tables")]
     incomplete = sum(r.score is None for r in mine)
     stale = results.stale_by_condition()
+    case_pages = write_case_pages([store, *others], mine, primary, out, lang=lang)
     html = render_html(
         tables,
         figures,
+        lang=lang,
+        case_index=CASES_INDEX if case_pages else None,
+        k_definitions_en=K_DEFINITIONS,
         primary=primary,
         primary_is_baseline=primary == OFFLINE_NAME,
         instances=len({r.instance_id for r in mine}),
@@ -151,11 +163,13 @@ def write_report(
         seed=seed,
         resamples=resamples,
         stale=[
-            {"label": condition_label(model, images), "scores": count}
+            {"label": i18n.cell_text(condition_label(model, images), lang), "scores": count}
             for (model, images), count in stale.items()
         ],
         k_definitions=K_DEFINITIONS_ZH,
     )
     html_path = out / REPORT_FILE
     html_path.write_text(html, encoding="utf-8")
-    return ReportResult(html_path, figure_paths, table_paths, primary, len(mine), incomplete, stale)
+    return ReportResult(
+        html_path, figure_paths, table_paths, primary, len(mine), incomplete, stale, case_pages
+    )

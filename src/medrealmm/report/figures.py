@@ -219,8 +219,13 @@ def latency_figure(table: Table, line_s: float) -> Figure:
     rows = [r for r in table.rows if r["mean"] is not None]
     figure = Figure(figsize=(7, 4.2))
     ax = figure.subplots()
+    placed: list[tuple[float, float]] = []
     for row in rows:
         x, y = max(row["median_s"], 1e-3), row["mean"]
+        # points that coincide (the offline baseline with and without images) get their
+        # labels stacked, each with a leader line, instead of printed over one another
+        near = sum(abs(np.log10(x / px)) < 0.15 and abs(y - py) < 4 for px, py in placed)
+        placed.append((x, y))
         ax.errorbar(
             x, y, xerr=[[0], [max(row["p90_s"] - row["median_s"], 0)]], fmt="o",
             color=MODEL_COLOR, capsize=2,
@@ -229,8 +234,11 @@ def latency_figure(table: Table, line_s: float) -> Figure:
             ax.plot(max(row["first_token_s"], 1e-3), y, marker="o", mfc="none",
                     color=MODEL_COLOR, linestyle="none")  # fmt: skip
         share = f"{row['within_20s'] * 100:.0f}%"
-        ax.annotate(f"{row['label']}（{share} ≤ {line_s:.0f}s）", (x, y), fontsize=7,
-                    xytext=(4, 4), textcoords="offset points")  # fmt: skip
+        ax.annotate(
+            f"{row['label']}（{share} ≤ {line_s:.0f}s）", (x, y), fontsize=7,
+            xytext=(6, 4 + 11 * near), textcoords="offset points",
+            arrowprops={"arrowstyle": "-", "color": "#999", "lw": 0.5} if near else None,
+        )  # fmt: skip
     ax.axvline(line_s, color=ONLINE_COLOR, linestyle="--", linewidth=1)
     ax.text(line_s, SCALE * 0.02, f" {line_s:.0f} 秒", color=ONLINE_COLOR, fontsize=8)
     ax.set_xscale("log")
@@ -256,14 +264,18 @@ def _matrix(table: Table, labels: list[str]) -> tuple[list[str], np.ndarray, np.
 def _heatmap(ax: Axes, table: Table, labels: list[str], title: str, *, first: bool) -> AxesImage:
     """Mean score and n (cases) in every cell: small strata are visibly small (paper 4.4)."""
     strata, values, cases = _matrix(table, labels)
+    # a cell's colour is as solid as its n is large: a mean over two cases reads pale
+    most = max(int(cases.max()), 1) if cases.size else 1
+    alpha = 0.25 + 0.75 * np.sqrt(cases / most)
     image = ax.imshow(
-        np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto"
-    )
+        np.ma.masked_invalid(values), cmap=HEAT_MAP, vmin=0, vmax=SCALE, aspect="auto",
+        alpha=alpha,
+    )  # fmt: skip
     ax.set_xticks(range(len(strata)), strata, rotation=35, ha="right")
     ax.set_yticks(range(len(labels)), labels if first else [])
     for (i, j), value in np.ndenumerate(values):
         if not np.isnan(value):
-            color = "white" if value < SCALE * 0.6 else "black"
+            color = "white" if value < SCALE * 0.6 and alpha[i, j] > 0.6 else "black"
             text = f"{value:.0f}\nn={cases[i, j]}"
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color=color)
     ax.set_title(title)
@@ -281,7 +293,9 @@ def heatmap_figure(tables: Sequence[Table], titles: Sequence[str]) -> Figure:
     for index, (ax, table, title) in enumerate(zip(axes, tables, titles, strict=True)):
         image = _heatmap(ax, table, labels, title, first=index == 0)
     if image is not None:
-        figure.colorbar(image, ax=list(axes), label="平均得分（0–100）", fraction=0.04)
+        figure.colorbar(
+            image, ax=list(axes), label="平均得分（0–100；颜色越淡，病例数 n 越少）", fraction=0.04
+        )
     return figure
 
 

@@ -1,5 +1,9 @@
 """Render the self-contained HTML page: figures inlined as base64 PNG, a subset of the CJK font
-inlined as WOFF, no scripts, no network."""
+inlined as WOFF, one small inline script that sorts tables, nothing from the network.
+
+The leaderboard comes first, then a table of contents; every table of every section gets the
+same treatment (sorting, a contents entry through its section, the page's language), so a
+table registered in ``SECTIONS`` needs nothing else."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from medrealmm.report import i18n
 from medrealmm.report.figures import RenderedFigure
 from medrealmm.report.tables import Table
 from medrealmm.report.webfont import font_face_css
@@ -123,15 +128,17 @@ THREE_DECIMALS = {
     *("f1_high", "precision_met", "recall_met", "precision_not_met", "recall_not_met"),
 }
 
-#: (heading, figure names, table names) in reading order
+#: (heading, figure names, table names) in reading order: the leaderboard first. A section
+#: with no figure and no table row is left out (the MCCP validation before any physician
+#: decided), except the leaderboard, which says when it is empty.
 SECTIONS = (
+    ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall", "versions")),
     (
         "数据集统计（论文 3.5、图 3）",
         ("fig3_dataset",),
         ("dataset_overview", "dataset_distributions", "dataset_intents", "dataset_stages"),
     ),
     ("MCCP 医生验证（论文 6.3）", (), ("mccp_acceptance",)),
-    ("总体结果（论文 4.2）", ("fig4a_overall",), ("overall", "versions")),
     ("导入的回复：医生审慎作答（论文表 3）", (), ("deliberative",)),
     ("被评模型与设置（论文表 4）", (), ("models",)),
     ("正向 / 负向分解", ("fig4b_decomposition",), ("decomposition",)),
@@ -177,11 +184,16 @@ class HtmlTable:
 @dataclass
 class Section:
     heading: str
+    anchor: str = ""
     figures: list[dict[str, str]] = field(default_factory=list)
     tables: list[HtmlTable] = field(default_factory=list)
 
 
-def cell(column: str, value: Any) -> str:
+def cell(column: str, value: Any, lang: i18n.Lang = "zh") -> str:
+    return i18n.cell_text(_cell(column, value), lang)
+
+
+def _cell(column: str, value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -197,18 +209,18 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def html_table(table: Table, *, open_: bool = False) -> HtmlTable:
+def html_table(table: Table, *, open_: bool = False, lang: i18n.Lang = "zh") -> HtmlTable:
     return HtmlTable(
-        title=table.title,
-        header=[COLUMN_NAMES.get(c, c) for c in table.columns],
-        rows=[[cell(c, row.get(c)) for c in table.columns] for row in table.rows],
+        title=i18n.table_title(table.name, table.title, lang),
+        header=[i18n.column(c, COLUMN_NAMES.get(c, c), lang) for c in table.columns],
+        rows=[[cell(c, row.get(c), lang) for c in table.columns] for row in table.rows],
         numeric=[any(_is_number(r.get(c)) for r in table.rows) for c in table.columns],
         name=table.name,
         open=open_,
     )
 
 
-def ac1_matrix(agreement: Table) -> HtmlTable:
+def ac1_matrix(agreement: Table, lang: i18n.Lang = "zh") -> HtmlTable:
     """Table 2 at a glance: AC1 over all criteria for every rater pair, n in brackets."""
     rows = [r for r in agreement.rows if r["criteria"] == "all"]
     raters = list(dict.fromkeys([*(r["rater_a"] for r in rows), *(r["rater_b"] for r in rows)]))
@@ -217,31 +229,40 @@ def ac1_matrix(agreement: Table) -> HtmlTable:
         text = "—" if r["ac1"] is None else f"{r['ac1']:.3f}（n={r['n']}）"
         lookup[(r["rater_a"], r["rater_b"])] = lookup[(r["rater_b"], r["rater_a"])] = text
     return HtmlTable(
-        title="Gwet AC1 两两矩阵（全部标准）",
+        title=i18n.table_title("ac1_matrix", "Gwet AC1 两两矩阵（全部标准）", lang),
         header=["", *raters],
         rows=[[a, *("1" if a == b else lookup.get((a, b), "—") for b in raters)] for a in raters],
         open=True,
     )
 
 
-def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **context: Any) -> str:
+def render_html(
+    tables: dict[str, Table],
+    figures: list[RenderedFigure],
+    *,
+    lang: i18n.Lang = "zh",
+    case_index: str | None = None,
+    **context: Any,
+) -> str:
+    """The page in ``lang``; ``case_index``: the per-case pages' index, linked from the top."""
     by_name = {f.name: f for f in figures}
     sections = []
-    for heading, figure_names, table_names in SECTIONS:
-        if not figure_names and not any(n in tables for n in table_names):
-            continue  # a section whose tables were not built (Table 3 without imports)
-        section = Section(heading)
-        for name in figure_names:
-            if name in by_name:
-                figure = by_name[name]
-                data = base64.b64encode(figure.png).decode("ascii")
-                section.figures.append({"name": name, "caption": figure.caption, "data": data})
-        if "agreement" in table_names and tables["agreement"].rows:
-            section.tables.append(ac1_matrix(tables["agreement"]))
-        for index, name in enumerate(n for n in table_names if n in tables):
-            section.tables.append(
-                html_table(tables[name], open_=index == 0 and name != "histogram")
-            )
+    for index, (heading, figure_names, table_names) in enumerate(SECTIONS):
+        present = [n for n in table_names if n in tables]
+        drawn = [n for n in figure_names if n in by_name]
+        if index and not drawn and not any(tables[n].rows for n in present):
+            continue  # nothing to show: Table 3 without imports, no MCCP decisions yet
+        section = Section(i18n.heading(heading, table_names, lang), anchor=f"s{index}")
+        for name in drawn:
+            figure = by_name[name]
+            data = base64.b64encode(figure.png).decode("ascii")
+            caption = i18n.caption(name, figure.caption, lang)
+            section.figures.append({"name": name, "caption": caption, "data": data})
+        if "agreement" in present and tables["agreement"].rows:
+            section.tables.append(ac1_matrix(tables["agreement"], lang))
+        for position, name in enumerate(present):
+            opened = position == 0 and name != "histogram"
+            section.tables.append(html_table(tables[name], open_=opened, lang=lang))
         sections.append(section)
     environment = Environment(
         loader=PackageLoader("medrealmm.report", "templates"),
@@ -250,5 +271,47 @@ def render_html(tables: dict[str, Table], figures: list[RenderedFigure], **conte
     )
     template = environment.get_template("report.html.j2")
     marker = "/* font-face */"
-    page = template.render(sections=sections, figures=figures, font_face=marker, **context)
+    page = template.render(
+        sections=sections,
+        figures=figures,
+        font_face=marker,
+        lang=lang,
+        t=i18n.PAGE[lang],
+        sort_script=SORT_SCRIPT,
+        case_index=case_index,
+        **context,
+    )
     return page.replace(marker, font_face_css("".join(sorted(set(page)))), 1)
+
+
+#: Click a header to sort its table by that column (numbers as numbers, "—" last), again to
+#: reverse. Inline and small: the page stays one file that reads offline.
+SORT_SCRIPT = r"""
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  var heads = table.querySelectorAll("thead th");
+  heads.forEach(function (th, col) {
+    th.tabIndex = 0;
+    function key(row) {
+      var text = ((row.cells[col] || {}).textContent || "").trim();
+      if (text === "" || text === "\u2014") { return null; }
+      var num = parseFloat(text.replace(/[,%]/g, ""));
+      return /^[-+]?[\d.]/.test(text) && !isNaN(num) ? num : text;
+    }
+    function sort() {
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+      heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === null || y === null) { return x === y ? 0 : (x === null ? 1 : -1); }
+        if (typeof x !== typeof y) { return (typeof x === "number" ? -1 : 1) * dir; }
+        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    }
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
+  });
+});
+"""

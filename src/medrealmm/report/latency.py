@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report.tables import Table, condition_label
 from medrealmm.schema import PHYSICIAN_REPLY_S, ReplyLatency
 from medrealmm.stats.cases import marked_replies, stored_images
@@ -33,8 +34,9 @@ def latency_table(store: RunStore, overall: Table) -> Table:
             "first_token_p90_s": _seconds(s.p90_first_token_s),
             "streamed": s.streamed,
             "first_token_note": s.first_token_note,
+            # the offline baseline answers in process: its tokens/s measures no server
             "tokens_per_s": None
-            if s.median_tokens_per_s is None
+            if s.median_tokens_per_s is None or s.model == OFFLINE_NAME
             else round(s.median_tokens_per_s, 1),
             "endpoint": ", ".join(s.endpoints),
             "concurrency": ", ".join(map(str, s.concurrency)),

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from medrealmm.evaluate.versions import VersionComparison, compare_versions
 from medrealmm.release.layout import version_key
+from medrealmm.report.i18n import Lang
 from medrealmm.report.tables import Table, _by_condition, _scaled, headline_conditions
 from medrealmm.stats.cases import CaseRecord, case_means
 from medrealmm.store import RunStore, stages
@@ -29,7 +30,11 @@ def _mean(by_case: dict[str, float], cases: frozenset[str]) -> tuple[int, float 
 
 
 def versions_table(
-    records: Sequence[CaseRecord], versions: VersionComparison, overall: Table
+    records: Sequence[CaseRecord],
+    versions: VersionComparison,
+    overall: Table,
+    *,
+    lang: Lang = "zh",
 ) -> Table:
     """Per headline condition: Score on the shared cases (the comparison), and on each
     version's whole case set (which C changes)."""
@@ -61,7 +66,9 @@ def versions_table(
         )
     return Table(
         "versions",
-        f"{TITLE}：{versions.older} → {versions.newer}；{versions.note()}",
+        f"{TITLE}：{versions.older} → {versions.newer}；{versions.note_zh()}"
+        if lang == "zh"
+        else f"Release versions {versions.older} → {versions.newer}: {versions.note()}",
         (
             *("label", "model", "images", "cases_shared", "mean_shared"),
             *("cases_older", "mean_older", "cases_newer", "mean_newer"),
