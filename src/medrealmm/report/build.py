@@ -101,11 +101,10 @@ def write_report(
                 summaries=results.summary(),
                 imported=results.imported(),
             )
-            extra = [
-                *dataset_tables(store),
-                acceptance_table(store),
-                *grader_tables(store, results),
-            ]
+            extra = [*dataset_tables(store), *grader_tables(store, results)]
+            acceptance = acceptance_table(store)
+            if any(acceptance.rows[0][k] for k in ("sample", "decided", "outside_sample")):
+                extra.append(acceptance)  # shown once physicians have a sample to judge
             # runs of two release versions: their shared cases only
             if results.versions is not None:
                 overall = tables["overall"]
@@ -139,7 +138,7 @@ def write_report(
     if usage.rows:  # a run whose calls were all made elsewhere has nothing to show
         extra.append(usage)
     tables.update({t.name: t for t in extra})
-    figures = render_figures(tables)
+    figures = render_figures(tables, lang)
     figure_paths = []
     for figure in figures:
         path = out / "figures" / f"{figure.name}.png"

@@ -11,7 +11,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -21,11 +21,13 @@ from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import Bbox
 from PIL import Image
 
 from medrealmm.fonts import MissingFontError, require_cjk_font
+from medrealmm.report.i18n import Lang, cell_text, figure_text
 from medrealmm.report.tables import SCALE, Table
 from medrealmm.schema import PHYSICIAN_REPLY_S
 
@@ -393,8 +395,12 @@ class RenderedFigure:
     png: bytes
 
 
-def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
-    """Every figure whose table has data; a figure with nothing to show is left out."""
+def render_figures(tables: dict[str, Table], lang: Lang = "zh") -> list[RenderedFigure]:
+    """Every figure whose table has data; a figure with nothing to show is left out. In
+    English (``lang``) the row labels, titles and axes are English; data such as department
+    names stay as recorded."""
+    if lang != "zh":
+        tables = {name: _labels_in(table, lang) for name, table in tables.items()}
     plans: list[tuple[str, str, list[str], Callable[[], Figure]]] = [
         (
             "fig3_dataset",
@@ -457,8 +463,31 @@ def render_figures(tables: dict[str, Table]) -> list[RenderedFigure]:
     rendered = []
     for name, caption, needs, draw in plans:
         if all(name_ in tables and _has_scores(tables[name_]) for name_ in needs):
-            rendered.append(RenderedFigure(name, caption, png_bytes(draw)))
+            drawn = draw if lang == "zh" else _in_english(draw)
+            rendered.append(RenderedFigure(name, caption, png_bytes(drawn)))
     return rendered
+
+
+def _labels_in(table: Table, lang: Lang) -> Table:
+    if not table.rows or "label" not in table.rows[0]:
+        return table
+    rows = [{**row, "label": cell_text(str(row["label"]), lang)} for row in table.rows]
+    return replace(table, rows=rows)
+
+
+def _in_english(draw: Callable[[], Figure]) -> Callable[[], Figure]:
+    """``draw``, then every fixed text of the figure (titles, axis labels, legends, notes)
+    in English; tick labels come from the (already English) tables."""
+
+    def drawn() -> Figure:
+        figure = draw()
+        for text in figure.findobj(Text):
+            content = text.get_text()
+            if content:
+                text.set_text(figure_text(content))
+        return figure
+
+    return drawn
 
 
 def _has_scores(table: Table) -> bool:

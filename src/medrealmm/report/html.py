@@ -230,8 +230,11 @@ def ac1_matrix(agreement: Table, lang: i18n.Lang = "zh") -> HtmlTable:
         lookup[(r["rater_a"], r["rater_b"])] = lookup[(r["rater_b"], r["rater_a"])] = text
     return HtmlTable(
         title=i18n.table_title("ac1_matrix", "Gwet AC1 两两矩阵（全部标准）", lang),
-        header=["", *raters],
-        rows=[[a, *("1" if a == b else lookup.get((a, b), "—") for b in raters)] for a in raters],
+        header=["", *(i18n.cell_text(r, lang) for r in raters)],
+        rows=[
+            [i18n.cell_text(a, lang), *("1" if a == b else lookup.get((a, b), "—") for b in raters)]
+            for a in raters
+        ],
         open=True,
     )
 

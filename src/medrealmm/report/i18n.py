@@ -199,7 +199,10 @@ _LABEL_EN = (
     (" · 纯文本", " · text only"),
     ("（离线基线）", " (offline baseline)"),
 )
-_WORDS_EN = {"是": "yes", "否": "no", "全部": "all", "正向": "positive", "负向": "negative"}
+_WORDS_EN = {
+    **{"是": "yes", "否": "no", "全部": "all", "正向": "positive", "负向": "negative"},
+    "医生小组": "physician panel",  # ``stats.raters.PANEL_RATER``
+}
 
 #: the pipeline's English notes on an unstreamed reply, in Chinese (their prefixes)
 _NOTES_ZH = (
@@ -210,6 +213,50 @@ _NOTES_ZH = (
     ("not recorded", "未记录"),
     ("not streamed", "未流式（原因见 tables/latency.csv）"),
 )
+
+
+#: the figures' fixed Chinese texts (``figures.py``) in English
+FIGURE_EN = {
+    "图 3  数据集分布": "Fig. 3  Dataset distributions",
+    "图 4a  总体得分": "Fig. 4a  Overall Score",
+    "图 4b  正向 / 负向标准分解": "Fig. 4b  Positive / negative criteria",
+    "图 5  有图与无图输入对比": "Fig. 5  With and without images",
+    "图 6a  按专科大类的平均得分": "Fig. 6a  Score by specialty group",
+    "图 6b  按患者意图": "Fig. 6b  By patient intent",
+    "按问诊阶段": "By consultation stage",
+    "图 7  单病例得分分布": "Fig. 7  Per-case score distribution",
+    "图 11  得分与图片数量、对话轮数的关系": "Fig. 11  Score against image count and turns",
+    "图 12  按亚专科的平均得分": "Fig. 12  Score by sub-specialty",
+    "时延与质量": "Latency and quality",
+    "回复时延中位数（秒，对数轴；横线至 90 百分位；空心点为首 token 时延中位数）": (
+        "Median reply latency (s, log scale; bar to the 90th percentile; hollow point: "
+        "median time to first token)"
+    ),
+    "单例得分": "Case score",
+    "图片数量": "Images",
+    "对话轮数": "Dialogue turns",
+    "实例数": "Instances",
+    "平均得分": "Mean score",
+    "平均得分（0–100；颜色越淡，病例数 n 越少）": "Mean score (0-100; paler: fewer cases n)",
+    "得分（0–100）": "Score (0-100)",
+    "得分（0–100，误差线为 95% 置信区间）": "Score (0-100, bars: 95% CI)",
+    "患者意图": "Patient intent",
+    "问诊阶段": "Consultation stage",
+    "有图": "images",
+    "无图": "no images",
+    "每例平均标准数（负向在左）": "Criteria per case (negative on the left)",
+    "满足的正向标准": "positive criteria met",
+    "触发的负向标准": "negative criteria triggered",
+    "病例数": "Cases",
+}
+
+
+def figure_text(text: str) -> str:
+    """A figure's text in English: its fixed texts by name, labels by their fragments."""
+    if text in FIGURE_EN:
+        return FIGURE_EN[text]
+    text = cell_text(text, "en")
+    return text.replace(" 秒", " s").replace("（", " (").replace("）", ")")
 
 
 def humanize(identifier: str) -> str:
@@ -254,7 +301,7 @@ def cell_text(text: str, lang: Lang) -> str:
     if lang == "en":
         if text in _WORDS_EN:
             return _WORDS_EN[text]
-        for zh, en in _LABEL_EN:
+        for zh, en in (*_LABEL_EN, ("医生小组", "physician panel")):
             text = text.replace(zh, en)
         return text
     for en, zh in _NOTES_ZH:
