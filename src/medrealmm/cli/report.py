@@ -51,6 +51,13 @@ def report(
             "--lang", help="Language of the page and the per-case pages (tables/ are the same)."
         ),
     ] = LangChoice.zh,
+    case_pages: Annotated[
+        bool,
+        typer.Option(
+            "--case-pages/--no-case-pages",
+            help="Write cases/, a page per case (about a millisecond of CPU each).",
+        ),
+    ] = True,
 ) -> None:
     """Write the benchmark report of a run: scores with bootstrap 95% CIs, the
     positive/negative decomposition, with vs without images, department / intent / stage /
@@ -75,6 +82,7 @@ def report(
             resamples=resamples,
             others=others,
             lang=lang.value,
+            case_pages=case_pages,
         )
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(

@@ -72,12 +72,14 @@ def write_report(
     resamples: int = DEFAULT_RESAMPLES,
     others: Sequence[RunStore] = (),
     lang: i18n.Lang = "zh",
+    case_pages: bool = True,
 ) -> ReportResult:
     """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
     (judge agreement still comes from ``store`` alone). ``lang``: the page's language; the
-    CSV/JSON tables are the same in both."""
+    CSV/JSON tables are the same in both. ``case_pages``: write ``cases/`` (a file per case, about
+    a millisecond of CPU each; off for very large runs)."""
     from medrealmm.evaluate import K_DEFINITIONS, K_DEFINITIONS_ZH
     from medrealmm.evaluate.meta_eval import load_meta_inputs
     from medrealmm.evaluate.results import load_leaderboard
@@ -101,10 +103,8 @@ def write_report(
                 summaries=results.summary(),
                 imported=results.imported(),
             )
-            extra = [*dataset_tables(store), *grader_tables(store, results)]
             acceptance = acceptance_table(store)
-            if any(acceptance.rows[0][k] for k in ("sample", "decided", "outside_sample")):
-                extra.append(acceptance)  # shown once physicians have a sample to judge
+            extra = [*dataset_tables(store), acceptance, *grader_tables(store, results)]
             # runs of two release versions: their shared cases only
             if results.versions is not None:
                 overall = tables["overall"]
@@ -147,12 +147,14 @@ def write_report(
     table_paths = [p for table in tables.values() for p in write_table(table, out / "tables")]
     incomplete = sum(r.score is None for r in mine)
     stale = results.stale_by_condition()
-    case_pages = write_case_pages([store, *others], mine, primary, out, lang=lang)
+    pages = write_case_pages([store, *others], mine, primary, out, lang=lang) if case_pages else []
+    # the MCCP validation is shown once physicians have a sample to judge (its CSV always)
+    judged = any(acceptance.rows[0][k] for k in ("sample", "decided", "outside_sample"))
     html = render_html(
-        tables,
+        tables if judged else {n: t for n, t in tables.items() if n != acceptance.name},
         figures,
         lang=lang,
-        case_index=CASES_INDEX if case_pages else None,
+        case_index=CASES_INDEX if pages else None,
         k_definitions_en=K_DEFINITIONS,
         primary=primary,
         primary_is_baseline=primary == OFFLINE_NAME,
@@ -170,5 +172,5 @@ def write_report(
     html_path = out / REPORT_FILE
     html_path.write_text(html, encoding="utf-8")
     return ReportResult(
-        html_path, figure_paths, table_paths, primary, len(mine), incomplete, stale, case_pages
+        html_path, figure_paths, table_paths, primary, len(mine), incomplete, stale, pages
     )

@@ -9,7 +9,6 @@ all of them, so a reader without a CJK font sees text, not boxes."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -73,11 +72,15 @@ def write_case_pages(
     verdicts: dict[tuple[str, Condition], dict[str, str]] = defaultdict(dict)
     for store in reversed(stores):  # the report's own run wins where two hold a case
         rubrics.update(evaluation_rubrics(store))
-        for key, payload in store.raw_rows(stages.EVAL_VERDICT, f"{grader}|").items():
+        # two fields of each verdict, read in SQL: no row is parsed in Python
+        rows = store.fields_under(stages.EVAL_VERDICT, [f"{grader}|"], ("status", "value"))
+        for key, status, value in rows:
             found = VerdictKey.parse(key)
             model, images, instance_id, sample = ResponseKey.split(found.response)
             if sample == 0:
-                verdicts[(instance_id, (model, images))][found.criterion_id] = _status(payload)
+                verdicts[(instance_id, (model, images))][found.criterion_id] = _status(
+                    status, value
+                )
     by_case: dict[str, dict[Condition, CaseRecord]] = defaultdict(dict)
     for record in records:
         by_case[record.instance_id][record.condition] = record
@@ -122,13 +125,13 @@ def _facts(record: CaseRecord, lang: i18n.Lang) -> tuple[str, str, str]:
     return record.department, record.intent, record.stage
 
 
-def _status(payload: str) -> str:
-    verdict = json.loads(payload)
-    if verdict.get("status") == "abstained":
+def _status(status: str | None, value: int | None) -> str:
+    """A verdict's mark from its stored ``status`` and ``value`` (SQLite's 0/1)."""
+    if status == "abstained":
         return "abstained"
-    if verdict.get("status") == "failed" or verdict.get("value") is None:
+    if status == "failed" or value is None:
         return "failed"
-    return "met" if verdict["value"] else "not_met"
+    return "met" if value else "not_met"
 
 
 def _score(record: CaseRecord | None) -> str:
