@@ -55,7 +55,7 @@ def report(
         bool,
         typer.Option(
             "--case-pages/--no-case-pages",
-            help="Write cases/, a page per case (about a millisecond of CPU each).",
+            help="Write cases/, a page per case (off: faster on very large runs).",
         ),
     ] = True,
 ) -> None:

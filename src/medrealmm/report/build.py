@@ -78,8 +78,8 @@ def write_report(
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
     ``others``: more runs of the same benchmark, for one leaderboard across all their models
     (judge agreement still comes from ``store`` alone). ``lang``: the page's language; the
-    CSV/JSON tables are the same in both. ``case_pages``: write ``cases/`` (a file per case, about
-    a millisecond of CPU each; off for very large runs)."""
+    CSV/JSON tables are the same in both. ``case_pages``: write ``cases/`` (a file per case; off
+    for very large runs)."""
     from medrealmm.evaluate import K_DEFINITIONS, K_DEFINITIONS_ZH
     from medrealmm.evaluate.meta_eval import load_meta_inputs
     from medrealmm.evaluate.results import load_leaderboard
