@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -102,6 +103,23 @@ def test_the_mccp_validation_shows_only_with_decisions(tmp_path: Path) -> None:
     html = result.html.read_text(encoding="utf-8")
     assert "总体结果（论文 4.2）" in html  # the leaderboard says it is empty
     assert "MCCP 医生验证" not in html
+
+
+def test_the_mccp_validation_shows_once_physicians_decide(
+    synthetic_store: Path, tmp_path: Path
+) -> None:
+    from medrealmm.mccp.validation import draw_validation_sample, record_decision
+
+    copy = tmp_path / "run"
+    copy.mkdir()
+    shutil.copy(synthetic_store, copy / synthetic_store.name)
+    with RunStore(copy / synthetic_store.name) as store:
+        first = draw_validation_sample(store, 2)[0]
+        record_decision(store, first, "dr-example", accept=True)
+        result = write_report(store, tmp_path / "out", resamples=20, case_pages=False)
+    html = result.html.read_text(encoding="utf-8")
+    assert "MCCP 医生验证（论文 6.3）" in html
+    assert "cases/index.html" not in html and not (tmp_path / "out" / "cases").exists()
 
 
 def test_a_case_page_shows_each_models_verdicts_on_the_rubric(
