@@ -22,6 +22,7 @@ from medrealmm.cli.common import (
     print_dry_run,
     print_table,
     report_failures,
+    result_console,
     user_errors,
 )
 from medrealmm.store import RunStore
@@ -213,12 +214,12 @@ def run_command(
             raw = store.cache.rejected_now
     if benchmark is not None:
         version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
-        console.print(
+        result_console.print(
             f"benchmark: {benchmark.ref.kind} {benchmark.ref.name or ''}{version} "
             f"({len(benchmark.instances)} instances); results in {store.path.parent}"
         )
     complete = len(outcome.scores) - outcome.incomplete
-    console.print(
+    result_console.print(
         f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
         f"on {outcome.cases} instances, graded by {outcome.grader}: "
         f"{complete} cases scored, {outcome.incomplete} incomplete"
@@ -227,13 +228,15 @@ def run_command(
     if outcome.no_rubric:
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
     for member in outcome.members:
-        console.print(
+        result_console.print(
             f"  panel member {member.grader}: {member.verdicts.done} graded now, "
             f"{member.verdicts.skipped} already done, {member.verdicts.failed} failed"
         )
     abstained = sum(score.abstained for score in outcome.scores)
     if abstained:
-        console.print(f"{abstained} criteria the grader could not assess (--abstain {abstain})")
+        result_console.print(
+            f"{abstained} criteria the grader could not assess (--abstain {abstain})"
+        )
     errors = list(outcome.responses.errors.values())
     for score in [s for m in outcome.members for s in m.scores] or outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)
@@ -288,7 +291,7 @@ def import_command(
             max_reply_bytes=max_reply_bytes,
         )
     complete = len(outcome.scores) - outcome.incomplete
-    console.print(
+    result_console.print(
         f"[green]{outcome.model}[/green]: {len(outcome.scores) - outcome.responses.failed} "
         f"replies imported, graded by {outcome.grader}: {complete} cases scored, "
         f"{outcome.incomplete} incomplete"
@@ -315,7 +318,12 @@ def score_command(
         ),
     ] = None,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the table and usage as JSON here.")
+        str | None,
+        typer.Option(
+            "--json",
+            help="Also write the table and usage as JSON to this file; '-' writes only the "
+            "JSON, to stdout.",
+        ),
     ] = None,
 ) -> None:
     """Print Score(M) per model and image setting (0-100), mean@k, worst@k, the
@@ -332,13 +340,14 @@ def score_command(
         usage = usage_with_cost(store)
         abstentions = abstentions_by_grader(store)
         panel = panel_summary(store, results)
-    show_summary(results.grader, rows, results.stale_by_condition())
-    show_evaluations(results)
-    if any(a.abstained for a in abstentions):
-        show_abstentions(abstentions)
-    if panel is not None:
-        show_panel(panel)
-    show_usage(usage)
+    if json_out != "-":
+        show_summary(results.grader, rows, results.stale_by_condition())
+        show_evaluations(results)
+        if any(a.abstained for a in abstentions):
+            show_abstentions(abstentions)
+        if panel is not None:
+            show_panel(panel)
+        show_usage(usage)
     if json_out is not None:
         payload = {
             "grader": results.grader,
@@ -357,7 +366,39 @@ def score_command(
             "abstentions": [asdict(a) for a in abstentions],
             "panel": None if panel is None else asdict(panel),
         }
-        json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+        text = json.dumps(payload, ensure_ascii=False, indent=2)
+        if json_out == "-":
+            typer.echo(text)
+        else:
+            Path(json_out).write_text(text + "\n", encoding="utf-8")
+
+
+@eval_app.command("export")
+def export_command(
+    run: RunArgument,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="File to write; its suffix picks the format: .jsonl, .parquet, or .eval (an "
+            "inspect_ai log that `inspect view` opens).",
+        ),
+    ],
+    grader: Annotated[
+        str | None,
+        typer.Option("--grader", help="Grader whose verdicts to export (default: the primary)."),
+    ] = None,
+) -> None:
+    """Write one row per reply: case and consultation id, model, images on/off, sample, reply
+    text, latency and tokens, each criterion's verdict with its rationale and weight, the
+    case score (0-100) and whether it is complete. Reads what `eval score` reads."""
+    from medrealmm.evaluate.export import write_export
+
+    with user_errors(), RunStore(run, create=False) as store:
+        if out.is_dir() or out.resolve() == store.path.resolve():
+            raise ValueError(f"{out} is a folder or the run store; name a new file")
+        count = write_export(store, out, grader)
+    result_console.print(f"exported {count} replies to {out}")
 
 
 def show_usage(usage: list[dict[str, Any]]) -> None:
@@ -396,7 +437,7 @@ def show_abstentions(rows: list[Abstentions]) -> None:
             str(row.cases_with_abstentions),
             str(row.abstained),
         )
-    console.print(table)
+    print_table(table)
 
 
 def show_panel(panel: PanelSummary) -> None:
@@ -419,7 +460,7 @@ def show_panel(panel: PanelSummary) -> None:
             str(m.prompt_tokens),
             str(m.completion_tokens),
         )
-    console.print(table)
+    print_table(table)
     agree = Table(
         title="Panel agreement on LLM criterion verdicts",
         box=box.SIMPLE,
@@ -438,7 +479,7 @@ def show_panel(panel: PanelSummary) -> None:
                 str(n),
                 "-" if ac1 is None else f"{ac1:.3f}",
             )
-    console.print(agree)
+    print_table(agree)
 
 
 def show_evaluations(results: Results) -> None:
