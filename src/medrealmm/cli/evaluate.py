@@ -317,6 +317,14 @@ def score_command(
             help="Grader whose verdicts to report (default: the run's primary grader).",
         ),
     ] = None,
+    common: Annotated[
+        bool,
+        typer.Option(
+            "--common",
+            help="Score every row on the cases all rows scored (rows on different case sets "
+            "are marked † otherwise).",
+        ),
+    ] = False,
     json_out: Annotated[
         str | None,
         typer.Option(
@@ -336,12 +344,28 @@ def score_command(
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
+        sets = results.case_sets()
+        differ = len(set(sets.values())) > 1
+        if common:
+            results = results.common()
         rows = results.summary()
         usage = usage_with_cost(store)
         abstentions = abstentions_by_grader(store)
         panel = panel_summary(store, results)
+    imported = results.imported()
+    marked = {c for c, cases in sets.items() if differ and not common and cases != max_set(sets)}
     if json_out != "-":
-        show_summary(results.grader, rows, results.stale_by_condition())
+        show_summary(results.grader, rows, results.stale_by_condition(), imported, marked)
+        if common:
+            console.print(
+                f"compared on the {len(results.shared_cases())} cases every row scored "
+                f"(of {len(frozenset().union(*sets.values()))})"
+            )
+        elif marked:
+            console.print(
+                f"[yellow]† rows scored on a different set of cases; `--common` compares all "
+                f"rows on the {len(results.shared_cases())} cases every row scored[/yellow]"
+            )
         show_evaluations(results)
         if any(a.abstained for a in abstentions):
             show_abstentions(abstentions)
@@ -352,7 +376,17 @@ def score_command(
         payload = {
             "grader": results.grader,
             "definitions": K_DEFINITIONS,
-            "rows": [asdict(r) for r in rows],
+            "common": common,
+            "shared_cases": len(results.shared_cases()),
+            "rows": [
+                {
+                    **asdict(r),
+                    "imported": (r.model, r.images) in imported,
+                    "cases": len(sets.get((r.model, r.images), ())),
+                    "different_cases": (r.model, r.images) in marked,
+                }
+                for r in rows
+            ],
             "stale": [
                 {"model": m, "images": i, "scores": n}
                 for (m, i), n in results.stale_by_condition().items()
@@ -506,8 +540,24 @@ def show_evaluations(results: Results) -> None:
     print_table(table)
 
 
-def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
-    """The score table: one row per model and image setting."""
+def max_set(sets: dict[tuple[str, bool], frozenset[str]]) -> frozenset[str]:
+    """The case set most rows share (the largest on a tie): rows on another one are marked."""
+    counts: dict[frozenset[str], int] = {}
+    for cases in sets.values():
+        counts[cases] = counts.get(cases, 0) + 1
+    return max(counts, key=lambda cases: (counts[cases], len(cases)))
+
+
+def show_summary(
+    grader: str,
+    rows: list[ModelSummary],
+    stale: dict[tuple[str, bool], int],
+    imported: set[tuple[str, bool]] | None = None,
+    marked: set[tuple[str, bool]] | None = None,
+) -> None:
+    """The score table: one row per model and image setting. Imported replies show 'imp'
+    for img (their authors decided what they saw); rows in ``marked`` carry a †."""
+    imported, marked = imported or set(), marked or set()
     refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
@@ -515,7 +565,8 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + ("; refused: replies the model declined, each scored 0" if refusals else "")
-        + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else ""),
+        + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else "")
+        + ("; img imp: imported replies, their authors' own setting" if imported else ""),
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
@@ -528,10 +579,12 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     for column in (*columns, "incompl", *extra):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
+        condition = (row.model, row.images)
         name = f"{row.model}*" if row.is_baseline else row.model
+        name += " †" if condition in marked else ""
         table.add_row(
             name,
-            "on" if row.images else "off",
+            "imp" if condition in imported else "on" if row.images else "off",
             _points(row.score),
             _points(row.mean_of_k),
             _points(row.worst_of_k),
