@@ -34,7 +34,7 @@ result_console = make_console(sys.stdout.isatty(), stderr=False)
 #: Progress, warnings and notes (stderr); ``--quiet`` silences it.
 console = make_console(sys.stderr.isatty())
 #: Errors (stderr), printed even under ``--quiet``.
-errors = make_console(sys.stderr.isatty())
+error_console = make_console(sys.stderr.isatty())
 
 
 def set_quiet(quiet: bool) -> None:
@@ -119,7 +119,7 @@ def print_table(table: Table, target: Console | None = None) -> None:
 def print_error(message: str) -> None:
     """One line on stderr, never wrapped, with data-borne ``[markup]`` shown as written."""
     line = " ".join(message.split())
-    errors.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+    error_console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
 
 
 def print_dry_run(client: object, resumed: int | None) -> None:
@@ -148,10 +148,10 @@ def report_failures(
     groups = summarise(errors)
     total = sum(group.count for group in groups)
     if total:
-        errors.print(f"[yellow]{total} {what} failed:[/yellow]")
+        error_console.print(f"[yellow]{total} {what} failed:[/yellow]")
     for group in groups:
-        errors.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
-        errors.print(f"    e.g. {escape(group.example[:200])}")
+        error_console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
+        error_console.print(f"    e.g. {escape(group.example[:200])}")
     show_rejected(raw)
     return total
 
@@ -159,6 +159,8 @@ def report_failures(
 def show_rejected(raw: Sequence[tuple[str, str, str]]) -> None:
     """The raw replies ``--debug-calls`` kept, one line each (cut at 500 characters)."""
     if raw:
-        errors.print(f"{len(raw)} raw replies that failed validation (kept in the run store):")
+        error_console.print(
+            f"{len(raw)} raw replies that failed validation (kept in the run store):"
+        )
     for task, model, text in raw:
-        errors.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))
+        error_console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))
