@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,11 +42,16 @@ def run_async(work: Awaitable[T]) -> T:
     return box[0]
 
 
+#: "0" turns progress bars off (tests, benchmarks, ``--quiet``).
+PROGRESS_ENV = "MEDREALMM_PROGRESS"
+
+
 def progress_enabled() -> bool:
-    return os.environ.get("MEDREALMM_PROGRESS", "1") != "0"
+    return os.environ.get(PROGRESS_ENV, "1") != "0"
 
 
 def make_progress() -> Progress:
+    """A progress bar on stderr: stdout carries only results."""
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -53,6 +59,7 @@ def make_progress() -> Progress:
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
+        console=Console(stderr=True),
         disable=not progress_enabled(),
     )
 

@@ -49,16 +49,23 @@ def test_eval_score_in_a_pipe_keeps_lines_and_headers_whole(tmp_path: Path) -> N
     assert not any("…" in line for line in lines)
 
 
-def test_a_table_too_wide_for_the_terminal_says_how_to_widen() -> None:
+def test_a_table_too_wide_for_the_terminal_says_how_to_widen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from medrealmm.cli import common
+
+    notes = io.StringIO()
+    monkeypatch.setattr(common, "console", Console(file=notes, width=200, color_system=None))
     out = io.StringIO()
     terminal = Console(file=out, force_terminal=True, width=60, color_system=None)
-    print_table(_wide_table(8), out=terminal)
-    assert "cut to fit 60 columns" in out.getvalue() and "less -S" in out.getvalue()
+    print_table(_wide_table(8), target=terminal)
+    assert "cut to fit 60 columns" in notes.getvalue() and "less -S" in notes.getvalue()
+    assert "cut to fit" not in out.getvalue()  # the note is not part of the result
 
-    out = io.StringIO()
-    terminal = Console(file=out, force_terminal=True, width=200, color_system=None)
-    print_table(_wide_table(3), out=terminal)
-    assert "cut to fit" not in out.getvalue()
+    notes.truncate(0)
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=200, color_system=None)
+    print_table(_wide_table(3), target=terminal)
+    assert "cut to fit" not in notes.getvalue()
 
 
 def test_off_a_terminal_nothing_wraps_unless_columns_is_set(

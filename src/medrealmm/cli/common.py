@@ -18,17 +18,33 @@ from rich.text import Text
 UNWRAPPED_WIDTH = 10_000
 
 
-def make_console(terminal: bool) -> Console:
-    """The CLI's console on stderr. On a terminal rich fits its width; in a pipe or a file
-    (CI logs, ``| tee``) it would wrap every line at 80 columns, mid-sentence, and cut table
-    headers, so there nothing wraps and tables keep their natural width. ``COLUMNS`` wins in
-    both cases."""
+def make_console(terminal: bool, stderr: bool = True) -> Console:
+    """A CLI console. On a terminal rich fits its width; in a pipe or a file (CI logs,
+    ``| tee``) it would wrap every line at 80 columns, mid-sentence, and cut table headers,
+    so there nothing wraps and tables keep their natural width. ``COLUMNS`` wins in both
+    cases."""
     if terminal or os.environ.get("COLUMNS"):
-        return Console(stderr=True)
-    return Console(stderr=True, soft_wrap=True, width=UNWRAPPED_WIDTH)
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, soft_wrap=True, width=UNWRAPPED_WIDTH)
 
 
+#: Results (tables, summaries, "report written: ...") go to stdout, so `> file` and pipes
+#: get the answer; progress, warnings and notes go to ``console`` on stderr.
+result_console = make_console(sys.stdout.isatty(), stderr=False)
+#: Progress, warnings and notes (stderr); ``--quiet`` silences it.
 console = make_console(sys.stderr.isatty())
+#: Errors (stderr), printed even under ``--quiet``.
+error_console = make_console(sys.stderr.isatty())
+
+
+def set_quiet(quiet: bool) -> None:
+    """``--quiet``: no progress bars or notes on stderr; results and errors still print."""
+    from medrealmm.runner import PROGRESS_ENV
+
+    console.quiet = quiet
+    if quiet:
+        os.environ[PROGRESS_ENV] = "0"
+
 
 ModelOption = Annotated[
     str,
@@ -87,23 +103,23 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def print_table(table: Table, out: Console | None = None) -> None:
-    """A table, and on a terminal too narrow for it (rich then cuts cells with '…') how wide
-    it needs to be and how to see it whole."""
-    out = out or console
-    out.print(table)
-    needed = out.measure(table, options=out.options.update_width(UNWRAPPED_WIDTH)).maximum
-    if out.is_terminal and needed > out.width:
-        out.print(
-            f"[dim](cut to fit {out.width} columns: this table needs {needed}; widen the "
-            "terminal, or pipe the output, e.g. `2>&1 | less -S`)[/dim]"
+def print_table(table: Table, target: Console | None = None) -> None:
+    """A result table (stdout), and on a terminal too narrow for it (rich then cuts cells
+    with '…') a note on stderr: how wide it needs to be and how to see it whole."""
+    target = target or result_console
+    target.print(table)
+    needed = target.measure(table, options=target.options.update_width(UNWRAPPED_WIDTH)).maximum
+    if target.is_terminal and needed > target.width:
+        console.print(
+            f"[dim](cut to fit {target.width} columns: this table needs {needed}; widen the "
+            "terminal, or pipe the output, e.g. `| less -S`)[/dim]"
         )
 
 
 def print_error(message: str) -> None:
     """One line on stderr, never wrapped, with data-borne ``[markup]`` shown as written."""
     line = " ".join(message.split())
-    console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
+    error_console.print(Text.assemble(("error:", "red"), " ", line), soft_wrap=True)
 
 
 def print_dry_run(client: object, resumed: int | None) -> None:
@@ -112,9 +128,9 @@ def print_dry_run(client: object, resumed: int | None) -> None:
     from rich.markup import escape
 
     if resumed is not None:
-        console.print(f"units already done (resumed, no calls): {resumed}")
+        result_console.print(f"units already done (resumed, no calls): {resumed}")
     for line in client.lines():  # type: ignore[attr-defined]
-        console.print(escape(line), soft_wrap=True)
+        result_console.print(escape(line), soft_wrap=True)
 
 
 def report_failures(
@@ -132,10 +148,10 @@ def report_failures(
     groups = summarise(errors)
     total = sum(group.count for group in groups)
     if total:
-        console.print(f"[yellow]{total} {what} failed:[/yellow]")
+        error_console.print(f"[yellow]{total} {what} failed:[/yellow]")
     for group in groups:
-        console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
-        console.print(f"    e.g. {escape(group.example[:200])}")
+        error_console.print(f"  {group.count} x {group.reason}: {escape(group.fix)}")
+        error_console.print(f"    e.g. {escape(group.example[:200])}")
     show_rejected(raw)
     return total
 
@@ -143,6 +159,8 @@ def report_failures(
 def show_rejected(raw: Sequence[tuple[str, str, str]]) -> None:
     """The raw replies ``--debug-calls`` kept, one line each (cut at 500 characters)."""
     if raw:
-        console.print(f"{len(raw)} raw replies that failed validation (kept in the run store):")
+        error_console.print(
+            f"{len(raw)} raw replies that failed validation (kept in the run store):"
+        )
     for task, model, text in raw:
-        console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))
+        error_console.print(Text.assemble(f"  {task} / {model}: ", " ".join(text.split())[:500]))

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, print_table, user_errors
+from medrealmm.cli.common import print_table, result_console, user_errors
 from medrealmm.io.dataset import DEFAULT_MAX_PIXELS, check_dataset
 
 
@@ -56,6 +56,6 @@ def demo(
 
     with user_errors():
         summary = run_demo(out)
-    console.print(f"[green]demo finished[/green]; outputs in [bold]{out}[/bold]")
+    result_console.print(f"[green]demo finished[/green]; outputs in [bold]{out}[/bold]")
     for line in summary:
-        console.print(f"  {line}")
+        result_console.print(f"  {line}")

@@ -14,9 +14,9 @@ from medrealmm.cli.common import (
     AllowShrinkOption,
     DryRunOption,
     ModelsConfigOption,
-    console,
     print_dry_run,
     print_table,
+    result_console,
     user_errors,
 )
 from medrealmm.corpus import CorpusConfig, Engine, Manifest, build_corpus, load_config
@@ -123,10 +123,12 @@ def build(
         for client in planned:  # the 4a screening agent, when it has cases to screen
             print_dry_run(client, None)
         if not planned:
-            console.print("dry run: no model would be called (no screening agent or no cases)")
+            result_console.print(
+                "dry run: no model would be called (no screening agent or no cases)"
+            )
         return
     print_manifest(manifest)
-    console.print(f"[green]corpus written[/green] to [bold]{out}[/bold]")
+    result_console.print(f"[green]corpus written[/green] to [bold]{out}[/bold]")
 
 
 def _with_overrides(
@@ -175,7 +177,9 @@ def print_manifest(manifest: Manifest) -> None:
         departments.add_row(name, *(str(counts.get(snap, 0)) for snap in snapshots))
     print_table(departments)
     if manifest.privacy_backend_is_baseline:
-        console.print(f"4a screening agent: {manifest.privacy_backend} (rule-based baseline)")
+        result_console.print(
+            f"4a screening agent: {manifest.privacy_backend} (rule-based baseline)"
+        )
 
 
 # -- review queue ----------------------------------------------------------------------
@@ -194,7 +198,7 @@ def review_queue(
             raise ValueError(f"stage {source_stage!r} in {store.path} has no cases to review")
         added = queue.enqueue(store, config.review, source_stage)
         status = queue.advance(store, config.review)
-    console.print(f"queued {added} new review tasks")
+    result_console.print(f"queued {added} new review tasks")
     print_status(status)
 
 
@@ -209,7 +213,7 @@ def review_export(
     """Write open review tasks to a JSONL sheet; fill reviewer/verdict/note and import it."""
     with user_errors(), RunStore(run, create=False) as store:
         count = queue.export_sheet(store, sheet, include_decided=include_decided)
-    console.print(f"exported {count} tasks to {sheet}")
+    result_console.print(f"exported {count} tasks to {sheet}")
 
 
 @review_app.command("import")
@@ -223,7 +227,7 @@ def review_import(
         config = load_config(config_path)
         count = queue.import_sheet(store, sheet)
         status = queue.advance(store, config.review)
-    console.print(f"recorded {count} decisions")
+    result_console.print(f"recorded {count} decisions")
     print_status(status)
 
 
@@ -243,7 +247,7 @@ def print_status(status: queue.ReviewStatus) -> None:
     for label, total in status.tasks.items():
         table.add_row(label, str(status.decided.get(label, 0)), str(total))
     print_table(table)
-    console.print(
+    result_console.print(
         f"approved {status.approved}, rejected {status.rejected}, pending {status.pending_cases};"
         f" audited cases {status.audit_planned}, audit disagreements"
         f" {status.audit_disagreements}"

@@ -19,6 +19,7 @@ from medrealmm.cli.common import (
     console,
     print_dry_run,
     print_table,
+    result_console,
     show_rejected,
     user_errors,
 )
@@ -102,7 +103,7 @@ def run(
         if dry_run:
             print_dry_run(client, stats.skipped)
             return
-        console.print(
+        result_console.print(
             f"corpus.deid: {store.count(stages.CORPUS_DEID)} consultations "
             f"({stats.done} new, {stats.skipped} already done, {stats.failed} failed)"
         )
@@ -153,7 +154,7 @@ def image(
     for box in record.boxes:
         table.add_row(box.kind, box.label or "", str(box.box))
     print_table(table)
-    console.print(
+    result_console.print(
         f"{len(record.boxes)} boxes in {record.seconds:.2f}s; face detector: {record.face_detector}"
     )
     for note in record.needs_review:

@@ -22,6 +22,7 @@ from medrealmm.cli.common import (
     print_dry_run,
     print_table,
     report_failures,
+    result_console,
     user_errors,
 )
 from medrealmm.store import RunStore
@@ -213,12 +214,12 @@ def run_command(
             raw = store.cache.rejected_now
     if benchmark is not None:
         version = f" {benchmark.ref.version}" if benchmark.ref.version else ""
-        console.print(
+        result_console.print(
             f"benchmark: {benchmark.ref.kind} {benchmark.ref.name or ''}{version} "
             f"({len(benchmark.instances)} instances); results in {store.path.parent}"
         )
     complete = len(outcome.scores) - outcome.incomplete
-    console.print(
+    result_console.print(
         f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
         f"on {outcome.cases} instances, graded by {outcome.grader}: "
         f"{complete} cases scored, {outcome.incomplete} incomplete"
@@ -227,13 +228,15 @@ def run_command(
     if outcome.no_rubric:
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
     for member in outcome.members:
-        console.print(
+        result_console.print(
             f"  panel member {member.grader}: {member.verdicts.done} graded now, "
             f"{member.verdicts.skipped} already done, {member.verdicts.failed} failed"
         )
     abstained = sum(score.abstained for score in outcome.scores)
     if abstained:
-        console.print(f"{abstained} criteria the grader could not assess (--abstain {abstain})")
+        result_console.print(
+            f"{abstained} criteria the grader could not assess (--abstain {abstain})"
+        )
     errors = list(outcome.responses.errors.values())
     for score in [s for m in outcome.members for s in m.scores] or outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)
@@ -288,7 +291,7 @@ def import_command(
             max_reply_bytes=max_reply_bytes,
         )
     complete = len(outcome.scores) - outcome.incomplete
-    console.print(
+    result_console.print(
         f"[green]{outcome.model}[/green]: {len(outcome.scores) - outcome.responses.failed} "
         f"replies imported, graded by {outcome.grader}: {complete} cases scored, "
         f"{outcome.incomplete} incomplete"
@@ -314,8 +317,21 @@ def score_command(
             help="Grader whose verdicts to report (default: the run's primary grader).",
         ),
     ] = None,
+    common: Annotated[
+        bool,
+        typer.Option(
+            "--common",
+            help="Score every row on the cases all rows scored (rows on different case sets "
+            "are marked † otherwise).",
+        ),
+    ] = False,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the table and usage as JSON here.")
+        str | None,
+        typer.Option(
+            "--json",
+            help="Also write the table and usage as JSON to this file; '-' writes only the "
+            "JSON, to stdout.",
+        ),
     ] = None,
 ) -> None:
     """Print Score(M) per model and image setting (0-100), mean@k, worst@k, the
@@ -328,22 +344,49 @@ def score_command(
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
+        sets = results.case_sets()
+        differ = len(set(sets.values())) > 1
+        if common:
+            results = results.common()
         rows = results.summary()
         usage = usage_with_cost(store)
         abstentions = abstentions_by_grader(store)
         panel = panel_summary(store, results)
-    show_summary(results.grader, rows, results.stale_by_condition())
-    show_evaluations(results)
-    if any(a.abstained for a in abstentions):
-        show_abstentions(abstentions)
-    if panel is not None:
-        show_panel(panel)
-    show_usage(usage)
+    imported = results.imported()
+    marked = {c for c, cases in sets.items() if differ and not common and cases != max_set(sets)}
+    if json_out != "-":
+        show_summary(results.grader, rows, results.stale_by_condition(), imported, marked)
+        if common:
+            console.print(
+                f"compared on the {len(results.shared_cases())} cases every row scored "
+                f"(of {len(frozenset().union(*sets.values()))})"
+            )
+        elif marked:
+            console.print(
+                f"[yellow]† rows scored on a different set of cases; `--common` compares all "
+                f"rows on the {len(results.shared_cases())} cases every row scored[/yellow]"
+            )
+        show_evaluations(results)
+        if any(a.abstained for a in abstentions):
+            show_abstentions(abstentions)
+        if panel is not None:
+            show_panel(panel)
+        show_usage(usage)
     if json_out is not None:
         payload = {
             "grader": results.grader,
             "definitions": K_DEFINITIONS,
-            "rows": [asdict(r) for r in rows],
+            "common": common,
+            "shared_cases": len(results.shared_cases()),
+            "rows": [
+                {
+                    **asdict(r),
+                    "imported": (r.model, r.images) in imported,
+                    "cases": len(sets.get((r.model, r.images), ())),
+                    "different_cases": (r.model, r.images) in marked,
+                }
+                for r in rows
+            ],
             "stale": [
                 {"model": m, "images": i, "scores": n}
                 for (m, i), n in results.stale_by_condition().items()
@@ -357,7 +400,39 @@ def score_command(
             "abstentions": [asdict(a) for a in abstentions],
             "panel": None if panel is None else asdict(panel),
         }
-        json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+        text = json.dumps(payload, ensure_ascii=False, indent=2)
+        if json_out == "-":
+            typer.echo(text)
+        else:
+            Path(json_out).write_text(text + "\n", encoding="utf-8")
+
+
+@eval_app.command("export")
+def export_command(
+    run: RunArgument,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="File to write; its suffix picks the format: .jsonl, .parquet, or .eval (an "
+            "inspect_ai log that `inspect view` opens).",
+        ),
+    ],
+    grader: Annotated[
+        str | None,
+        typer.Option("--grader", help="Grader whose verdicts to export (default: the primary)."),
+    ] = None,
+) -> None:
+    """Write one row per reply: case and consultation id, model, images on/off, sample, reply
+    text, latency and tokens, each criterion's verdict with its rationale and weight, the
+    case score (0-100) and whether it is complete. Reads what `eval score` reads."""
+    from medrealmm.evaluate.export import write_export
+
+    with user_errors(), RunStore(run, create=False) as store:
+        if out.is_dir() or out.resolve() == store.path.resolve():
+            raise ValueError(f"{out} is a folder or the run store; name a new file")
+        count = write_export(store, out, grader)
+    result_console.print(f"exported {count} replies to {out}")
 
 
 def show_usage(usage: list[dict[str, Any]]) -> None:
@@ -396,7 +471,7 @@ def show_abstentions(rows: list[Abstentions]) -> None:
             str(row.cases_with_abstentions),
             str(row.abstained),
         )
-    console.print(table)
+    print_table(table)
 
 
 def show_panel(panel: PanelSummary) -> None:
@@ -419,7 +494,7 @@ def show_panel(panel: PanelSummary) -> None:
             str(m.prompt_tokens),
             str(m.completion_tokens),
         )
-    console.print(table)
+    print_table(table)
     agree = Table(
         title="Panel agreement on LLM criterion verdicts",
         box=box.SIMPLE,
@@ -438,7 +513,7 @@ def show_panel(panel: PanelSummary) -> None:
                 str(n),
                 "-" if ac1 is None else f"{ac1:.3f}",
             )
-    console.print(agree)
+    print_table(agree)
 
 
 def show_evaluations(results: Results) -> None:
@@ -465,8 +540,24 @@ def show_evaluations(results: Results) -> None:
     print_table(table)
 
 
-def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
-    """The score table: one row per model and image setting."""
+def max_set(sets: dict[tuple[str, bool], frozenset[str]]) -> frozenset[str]:
+    """The case set most rows share (the largest on a tie): rows on another one are marked."""
+    counts: dict[frozenset[str], int] = {}
+    for cases in sets.values():
+        counts[cases] = counts.get(cases, 0) + 1
+    return max(counts, key=lambda cases: (counts[cases], len(cases)))
+
+
+def show_summary(
+    grader: str,
+    rows: list[ModelSummary],
+    stale: dict[tuple[str, bool], int],
+    imported: set[tuple[str, bool]] | None = None,
+    marked: set[tuple[str, bool]] | None = None,
+) -> None:
+    """The score table: one row per model and image setting. Imported replies show 'imp'
+    for img (their authors decided what they saw); rows in ``marked`` carry a †."""
+    imported, marked = imported or set(), marked or set()
     refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
@@ -474,7 +565,8 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + ("; refused: replies the model declined, each scored 0" if refusals else "")
-        + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else ""),
+        + (f". {unapproved} instances scored on unapproved rubrics" if unapproved else "")
+        + ("; img imp: imported replies, their authors' own setting" if imported else ""),
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
@@ -487,10 +579,12 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     for column in (*columns, "incompl", *extra):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
+        condition = (row.model, row.images)
         name = f"{row.model}*" if row.is_baseline else row.model
+        name += " †" if condition in marked else ""
         table.add_row(
             name,
-            "on" if row.images else "off",
+            "imp" if condition in imported else "on" if row.images else "off",
             _points(row.score),
             _points(row.mean_of_k),
             _points(row.worst_of_k),

@@ -17,6 +17,7 @@ from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
     print_dry_run,
+    result_console,
     show_rejected,
     user_errors,
 )
@@ -152,11 +153,11 @@ def extract(
     if client.is_baseline:
         console.print("[yellow]agents ran on the offline baseline (rules, not a model)[/yellow]")
     for line in summary.lines():
-        console.print(line)
+        result_console.print(line)
     for key, error in sorted(summary.errors.items()):
         console.print(f"[red]failed[/red] {key}: {error}")
     show_rejected(store.cache.rejected_now)
-    console.print(f"wrote {instances} and {discarded}")
+    result_console.print(f"wrote {instances} and {discarded}")
     if summary.failed:
         raise typer.Exit(1)
 
@@ -180,7 +181,7 @@ def export_validation(
     target = to or out / "mccp" / "validation.csv"
     with user_errors(), RunStore(out, create=False, writer=True) as store:
         count = export_validation_csv(store, target, n, seed)
-    console.print(f"wrote {count} MCCPs for validation to {target}")
+    result_console.print(f"wrote {count} MCCPs for validation to {target}")
 
 
 @mccp_app.command("import-validation")
@@ -197,4 +198,4 @@ def import_validation(
     with user_errors(), RunStore(out, create=False, writer=True) as store:
         summary = import_validation_csv(store, decisions, reviewer)
     for line in summary.lines():
-        console.print(line)
+        result_console.print(line)

@@ -11,7 +11,13 @@ import typer
 from rich import box
 from rich.table import Table
 
-from medrealmm.cli.common import ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    ModelsConfigOption,
+    console,
+    print_table,
+    result_console,
+    user_errors,
+)
 from medrealmm.cli.evaluate import RunArgument, eval_app
 from medrealmm.store import RunStore
 
@@ -62,7 +68,7 @@ def show_meta(rows: list[MetaRow], title: str) -> None:
             _f1(r.f1_met),
             _f1(r.f1_not_met),
         )
-    console.print(table)
+    print_table(table)
 
 
 def write_csv(rows: list[MetaRow], path: Path) -> None:
@@ -118,7 +124,7 @@ def meta_command(
     show_meta(rows, "Graders and physicians against the physicians (balanced F1)")
     if csv_out is not None:
         write_csv(rows, csv_out)
-        console.print(f"{len(rows)} rows written to {csv_out}")
+        result_console.print(f"{len(rows)} rows written to {csv_out}")
     if calibrate:
         from medrealmm.evaluate.calibration import evaluate_calibration
 
@@ -153,4 +159,4 @@ def import_labels_command(
 
     with user_errors(), RunStore(run, create=False, writer=True) as store:
         count = import_labels(store, labels)
-    console.print(f"{count} labels stored as panel verdicts")
+    result_console.print(f"{count} labels stored as panel verdicts")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, print_dry_run, user_errors
+from medrealmm.cli.common import console, print_dry_run, result_console, user_errors
 
 StageList = Annotated[
     list[str] | None,
@@ -88,9 +88,9 @@ def run(
             reports = run_chain(ctx, CHAIN, skip=skipped, redo=redo or ())
     for report in reports:
         for line in report.lines:
-            console.print(f"  {line}")
+            result_console.print(f"  {line}")
     if dry_run:
-        console.print("[bold]dry run[/bold]: nothing was sent; calls per agent:")
+        result_console.print("[bold]dry run[/bold]: nothing was sent; calls per agent:")
         for client in planned:
             print_dry_run(client, None)
         return
@@ -98,4 +98,4 @@ def run(
     if failed:
         console.print(f"[red]{failed} units failed[/red]; rerun to retry them")
         raise typer.Exit(1)
-    console.print(f"[green]run finished[/green]; outputs in [bold]{run_dir}[/bold]")
+    result_console.print(f"[green]run finished[/green]; outputs in [bold]{run_dir}[/bold]")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import console, result_console, user_errors
 
 release_app = typer.Typer(
     help="Versioned releases: Parquet + images with a manifest, the DUA gate, and patient "
@@ -82,8 +82,8 @@ def build(
             existing_store(store), out, info, register=register, allow_unreviewed=allow_unreviewed
         )
     counts = result.manifest["counts"]
-    console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
-    console.print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
+    result_console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
+    result_console.print("  " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
     if not result.manifest["review"]["complete"]:
         open_items = "; ".join(result.manifest["review"]["open"])
         console.print(f"[yellow]warning:[/yellow] released before review: {open_items}")
@@ -116,7 +116,7 @@ def withdraw(
             withdrawal = record_withdrawal(
                 run, register or default_register(store), case_id, reason, day
             )
-    console.print(
+    result_console.print(
         f"case [bold]{withdrawal.case_id}[/bold] withdrawn as of {withdrawal.date}; "
         "rebuild the release to publish a version without it"
     )
@@ -143,7 +143,7 @@ def accept_dua(
         manifest = read_manifest(release)
         path = dua_path(release, manifest)
         if not yes:
-            console.print(path.read_text(encoding="utf-8"))
+            result_console.print(path.read_text(encoding="utf-8"))
             typer.confirm("Do you accept this Data Use Agreement?", abort=True)
         record_acceptance(
             path,
@@ -151,7 +151,7 @@ def accept_dua(
             affiliation=affiliation,
             release=f"{manifest['name']} {manifest['version']}",
         )
-    console.print(f"[green]DUA accepted[/green]; recorded in {acceptance_file()}")
+    result_console.print(f"[green]DUA accepted[/green]; recorded in {acceptance_file()}")
 
 
 @release_app.command("verify")
@@ -163,7 +163,7 @@ def verify(
 
     with user_errors():
         manifest = verify_release(release)
-    console.print(
+    result_console.print(
         f"[green]ok[/green]: {len(manifest['files'])} files match the manifest "
         f"of {manifest['name']} {manifest['version']}"
     )

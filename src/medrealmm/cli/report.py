@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import console, result_console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -84,8 +84,8 @@ def report(
             lang=lang.value,
             case_pages=case_pages,
         )
-    console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
-    console.print(
+    result_console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
+    result_console.print(
         f"  grader {result.primary_grader or '—'}; {result.scored} scored responses "
         f"({result.incomplete} incomplete); {len(result.figures)} figures; "
         f"{len(result.tables) // 2} tables"

@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import (
+    ModelOption,
+    ModelsConfigOption,
+    console,
+    result_console,
+    user_errors,
+)
 from medrealmm.llm.egress import is_loopback
 
 review_app = typer.Typer(
@@ -66,7 +72,9 @@ def add_user(
             audit.record(
                 db, "cli", "user_added", username, {"roles": sorted(r.value for r in roles)}
             )
-    console.print(f"[green]user {username} saved[/green] with roles {', '.join(sorted(roles))}")
+    result_console.print(
+        f"[green]user {username} saved[/green] with roles {', '.join(sorted(roles))}"
+    )
 
 
 @review_app.command("export-suspects")
@@ -83,7 +91,7 @@ def export_suspects(
 
     with user_errors(), RunStore(store, create=False) as run_store:
         count = export_suspect_labels(run_store, out)
-    console.print(f"[green]{count} judged highlights[/green] written to {out}")
+    result_console.print(f"[green]{count} judged highlights[/green] written to {out}")
 
 
 @review_app.command("serve")

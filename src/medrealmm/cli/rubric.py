@@ -20,6 +20,7 @@ from medrealmm.cli.common import (
     print_dry_run,
     print_table,
     report_failures,
+    result_console,
     user_errors,
 )
 from medrealmm.llm import LLMClient
@@ -83,7 +84,7 @@ def _report(
     recorded = recorded or {}
     ok = max(stats.done - len(recorded), 0)
     failed = stats.failed + len(recorded)
-    console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
+    result_console.print(f"{what}: {ok} done, {failed} failed, {stats.skipped} already done")
     for key in sorted([*stats.errors, *recorded]):
         console.print(f"  [red]{key}[/red]")
     if report_failures([*stats.errors.values(), *recorded.values()], "units", raw or ()):
@@ -151,8 +152,8 @@ def export_round_command(
         n = export_round(
             store, folder / "review.jsonl", folder / "feedback.jsonl", RubricSettings()
         )
-    console.print(f"{n} rubric rounds await review: {folder / 'review.jsonl'}")
-    console.print(f"fill in and import: {folder / 'feedback.jsonl'}")
+    result_console.print(f"{n} rubric rounds await review: {folder / 'review.jsonl'}")
+    result_console.print(f"fill in and import: {folder / 'feedback.jsonl'}")
 
 
 @rubric_app.command("import-feedback")
@@ -171,7 +172,7 @@ def import_feedback_command(
     with user_errors(), _open(run, writer=True) as store:
         saved = import_feedback(store, feedback_file, reviewer=reviewer)
     approved = sum(f.approves for f in saved)
-    console.print(
+    result_console.print(
         f"imported feedback for {len(saved)} rounds: {approved} approved, "
         f"{len(saved) - approved} to refine"
     )
@@ -237,11 +238,13 @@ def status(
         if not rounds:
             raise ValueError(f"no rubric rounds for instance {instance!r}")
         for index, rubric in enumerate(rounds):
-            console.print(f"[bold]round {rubric.round}[/bold] ({len(rubric.criteria)} criteria)")
+            result_console.print(
+                f"[bold]round {rubric.round}[/bold] ({len(rubric.criteria)} criteria)"
+            )
             if index:
                 for line in diff_rubrics(rounds[index - 1], rubric).lines():
-                    console.print(f"  {line}", markup=False)
+                    result_console.print(f"  {line}", markup=False)
             else:
                 for c in rubric.criteria:
                     flag = " [reference wording]" if OVERLAP_TAG in c.tags else ""
-                    console.print(f"  {c.id} [{c.weight:+d}] {c.text}{flag}", markup=False)
+                    result_console.print(f"  {c.id} [{c.weight:+d}] {c.text}{flag}", markup=False)

@@ -8,6 +8,12 @@ The dataset is the release (DUA and checksums checked, as ``medrealmm eval run``
 solver sends the same prompt, and the scorer is the same per-criterion grader and clipped
 score, so the mean equals ``medrealmm eval``'s Score on the same replies and verdicts. A case
 with a criterion left ungraded raises: inspect records it as a sample error, never a 0.
+
+It behaves as a task should: with images on, the model is first sent one 8x8 PNG (the
+vision probe ``medrealmm eval`` uses; ``MEDREALMM_PROBE=off`` skips it) and a model that
+refuses it fails each sample with one line saying to pass ``-T images=false``; calls are
+retried a bounded number of times; and when every sample errored the log's status is
+``error`` (``inspect eval`` exits non-zero), never a success with no scores.
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ from inspect_ai.model import (
     ContentImage,
     ContentText,
     GenerateConfig,
+    Model,
+    get_model,
 )
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from medrealmm.evaluate.grader import grade
 from medrealmm.evaluate.requests import CaseRequests
@@ -42,6 +50,7 @@ from medrealmm.llm import (
     resolve_spec,
     send_pixels,
 )
+from medrealmm.llm.probe import probe_enabled, tiny_png
 from medrealmm.rubric.rules import grade_rule
 from medrealmm.schema import CriterionKind, Instance, Rubric, Verdict
 
@@ -115,6 +124,51 @@ async def grade_reply(
     )
 
 
+#: Model calls inspect retries before a sample errors (a bound, not inspect's open default).
+MAX_RETRIES = 3
+#: Seconds one model call may take (medrealmm's own default per call).
+ATTEMPT_TIMEOUT_S = 120
+#: ``fail_on_error`` as a fraction: the run fails once every sample errored (errors >= this
+#: share of the samples), and only then: one bad case stays one error sample.
+ALL_ERRORED = 1 - 1e-9
+
+
+async def takes_images(model: Model) -> bool:
+    """One 8x8 PNG, as medrealmm's own vision probe sends it: any error means no vision."""
+    probe = ContentImage(image=tiny_png()), ContentText(text="颜色？")
+    try:
+        output = await model.generate(
+            [ChatMessageUser(content=list(probe))],
+            config=GenerateConfig(max_tokens=8, max_retries=1),
+        )
+    except Exception:  # the server refused the image part: no vision
+        return False
+    return not output.error
+
+
+@solver
+def respond(images: bool) -> Solver:
+    """``generate``, after the vision probe (once per model of the task) when images are
+    sent: a text-only model fails fast with the fix, not with a server error per case."""
+    answers: dict[str, bool] = {}
+    lock = asyncio.Lock()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if images and probe_enabled():
+            model = get_model()
+            async with lock:
+                if str(model) not in answers:
+                    answers[str(model)] = await takes_images(model)
+            if not answers[str(model)]:
+                raise RuntimeError(
+                    f"{model} did not accept an image (an 8x8 PNG): for a text-only model "
+                    "run with -T images=false"
+                )
+        return await generate(state)
+
+    return solve
+
+
 @scorer(metrics=[mean(), stderr()])
 def rubric_score(
     image_root: str | None,
@@ -184,15 +238,18 @@ def medrealmm(
     ]
     return Task(
         dataset=MemoryDataset(samples, name=benchmark.ref.name, location=benchmark.ref.location),
-        solver=generate(),
+        solver=respond(images),
         scorer=rubric_score(
             str(benchmark.image_root) if benchmark.image_root else None,
             grader,
             models_config,
             grader_images,
         ),
-        config=GenerateConfig(temperature=0.0),  # medrealmm's default decoding
-        fail_on_error=False,  # an incomplete case is an error sample, never a 0
+        config=GenerateConfig(  # medrealmm's default decoding, and a bound on retries
+            temperature=0.0, max_retries=MAX_RETRIES, attempt_timeout=ATTEMPT_TIMEOUT_S
+        ),
+        # an incomplete case is an error sample, never a 0; all of them errored: a failed run
+        fail_on_error=ALL_ERRORED,
         metadata={"benchmark": benchmark.ref.model_dump(mode="json")},
         version=benchmark.ref.version or 0,
     )

@@ -104,6 +104,26 @@ class Results:
         kinds = {spec.eval_id: spec.kind for spec in self.specs.values()}
         return {r.condition for r in self.records if kinds.get(r.eval_id or "") == "imported"}
 
+    def case_sets(self) -> dict[Condition, frozenset[str]]:
+        """The instances each row has a complete score for: rows whose sets differ are not
+        compared like with like (``common`` restricts them to the shared ones)."""
+        found: dict[Condition, set[str]] = {}
+        for record in self.records:
+            cases = found.setdefault(record.condition, set())
+            if record.score is not None:
+                cases.add(record.instance_id)
+        return {condition: frozenset(cases) for condition, cases in sorted(found.items())}
+
+    def shared_cases(self) -> frozenset[str]:
+        """The instances every row scored."""
+        sets = list(self.case_sets().values())
+        return frozenset.intersection(*sets) if sets else frozenset()
+
+    def common(self) -> Results:
+        """These results on the shared cases only (``eval score --common``)."""
+        shared = self.shared_cases()
+        return replace(self, records=[r for r in self.records if r.instance_id in shared])
+
     def eval_of(self, condition: Condition) -> list[EvalSpec]:
         """The evaluations whose scores make up a condition's row."""
         ids = {r.eval_id for r in self.records if r.condition == condition and r.eval_id}

@@ -47,7 +47,9 @@ def write_parquet(
     return len(rows)
 
 
-def read_parquet_rows(path: Path | str) -> list[dict[str, object]]:
+def read_parquet_rows(path: Path | str, skip: Collection[str] = ()) -> list[dict[str, object]]:
+    """Every row as a dict, without the columns in ``skip`` (never read from disk)."""
     import pyarrow.parquet as pq
 
-    return pq.read_table(path).to_pylist()
+    columns = [name for name in pq.read_schema(path).names if name not in skip]
+    return pq.read_table(path, columns=columns).to_pylist()

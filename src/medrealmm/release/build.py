@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from medrealmm.io import file_sha256, resolve_image, write_parquet
-from medrealmm.release import arrow, layout, texts
+from medrealmm.release import arrow, hf_images, layout, texts
 from medrealmm.release.layout import ReleaseInfo
 from medrealmm.release.loader import is_release
 from medrealmm.release.sources import ReleaseSources, UnreviewedReleaseError, collect
@@ -113,6 +113,14 @@ def write_release(
         for target, source in sorted(moves.items()):
             (staging / target).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(sources.image_root / source, staging / target)
+        hf_images.add_image_column(  # the instances' images as datasets.Image
+            staging / layout.DATA_DIR / "instances.parquet",
+            staging,
+            [
+                [r.path for e in instance.context for r in e.images]
+                for instance in released.instances
+            ],
+        )
         dua = texts.dua_text()
         _write_text(staging / layout.DUA_FILE, dua)
         counts = layout.counts(released, images=len(moves), withdrawn=len(withdrawals))

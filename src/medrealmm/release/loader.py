@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from medrealmm.io import DataError, file_sha256, read_parquet_rows, resolve_image
-from medrealmm.release import layout
+from medrealmm.release import hf_images, layout
 from medrealmm.release.dua import Acceptance, require_acceptance
 from medrealmm.schema import Consultation, ImageRef, Instance, Rubric
 
@@ -142,7 +142,8 @@ def _rows(root: Path, table: str, manifest: dict[str, Any], model: type[M]) -> l
     spec = manifest["tables"][table]
     path = root / spec["file"]
     records: list[M] = []
-    for number, row in enumerate(read_parquet_rows(path), start=1):
+    skip = (hf_images.COLUMN,) if table in hf_images.TABLES else ()  # datasets' own copy
+    for number, row in enumerate(read_parquet_rows(path, skip=skip), start=1):
         for column in spec["json_columns"]:
             if isinstance(row.get(column), str):
                 row[column] = json.loads(row[column])

@@ -15,6 +15,12 @@ from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.pipeline.settings import PipelineSettings, Respondent
 from medrealmm.store import stages
 
+#: Beside the demo's numbers: a first-time reader takes 0.7 for a broken run.
+BASELINE_SCALE = (
+    "  (scores are 0-100; offline-baseline is a rule-based floor, not a model: a score near "
+    "0 means the pipeline ran, and any real model should beat it)"
+)
+
 
 class Evaluate(Stage):
     name = "evaluate"
@@ -52,7 +58,10 @@ class Evaluate(Stage):
             + ", ".join(parts)
             + f"; {unapproved} rubrics unapproved"
         )
-        return StageReport(self.name, [line], failed=failed)
+        lines = [line]
+        if any(row.is_baseline for row in rows):
+            lines.append(BASELINE_SCALE)
+        return StageReport(self.name, lines, failed=failed)
 
     @staticmethod
     def _settings(settings: PipelineSettings, respondent: Respondent) -> EvalSettings:
