@@ -74,11 +74,12 @@ _GENERIC_STEMS = frozenset(
         "中西医结合 社区 乡镇 县 市 省 区 专科 综合 传染病 精神病 康复 骨科"
     )
 )
-# The dictionary's tags for places and other proper nouns (湘雅/ns, 协和/nz): a stem so tagged
-# names the hospital wherever it stands.
-_PLACE_TAGS = frozenset({"ns", "nz", "nt"})
-# What follows a hospital's name where care is sought there (仁爱看的, 友谊复查).
-_CARE_AFTER = "医院|院|看|就诊|住院|复查|挂号|检查|做的|说|开的|拍"
+# The dictionary's tag for a place: a place heading a hospital's name (北京协和) is dropped.
+_PLACE_TAGS = frozenset({"ns"})
+# How often the dictionary may count a stem that is masked wherever it stands.
+_EVERYDAY_STEM = 200
+# What follows a hospital's name where care is sought there (长寿看的, 友谊复查, 华山睇咗).
+_CARE_AFTER = "医院|院|看|睇|就诊|住院|复查|挂号|检查|做的|说|开的|拍|的医生|的专家|的主任|那边"
 
 
 def _strip_place(core: str) -> str:
@@ -144,8 +145,9 @@ def hospital_forms(name: str) -> tuple[set[str], set[str]]:
     for form in bare:
         if len(form) < 2 or form in _GENERIC_STEMS:
             continue
-        # An everyday word (仁爱, 友谊) as the stem: only where care is sought there.
-        (guarded if is_common_word(form) and word_tag(form) not in _PLACE_TAGS else forms).add(form)
+        # A word the dictionary counts often (长寿, 和平, 友谊, 华山) as the stem: only where
+        # care is sought there; a rare one (协和, 湘雅) wherever it stands.
+        (guarded if word_count(form) >= _EVERYDAY_STEM else forms).add(form)
     return forms, guarded
 
 
@@ -287,8 +289,8 @@ _FULL_DIGITS = {
     EntityType.PHONE: frozenset({11}),
     EntityType.ID: frozenset({15, 18}),
 }
-_LEADING_DIGITS = re.compile(r"^[\s:：]*([0-9][0-9\s\-]{0,16}[0-9Xx]?)")
-_TRAILING_DIGITS = re.compile(r"([0-9][0-9\s\-]{0,16})[\s\-]*$")
+_LEADING_DIGITS = re.compile(r"^[\s:：]*([0-9](?:[0-9\s\-]{0,16}[0-9Xx])?)")
+_TRAILING_DIGITS = re.compile(r"([0-9](?:[0-9\s\-]{0,16}[0-9])?)[\s\-]*$")
 _LINE_END = re.compile(r"[\s\-，,。.;；]*(?:\n|$)")
 
 
