@@ -69,6 +69,11 @@ VETO_LABELS = {
     "drug_stem": "药名片段",
     "clinical_term_shape": "临床术语形态",
     "used_like_a_medicine": "用法像药品",
+    "tcm_herb": "中药材名",
+    "eponym": "以人名命名的病名或体征",
+    "body_site": "身体部位",
+    "generic_facility": "泛指的医疗机构类型",
+    "public_figure": "以公职或荣誉称呼的公众人物",
     "medicine": "药品名",
 }
 
