@@ -30,6 +30,7 @@ image's) whose forms are looked for in ``texts`` too.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
@@ -291,6 +292,7 @@ _FULL_DIGITS = {
 }
 _LEADING_DIGITS = re.compile(r"^[\s:：]*([0-9](?:[0-9\s\-]{0,16}[0-9Xx])?)")
 _TRAILING_DIGITS = re.compile(r"([0-9](?:[0-9\s\-]{0,16}[0-9])?)[\s\-]*$")
+_LINE = re.compile(".+")
 _LINE_END = re.compile(r"[\s\-，,。.;；]*(?:\n|$)")
 
 
@@ -303,16 +305,24 @@ def _split_halves(texts: Sequence[str], spans: Sequence[Sequence[Span]]) -> list
     (or at the start of one), read at the start of the next line or turn (or the end of the
     one before) when the two halves make the number's full length."""
     out: list[list[Span]] = [[] for _ in texts]
-    lines = [(i, m.start(), m.end()) for i, t in enumerate(texts) for m in re.finditer(".+", t)]
-    for index, (turn, lo, hi) in enumerate(lines):
+    lines: list[tuple[int, int, int]] = []  # (turn, start, end) of every non-empty line
+    first: list[int] = []  # each turn's first line in ``lines``
+    starts: list[list[int]] = []  # each turn's line starts, for bisection
+    for turn, text in enumerate(texts):
+        first.append(len(lines))
+        found_lines = [(turn, m.start(), m.end()) for m in _LINE.finditer(text)]
+        lines += found_lines
+        starts.append([lo for _, lo, _ in found_lines])
+    for turn, text in enumerate(texts):
         for span in spans[turn]:
             full = _FULL_DIGITS.get(span.type)
-            if full is None or not lo <= span.start < hi:
+            if full is None or (have := _digits(span.text)) in full:
                 continue
-            have = _digits(span.text)
-            if have in full:
+            at = bisect_right(starts[turn], span.start) - 1
+            if at < 0:
                 continue
-            text = texts[turn]
+            index = first[turn] + at
+            lo = lines[index][1]
             if _LINE_END.match(text, span.end) and index + 1 < len(lines):
                 n_turn, n_lo, n_hi = lines[index + 1]
                 found = _LEADING_DIGITS.match(texts[n_turn][n_lo:n_hi])
@@ -362,14 +372,18 @@ def propagate(
         group = [p for p, t in people.items() if t is test]
         compiled.append((re.compile("|".join(group)), test, EntityType.NAME))
     for i, text in enumerate(texts):
-        taken = [(s.start, s.end) for s in spans[i]] + [(s.start, s.end) for s in out[i]]
+        # Characters already masked, one flag each: a match is checked in its own length, so a
+        # long text with many spans stays linear.
+        taken = bytearray(len(text))
+        for s in (*spans[i], *out[i]):
+            taken[s.start : s.end] = b"\x01" * (s.end - s.start)
         for pattern, test, kind in compiled:
             for match in pattern.finditer(text):
                 start, end = match.span()
-                if start == end or any(start < b and a < end for a, b in taken):
+                if start == end or any(taken[start:end]):
                     continue
                 if test is not None and not test(text, start, end):
                     continue
                 out[i].append(_span(text, start, end, kind))
-                taken.append((start, end))
+                taken[start:end] = b"\x01" * (end - start)
     return out
