@@ -80,10 +80,10 @@ def test_a_one_character_given_name_with_a_familiar_prefix_is_masked() -> None:
 
 def test_a_surname_ending_a_word_or_a_familiar_word_is_never_masked() -> None:
     # 任: 主任医生; 时: 小时; 叶: 小叶增生; 于: 小于
-    names = ["任小明", "时光", "叶青", "于红"]
+    names = ["任小明", "时光", "叶青", "于红", "周立"]  # 周: 周总|结
     also = [span(name, name, EntityType.NAME) for name in names]
-    texts = ["主任医生说小时候的事", "乳腺小叶增生，结节小于5毫米"]
-    assert propagate(texts, [[], []], also) == [[], []]
+    texts = ["主任医生说小时候的事", "乳腺小叶增生，结节小于5毫米", "下周总结一下"]
+    assert propagate(texts, [[], [], []], also) == [[], [], []]
 
 
 @pytest.mark.parametrize(

@@ -249,9 +249,13 @@ _AFTER_PERSON = frozenset(
 
 def _titled_ok(text: str, start: int, end: int) -> bool:
     """A surname and title at ``[start, end)`` is a person unless the surname ends a word
-    with the character before it (主任|医生, 属于|老师)."""
+    with the character before it (主任|医生, 属于|老师) or the title starts one with the
+    character after it (周总|结, 李工|作)."""
     before = text[start - 1 : start + 1] if start else ""
-    return not (len(before) == 2 and _HAN.fullmatch(before) and is_common_word(before))
+    after = text[end - 1 : end + 1] if end < len(text) else ""
+    return not any(
+        len(pair) == 2 and _HAN.fullmatch(pair) and is_common_word(pair) for pair in (before, after)
+    )
 
 
 def _familiar_ok(text: str, start: int, end: int) -> bool:
