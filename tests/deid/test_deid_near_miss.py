@@ -100,6 +100,11 @@ def test_the_rest_of_a_place_the_mask_stopped_short_of_is_a_suspect() -> None:
         "乳腺癌术后复查，肿瘤标志物CA19-9正常，HbA1c 6.1%",
         "国药准字H20043263的药能吃吗",
         "血压140/90mmHg，每天1000ml水",
+        "诊断E11.900，血压计欧姆龙HEM-7136测的",  # an ICD code, a model number
+        "复查带上出院小结和门诊病历",  # 小结: a word, no familiar form
+        "建议先到肝胆外科看一下，出院诊断是胆囊炎",  # a department, a care verb
+        "地址不影响，这个号码能查到结果吗",  # a label and no value after it
+        "喝美托洛尔的时候能吃京东买的药吗",  # a drug stem, a short platform name
     ],
 )
 def test_common_words_and_clinical_text_are_never_suspects(text: str) -> None:

@@ -52,14 +52,24 @@ _RARE = 200
 _NAME_LETTERS = re.compile(f"^(?:[{_HAN}]{{2,8}}|[A-Za-z][A-Za-z .'-]{{2,30}})$")
 
 
+# An organisation the model half-believed is shown from this length on (a hospital's or an
+# employer's name); shorter ones are mostly makers, platforms and offices (京东, 工行, 卫健委),
+# and a short hospital name in a care frame is shown as such.
+_ORG_SHOWN = 4
+
+
 def _model_suspects(text: str) -> Iterator[Candidate]:
     for start, end, label in ner.vetoed_entities(text):
         word = text[start:end]
         if not _NAME_LETTERS.match(word) or word_count(word) >= _RARE:
             continue
-        kind = EntityType.NAME if label == "PER" else EntityType.ORG
-        probe = Span(start=start, end=end, type=kind, text=word, source="lac_ner")
-        if screen(text, [probe])[1]:
+        if label != "PER" and end - start < _ORG_SHOWN:
+            continue
+        # Read as a name too: a drug, a herb or a dosage form the vetoes know by shape.
+        probes = [Span(start=start, end=end, type=EntityType.NAME, text=word, source="lac_ner")]
+        if label != "PER":
+            probes.append(probes[0].model_copy(update={"type": EntityType.ORG}))
+        if any(screen(text, [probe])[1] for probe in probes):
             continue  # a medicine, a drug stem, an eponym: the vetoes know what it is
         yield start, end, "vetoed", f"lac_ner:{label}", "model"
 
@@ -72,6 +82,7 @@ _PERSON_CUE = re.compile(
 )
 _UNKNOWN_WORD = re.compile(f"[{_HAN}]{{2,4}}")
 _TITLED = re.compile(f"({SURNAME_RE})(?:{AFTER_TITLES}|阿姨|叔叔|老师)")
+_SURNAME = re.compile(SURNAME_RE)
 _FAMILIAR = re.compile(f"[老小阿]([{_HAN}])(?=[也说的那都和跟让叫是，,。！!？?\\s])")
 _CARE_BEFORE = "(?:在|去|到|喺|离|去的|转到|转去|住过|住在)"
 _CARE_AFTER = "(?:看|睇|就诊|住院|拍|查|做|近|复查|挂号|开的|说是|说|又说|诊断)"
@@ -91,10 +102,14 @@ def _tokens(text: str, start: int, end: int) -> list[str]:
     return list(_segmenter().cut(text[start:end]))  # type: ignore[attr-defined]
 
 
+# Where care is sought that names no one place: a department, a kind of facility, a care verb.
+_CARE_GENERIC = re.compile("(?:科|门诊|病房|病区|药店|药房|诊所|出院|入院|住院|转院)$")
+
+
 def _unknown(text: str, start: int, end: int, rare: int = _RARE) -> bool:
-    """``text[start:end]`` reads as one rare word or a few: no function character first and no
-    token of it an everyday word (乳腺癌|术, 医生|指导|下 are not)."""
-    if text[start] in _FUNCTION_START:
+    """``text[start:end]`` reads as one rare word or a few: no function character first, no
+    department or care verb, and no token of it an everyday word (乳腺癌|术, 医生|指导|下)."""
+    if text[start] in _FUNCTION_START or _CARE_GENERIC.search(text, start, end):
         return False
     return all(len(t) < 2 or word_count(t) < rare for t in _tokens(text, start, end))
 
@@ -111,7 +126,8 @@ def _frame_suspects(text: str) -> Iterator[Candidate]:
             continue  # 主任|医生: the surname ends a word
         yield titled.start(1), titled.end(1), "frame", "surname_title", "person_frame"
     for familiar in _FAMILIAR.finditer(text):
-        if word_count(familiar.group(0)) < _RARE:
+        count = word_count(familiar.group(0))  # 小结, 小名: words; 老陆, 小琴: people
+        if count == 0 or (count < _RARE and _SURNAME.fullmatch(familiar.group(1))):
             yield familiar.start(), familiar.end(), "frame", "familiar_form", "person_frame"
     for care in _CARE_FRAME.finditer(text):
         if _unknown(text, care.start(1), care.end(1), _RARE_IN_CARE):
@@ -123,13 +139,18 @@ def _frame_suspects(text: str) -> Iterator[Candidate]:
 
 # ------------------------------------------------------------------ shapes and labels
 
-_LABEL = re.compile(
+# Labels whose value is a code or an account, and labels whose value is a name or a place.
+_CODE_LABEL = re.compile(
     "(?:抖音号?|快手号?|微信号?|微信搜|vx|wx|QQ号?|扣扣|微博|小红书号?|账号|ID|id|"
-    "住址|地址|家住|单位|工作单位|学校|病理号|标本号|条码号|申请单号|卡号|证号|编号|号码|车牌号?|"
-    "Name|NAME|姓名|户名)\\s?[：:]?\\s?(?:是|为)?\\s?"
+    "病理号|标本号|条码号|申请单号|卡号|证号|编号|号码|车牌号?|Name|NAME|姓名|户名)"
+    "\\s?[：:]?\\s?(?:是|为)?\\s?"
 )
-_VALUE = re.compile(
-    f"[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)+|[A-Za-z0-9_\\-.@]{{3,}}|[{_HAN}][{_HAN}0-9\\-]{{2,}}"
+_CODE_VALUE = re.compile("[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)+|[A-Za-z0-9_\\-.@]{3,}")
+_NAME_LABEL = re.compile(
+    "(?:住址|地址|家住|工作单位|单位|学校|姓名|户名)\\s?[：:]?\\s?(?:是|为|在)?\\s?"
+)
+_NAME_VALUE = re.compile(
+    f"(?![{''.join(_FUNCTION_START)}能看配可会要想])[{_HAN}][{_HAN}0-9\\-]{{2,}}"
 )
 _ACCOUNT_SHAPE = re.compile(
     r"(?<![A-Za-z0-9_])(?:[A-Za-z][A-Za-z0-9_.\-]*(?:\d[A-Za-z0-9_.\-]*){4,}"
@@ -137,8 +158,12 @@ _ACCOUNT_SHAPE = re.compile(
 )
 # What continues a place the mask stopped short of: an estate's building, unit and room
 # (…丽景湾24栋2单元3006), a hospital's number (湘雅|三), a branch, a school or a station.
+# Codes that name no one: an ICD-10 code (E11.900), a model number (HEM-7136), a handle
+# word with no digit (client_ip).
+_NOT_AN_ACCOUNT = re.compile(r"[A-Z]\d{2}\.\d{1,4}|[A-Z]{1,5}-\d{2,6}[A-Z]?|[A-Za-z_]+")
 _PLACE_TAIL = re.compile(
-    f"[{_HAN}]{{0,6}}?(?:[0-9A-Za-z]+(?:号楼|栋|幢|单元|门|层|楼|室|号|座|-))+[0-9A-Za-z]*"
+    f"(?:(?![的了说是在和])[{_HAN}]){{0,6}}?(?:[0-9A-Za-z]+(?:号楼|栋|幢|单元|门|层|楼|室|号|座|-))+"
+    f"[0-9A-Za-z]*"
     f"|[一二三四五六七八九十](?:院|附院|医院)?(?![{_HAN}])|[一二三四五六七八九十]?(?:院|附院)"
     f"|[{_HAN}]{{0,4}}(?:分院|院区|小学|中学|学校|幼儿园|分公司|站|中心)"
 )
@@ -146,11 +171,14 @@ _PLACES = frozenset({EntityType.ADDRESS, EntityType.HOSPITAL, EntityType.ORG})
 
 
 def _shape_suspects(text: str, masked: Sequence[Span]) -> Iterator[Candidate]:
-    for label in _LABEL.finditer(text):
-        value = _VALUE.match(text, label.end())
-        if value is not None:
-            yield value.start(), value.end(), "shape", "label", "label_value"
+    for labels, values in ((_CODE_LABEL, _CODE_VALUE), (_NAME_LABEL, _NAME_VALUE)):
+        for label in labels.finditer(text):
+            value = values.match(text, label.end())
+            if value is not None:
+                yield value.start(), value.end(), "shape", "label", "label_value"
     for token in _ACCOUNT_SHAPE.finditer(text):
+        if _NOT_AN_ACCOUNT.fullmatch(token.group(0)):
+            continue
         if not product_code_at(text, token.start()):
             yield token.start(), token.end(), "shape", "token", "id_shape"
     for span in masked:

@@ -125,10 +125,11 @@ _STEM_START = re.compile(
 # Stems of international nonproprietary names as Chinese writes them (-gliflozin 列净,
 # rif- 利福, -giline 吉兰, -xaban 沙班, -gatran 加群, -setron 司琼, -triptan 曲坦, -caine 卡因,
 # -penem 培南, cef- 头孢, -micin 米星, -vir 韦, -farin 法林, -prazole 拉唑, -lukast 司特,
-# -profen 洛芬): two characters no given name holds together,
+# -profen 洛芬, -olol 洛尔, -glutide 鲁肽, -nide 奈德): two characters no given name holds together,
 # anywhere in the span or the word it starts.
 _STEM_INSIDE = re.compile(
     "列净|利福|吉兰|沙班|加群|司琼|曲坦|卡因|培南|头孢|米星|拉韦|格列|那非|法林|拉唑|司特|洛芬"
+    "|洛尔|鲁肽|奈德"
 )
 
 
@@ -310,13 +311,13 @@ CLASSES: tuple[VetoClass, ...] = (
 VETOES: tuple[tuple[str, Veto], ...] = tuple((c.name, c.test) for c in CLASSES)
 #: Classes whose drops a reviewer is shown as suspects: judgement calls (a public figure, a
 #: brand used like a medicine, a word shaped like a clinical term). The others are sure of
-#: what they dropped (a lexicon medicine, a drug stem, an eponym, a product code).
+#: what they dropped (a lexicon medicine, a drug stem, a dosage or food form, an eponym, a
+#: product code).
 SHOWN_CLASSES = frozenset(
     {
         "public_figure",
         "used_like_a_medicine",
         "clinical_term_shape",
-        "dosage_or_food_form",
         "generic_facility",
     }
 )
