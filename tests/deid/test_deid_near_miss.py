@@ -83,6 +83,13 @@ def test_each_kind_of_evidence_is_a_suspect_with_its_reason(
     assert (part, reason) in shown
 
 
+def test_a_hospitals_number_after_a_partial_mask_is_a_suspect() -> None:
+    text = "离岐山三近，挂哪个科"
+    masked = [span(1, 3, EntityType.HOSPITAL, "岐山")]
+    shown = {(text[s.start : s.end], s.reason) for s in near_misses(text, masked)}
+    assert ("三", "continues_mask") in shown
+
+
 def test_the_rest_of_a_place_the_mask_stopped_short_of_is_a_suspect() -> None:
     text = "地址临川区文昌路8号翠溪苑12栋3单元1402，早上有人"
     estate = text.index("翠溪苑")

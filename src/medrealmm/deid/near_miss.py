@@ -164,7 +164,8 @@ _NOT_AN_ACCOUNT = re.compile(r"[A-Z]\d{2}\.\d{1,4}|[A-Z]{1,5}-\d{2,6}[A-Z]?|[A-Z
 _PLACE_TAIL = re.compile(
     f"(?:(?![的了说是在和])[{_HAN}]){{0,6}}?(?:[0-9A-Za-z]+(?:号楼|栋|幢|单元|门|层|楼|室|号|座|-))+"
     f"[0-9A-Za-z]*"
-    f"|[一二三四五六七八九十](?:院|附院|医院)?(?![{_HAN}])|[一二三四五六七八九十]?(?:院|附院)"
+    f"|[一二三四五六七八九十](?:院|附院|医院)?(?=[^{_HAN}]|$|{_CARE_AFTER})"
+    f"|[一二三四五六七八九十]?(?:院|附院)"
     f"|[{_HAN}]{{0,4}}(?:分院|院区|小学|中学|学校|幼儿园|分公司|站|中心)"
 )
 _PLACES = frozenset({EntityType.ADDRESS, EntityType.HOSPITAL, EntityType.ORG})
