@@ -101,7 +101,7 @@ class ImageRecord(BaseModel):
     near_misses: list[ImageBox] = Field(
         default_factory=list,
         description="OCR text left unmasked that the near-miss finder flags; outlined in "
-        "review, never blacked. ``label`` says why (veto class, 'model', 'proper_noun').",
+        "review, never blacked. ``label`` says why: the suspect's reason (deid.near_miss).",
     )
 
 
