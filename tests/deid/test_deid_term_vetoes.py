@@ -33,8 +33,26 @@ def verdict(text: str, part: str, **kwargs: object) -> str | None:
         # a brand the lexicon knows, the span begins inside it
         ("胃胀吃斯达舒管用吗", "斯达", "medicine"),
         ("孩子在吃钙尔奇，还要补别的吗", "钙尔", "medicine"),
-        # a herb with its dose: the dose is cut, the herb is a herb
-        ("石斛3g煎水喝", "石斛3g", "clinical_term_shape"),
+        # a herb of the Pharmacopoeia's list, alone, with its dose, or a span inside one
+        ("石斛3g煎水喝", "石斛3g", "tcm_herb"),
+        ("王不留行怎么煎", "王不留", "tcm_herb"),
+        ("徐长卿煎水喝了一周", "徐长卿", "tcm_herb"),
+        # an INN stem inside the span or the word it starts
+        ("列净类的药比如恩格列净", "恩格列净", "drug_stem"),
+        ("利福喷丁一周两次", "利福", "drug_stem"),
+        # a food the span runs into, then eating it
+        ("卤味少吃，蒋记鸭少吃", "蒋记", "dosage_or_food_form"),
+        # eponymous signs, points and diseases
+        ("查体麦氏点有压痛", "麦氏点", "eponym"),
+        ("墨菲氏征阴性", "墨菲", "eponym"),
+        ("考虑库欣综合征", "库欣", "eponym"),
+        ("帕金森病手抖", "帕金", "eponym"),
+        # a side and a body part
+        ("右膝肿了三天", "右膝肿", "body_site"),
+        # a public figure named with a public office or honour
+        ("钟南山院士说要戴口罩", "钟南山", "public_figure"),
+        # an insurance category patients name
+        ("慢阻肺门慢要办吗", "门慢", "dialect_pronoun_or_insurance"),
         # a piece of a chemical name
         ("苯磺酸氨氯地平一天一片", "地平", "drug_stem"),
         ("盐酸二甲双胍吃了三年", "二甲", "drug_stem"),
@@ -56,6 +74,20 @@ def test_each_veto_class_drops_its_kind(text: str, part: str, why: str) -> None:
     assert verdict(text, part) == why
 
 
+@pytest.mark.parametrize("facility", ["社区医院", "乡镇卫生院", "私人诊所", "诊所", "县中医院"])
+def test_a_generic_facility_with_no_place_in_it_is_no_hospital(facility: str) -> None:
+    text = f"先去{facility}看看"
+    assert verdict(text, facility, source="hospital", kind=EntityType.HOSPITAL) == (
+        "generic_facility"
+    )
+
+
+@pytest.mark.parametrize("hospital", ["青川市第一人民医院", "仁和诊所", "省人民医院", "市一院"])
+def test_a_named_facility_stays(hospital: str) -> None:
+    text = f"先去{hospital}看看"
+    assert verdict(text, hospital, source="hospital", kind=EntityType.HOSPITAL) is None
+
+
 def test_a_product_code_is_no_phone() -> None:
     text = "批准文号国药准字H13023455"
     assert verdict(text, "H13023455", kind=EntityType.PHONE, source="phone_any_shape") == (
@@ -73,6 +105,12 @@ def test_a_product_code_is_no_phone() -> None:
         ("李建国吃完饭就胃疼", "李建国", "lac_ner"),  # a meal, not a course of medicine
         ("赵丽吃了三天药还在烧", "赵丽", "lac_ner"),  # a person's course of medicine
         ("张伟口服阿莫西林后好转", "张伟", "lac_ner"),  # a verb with an object after a name
+        ("我叫徐长卿，咳嗽三天", "徐长卿", "name_context"),  # a herb's name given after a cue
+        ("李明心脏病又犯了", "李明", "lac_ner"),  # a person's illness, no eponym
+        ("张伟病了三天", "张伟", "lac_ner"),
+        ("王芳病情稳定", "王芳", "lac_ner"),
+        ("张文宏医生说要复查", "张文宏", "lac_ner"),  # a clinician's title: masked, however famous
+        ("左晓东腿疼", "左晓东", "name_context"),  # a surname 左 before no body part
     ],
 )
 def test_names_in_the_same_shapes_stay(text: str, part: str, source: str) -> None:

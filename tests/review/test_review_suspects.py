@@ -21,7 +21,7 @@ PII = f"{CASE_ID}|pii|primary"
 UTILITY = f"{CASE_ID}|utility|primary"
 # Masked turn 2 of the demo case: 有点渗液，味道比较重，去年夏天也这样过，我老公也有脚气。
 NEAR = Suspect(start=0, end=2, kind="vetoed", source="lac_ner:PER", reason="model")  # 有点
-SAFE = Suspect(start=5, end=7, kind="proper_noun", source="jieba:nz")  # 味道
+SAFE = Suspect(start=5, end=7, kind="frame", source="person_cue", reason="person_frame")  # 味道
 # 脚气, dropped by a veto class: the page and the export name the class.
 TERM = Suspect(
     start=25, end=27, kind="vetoed", source="name_jieba_nr:NAME", reason="used_like_a_medicine"
@@ -46,7 +46,8 @@ def test_the_pii_pass_highlights_near_misses_and_records_the_ticked_ones(
     with_record(store)
     csrf = login(client, "rev1")
     page = client.get(f"/deid/{PII}").text
-    assert '<mark class="suspect" title="模型提出但被规则否决">有点</mark>' in page
+    assert '<mark class="suspect" title="模型半信的人名或机构 (model)">有点</mark>' in page
+    assert 'title="人物语境中的生词 (person_frame)">味道</mark>' in page  # its evidence
     assert 'value="2:0:2"' in page and 'value="2:5:7"' in page
     # a veto class's drop is highlighted with its class, in the text and beside its tick box
     term = "已否决：用法像药品 (used_like_a_medicine)"
@@ -62,7 +63,7 @@ def test_the_pii_pass_highlights_near_misses_and_records_the_ticked_ones(
     labels = {(row.span, row.reason, row.identifier) for row in suspect_labels(store)}
     assert labels == {
         ("有点", "model", True),
-        ("味道", None, False),
+        ("味道", "person_frame", False),  # each row carries its evidence
         ("脚气", "used_like_a_medicine", False),
     }
     out = tmp_path / "suspects.jsonl"
@@ -126,7 +127,7 @@ def test_the_cli_exports_judged_highlights(store: RunStore, tmp_path: Path) -> N
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert {(r["span"], r["reason"], r["identifier"]) for r in rows} == {
         ("有点", "model", False),
-        ("味道", None, True),
+        ("味道", "person_frame", True),
         ("脚气", "used_like_a_medicine", False),
     }
 

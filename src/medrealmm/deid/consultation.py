@@ -1,4 +1,5 @@
-"""De-identify a consultation's text: rules, then the LLM pass, then cross-turn consistency."""
+"""De-identify a consultation's text: rules, then the LLM pass, then cross-turn consistency,
+then each masked entity's derived forms (``propagate``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
+from medrealmm.deid.propagate import propagate
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
 from medrealmm.deid.text import make_consistent, screen_proposals, screen_spans_in
 from medrealmm.llm import Completion, LLMClient
@@ -25,7 +27,8 @@ class TextOutcome:
 
 
 async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> TextOutcome:
-    """Mask every turn; with a client, the LLM pass adds what the rules missed.
+    """Mask every turn; with a client, the LLM pass adds what the rules missed; then every
+    entity found is masked in all its forms across the turns (``propagate``).
 
     A failed LLM pass is recorded, never fatal: the rule masking still applies.
     """
@@ -44,6 +47,8 @@ async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> T
             extra = [screen_proposals(t, p) for t, p in zip(texts, proposed, strict=True)]
             spans = [resolve_overlaps([*a, *b]) for a, (b, _) in zip(spans, extra, strict=True)]
             outcome.vetoed = [[*v, *d] for v, (_, d) in zip(outcome.vetoed, extra, strict=True)]
-    outcome.spans = make_consistent(texts, spans)
+    spans = make_consistent(texts, spans)
+    derived = propagate(texts, spans)
+    outcome.spans = [resolve_overlaps([*a, *b]) for a, b in zip(spans, derived, strict=True)]
     outcome.masked = [apply_placeholders(t, s) for t, s in zip(texts, outcome.spans, strict=True)]
     return outcome

@@ -46,18 +46,19 @@ class MaskedSpan(BaseModel):
 
 
 class Suspect(BaseModel):
-    """A span of the masked text the machine was unsure of."""
+    """A span of the masked text the machine was unsure of, with its evidence."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     start: int = Field(ge=0)
     end: int = Field(gt=0)
-    kind: str = Field(description="'vetoed' or 'proper_noun'.")
-    source: str = Field(description="What proposed it: 'lac_ner:PER', 'jieba:nr' ...")
+    kind: str = Field(description="'vetoed', 'frame' or 'shape' ('proper_noun' in old records).")
+    source: str = Field(description="What proposed it: 'lac_ner:PER', 'person_cue', 'label' ...")
     reason: str | None = Field(
         default=None,
-        description="Why it was left: the veto class ('drug_stem', 'medicine' ...; "
-        "'model' when the NER model's own check dropped it); None for a proper noun.",
+        description="The evidence (deid.near_miss): a veto class ('public_figure' ...), "
+        "'model', 'person_frame', 'care_frame', 'label_value', 'id_shape' or "
+        "'continues_mask'; None only in records written before suspects carried it.",
     )
 
 
@@ -100,7 +101,7 @@ class ImageRecord(BaseModel):
     near_misses: list[ImageBox] = Field(
         default_factory=list,
         description="OCR text left unmasked that the near-miss finder flags; outlined in "
-        "review, never blacked. ``label`` says why (veto class, 'model', 'proper_noun').",
+        "review, never blacked. ``label`` says why: the suspect's reason (deid.near_miss).",
     )
 
 

@@ -57,7 +57,21 @@ def highlight_with_suspects(text: str, suspects: Sequence[Suspect]) -> Markup:
     return Markup("").join(parts)
 
 
-SUSPECT_LABELS = {"vetoed": "模型提出但被规则否决", "proper_noun": "未遮盖的专有名词"}
+SUSPECT_LABELS = {
+    "vetoed": "模型提出但被规则否决",
+    "frame": "上下文像身份信息",
+    "shape": "形似编号或账号",
+    "proper_noun": "未遮盖的专有名词",  # records written before suspects carried evidence
+}
+# The evidence of suspects that are not a veto class's drop (``deid.near_miss``).
+EVIDENCE_LABELS = {
+    "model": "模型半信的人名或机构",
+    "person_frame": "人物语境中的生词",
+    "care_frame": "就医语境中的生词（医院简称？）",
+    "label_value": "身份字段后未遮盖的值",
+    "id_shape": "形似账号、编号或门牌",
+    "continues_mask": "紧接已遮盖地址或机构的剩余部分",
+}
 
 # The veto classes of ``deid.term_vetoes`` (and ``medicine``: a span that was all medicine),
 # as a reviewer reads them; the class name follows in brackets, as the export writes it.
@@ -69,21 +83,29 @@ VETO_LABELS = {
     "drug_stem": "药名片段",
     "clinical_term_shape": "临床术语形态",
     "used_like_a_medicine": "用法像药品",
+    "tcm_herb": "中药材名",
+    "eponym": "以人名命名的病名或体征",
+    "body_site": "身体部位",
+    "generic_facility": "泛指的医疗机构类型",
+    "public_figure": "以公职或荣誉称呼的公众人物",
     "medicine": "药品名",
 }
 
 
 def suspect_title(suspect: Suspect) -> str:
-    """Why the machine left ``suspect`` unmasked, as the page shows it: a veto class by name
-    (``已否决：药名片段 (drug_stem)``), else the kind."""
-    if suspect.kind == "vetoed" and suspect.reason in VETO_LABELS:
+    """Why the machine shows ``suspect``, as the page shows it: a veto class by name
+    (``已否决：药名片段 (drug_stem)``), else its evidence (``身份字段后未遮盖的值``), else the
+    kind (records written before suspects carried their evidence)."""
+    if suspect.reason is not None:
         return near_miss_title(suspect.reason)
     return SUSPECT_LABELS.get(suspect.kind, suspect.kind)
 
 
 def near_miss_title(label: str) -> str:
-    """The same for an image's near-miss, whose ``label`` is a veto class, ``model`` (the NER
-    model's own check) or ``proper_noun``."""
+    """The same for a reason alone (an image's near-miss carries only that): a veto class,
+    a kind of evidence, or an older record's ``proper_noun``."""
     if label in VETO_LABELS:
         return f"已否决：{VETO_LABELS[label]} ({label})"
-    return SUSPECT_LABELS.get("vetoed" if label == "model" else label, label)
+    if label in EVIDENCE_LABELS:
+        return f"{EVIDENCE_LABELS[label]} ({label})"
+    return SUSPECT_LABELS.get(label, label)
