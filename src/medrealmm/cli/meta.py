@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from medrealmm.cli.common import ModelsConfigOption, console, user_errors
@@ -31,7 +32,7 @@ LabelsOption = Annotated[
 
 
 def _f1(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "—" if value is None else f"{value:.3f}"
 
 
 def show_meta(rows: list[MetaRow], title: str) -> None:
@@ -41,19 +42,23 @@ def show_meta(rows: list[MetaRow], title: str) -> None:
     table = Table(
         title=title,
         caption="balanced F1 = mean of the F1 for 'met' and for 'not met'; each rater against "
-        "every physician but itself, items pooled; 95% CI resamples cases"
+        "every physician but itself, items pooled; 95% CI resamples consultations; '—': a "
+        "class the rater or the reference never used (no balanced F1, as in simple-evals)"
         + ("" if spread is None else f". Physicians' spread: {spread[0]:.3f}-{spread[1]:.3f}"),
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
     )
+    undefined = sum(r.balanced_f1 is None for r in rows)
+    if undefined:
+        table.caption = f"{table.caption}. {undefined} rows have no balanced F1 (a class unused)"
     for column in ("rater", "kind", "items", "pairs", "balanced F1", "95% CI", "F1 met", "F1 not"):
         table.add_column(column, no_wrap=True)
     for r in rows:
         if r.reference != ALL_PHYSICIANS or r.axis != ALL:
             continue
         table.add_row(
-            r.rater,
+            escape(r.rater),
             r.kind,
             str(r.items),
             str(r.pairs),

@@ -231,9 +231,11 @@ def deliberative_table(
     means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
     shared = set.intersection(*(set(m) for m in means.values())) if means else set()
     samples = [[means[condition][case] for case in sorted(shared)] for condition in conditions]
+    consultation = consultation_of(records)
+    clusters = [consultation[case] for case in sorted(shared)]
     intervals = iter(
         bootstrap_mean_cis(
-            [(values, None) for values in samples if values], seed=seed, resamples=resamples
+            [(values, clusters) for values in samples if values], seed=seed, resamples=resamples
         )
     )
     rows = []
@@ -248,6 +250,7 @@ def deliberative_table(
                 "images": condition[1],
                 "role": role,
                 "cases": len(values),
+                "consultations": interval.clusters if interval else 0,
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
@@ -258,10 +261,11 @@ def deliberative_table(
     return Table(
         "deliberative",
         "表 3：Online 原始回复、导入的回复（医生审慎作答等）与最强模型，"
-        f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审）；"
-        "末两列为各行在自身全部病例上的得分",
+        f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审；"
+        "95% CI 按问诊整体重抽样）；末两列为各行在自身全部病例上的得分",
         (
-            *("label", "model", "images", "role", "cases", "mean", "ci_low", "ci_high"),
+            *("label", "model", "images", "role", "cases", "consultations"),
+            *("mean", "ci_low", "ci_high"),
             *("cases_own", "mean_own"),
         ),
         rows,
@@ -493,7 +497,7 @@ def rater_score_table(data: RaterData, subset: AgreementSubset | None = None) ->
 
 
 META_COLUMNS = (
-    *("rater", "kind", "reference", "axis", "stratum", "items", "pairs", "cases"),
+    *("rater", "kind", "reference", "axis", "stratum", "items", "pairs", "cases", "consultations"),
     *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met"),
     *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
 )
@@ -503,10 +507,15 @@ def meta_eval_tables(rows: Sequence[MetaRow], *, simulated: bool = False) -> lis
     """The meta-evaluation: every row (``meta_eval``), and the headline view (each rater
     against all physicians, over all items) with the physicians' own spread beside it."""
     note = "（医生标签为模拟数据，仅演示计算）" if simulated else ""
+    undefined = sum(r.balanced_f1 is None for r in rows)
+    if undefined:
+        note += f"；{undefined} 行无 balanced F1（某类未被使用，留空，不计入）"
     every = Table(
         "meta_eval",
         "评分器元评测：各评分器与每位医生、全体医生逐条标准比较的精确率、召回率与 F1"
-        "（满足 / 未满足两类及其均值 balanced F1，按病例自助法 95% CI），按正负向与类别分层；"
+        "（满足 / 未满足两类及其均值 balanced F1，按问诊整体重抽样的自助法 95% CI），"
+        "按正负向与类别分层；某类从未被评分者或参照医生使用时该类 F1 与 balanced F1 留空（—），"
+        "同 simple-evals；"
         f"医生行为该医生对其他医生{note}",
         META_COLUMNS,
         [asdict(r) for r in rows],
@@ -528,7 +537,7 @@ def meta_eval_tables(rows: Sequence[MetaRow], *, simulated: bool = False) -> lis
         + ("—" if spread is None else f" {spread[0]:.3f}–{spread[1]:.3f}")
         + note,
         (
-            *("rater", "kind", "items", "pairs", "cases"),
+            *("rater", "kind", "items", "pairs", "cases", "consultations"),
             *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met", "inside_spread"),
         ),
         head,
