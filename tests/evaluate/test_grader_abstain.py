@@ -11,7 +11,7 @@ import pytest
 from medrealmm.evaluate import EvalSettings, load_scores, run_evaluation
 from medrealmm.evaluate.baseline import grader_baseline
 from medrealmm.evaluate.grader import grader_request
-from medrealmm.evaluate.provenance import load_specs
+from medrealmm.evaluate.provenance import SettingConflict, load_specs
 from medrealmm.evaluate.results import load_results
 from medrealmm.evaluate.scoring import AbstainPolicy, score_case
 from medrealmm.llm import dialogue_parts
@@ -156,19 +156,32 @@ def test_abstentions_are_verdicts_scored_by_the_recorded_policy(tmp_path: Path) 
         assert {v.status for v in verdicts} == {VerdictStatus.ABSTAINED}
         assert all(v.value is None and v.rationale == "看不清" for v in verdicts)
         assert all(s.complete and s.abstained_criteria == ["c1"] for s in first.scores)
-        # Another policy: a new evaluation, the same verdicts, rescored without a call.
-        dropped = run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE))
-        assert len(server.requests) == calls
-        assert all(not s.complete for s in dropped.scores)
-        specs = load_specs(store)
-        assert specs[first.eval_id].abstain == "unmet"
-        assert specs[dropped.eval_id].abstain == "incomplete"
-        assert first.eval_id != dropped.eval_id
-        # --retry-failed asks again for failures only: an abstention is an answer.
-        run_evaluation(
-            store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE, retry_failed=True)
+        # Another policy on the same results is refused, naming both; none asked keeps it.
+        with pytest.raises(SettingConflict, match=r"--abstain unmet.*--abstain incomplete"):
+            run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE))
+        again = run_evaluation(store, EvalSettings(**base, retry_failed=True))
+        assert len(server.requests) == calls  # an abstention is an answer, never retried
+        assert again.eval_id == first.eval_id and again.abstain == "unmet"
+
+
+def test_a_recorded_abstain_policy_is_kept_on_resume(tmp_path: Path) -> None:
+    """Made with --abstain drop, resumed without it: still drop (it became unmet before)."""
+    with (
+        FakeOpenAIServer(_responder(_cannot_assess_c2)) as server,
+        RunStore(tmp_path / "r") as store,
+    ):
+        fill_store(store, demo_instances(2))
+        config = models_yaml(tmp_path, server)
+        base = {"model": "fake-vlm", "grader": "fake-judge", "models_config": config}
+        first = run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.DROP))
+        resumed = run_evaluation(store, EvalSettings(**base))
+        assert resumed.abstain == "drop" and resumed.eval_id == first.eval_id
+        assert set(load_specs(store)) == {first.eval_id}
+        assert [s.score for s in resumed.scores] == [s.score for s in first.scores]
+        assert (
+            run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.DROP)).eval_id
+            == first.eval_id
         )
-        assert len(server.requests) == calls
 
 
 @pytest.mark.parametrize(

@@ -131,16 +131,17 @@ def run_command(
         ),
     ] = None,
     abstain: Annotated[
-        AbstainChoice,
+        AbstainChoice | None,
         typer.Option(
             "--abstain",
             help="What a 'cannot assess' verdict (unreadable image, missing context) counts "
             "as: unmet (default: v=0, the paper's denominator), drop (left out of numerator "
             "and denominator; a case with nothing left is incomplete) or incomplete (the case "
-            "gets no score). Recorded in the evaluation's spec; changing it rescores without "
-            "a call. A failed or malformed grader call is never an abstention.",
+            "gets no score). Recorded in the evaluation's spec and kept when the run is "
+            "resumed; a different one asked for is refused. A failed or malformed grader "
+            "call is never an abstention.",
         ),
-    ] = AbstainChoice.UNMET,
+    ] = None,
     grading: Annotated[
         GradingChoice,
         typer.Option(
@@ -191,7 +192,7 @@ def run_command(
         grader_images=grader_images is Switch.ON,
         limit=limit,
         retry_failed=retry_failed,
-        abstain=AbstainPolicy(abstain.value),
+        abstain=None if abstain is None else AbstainPolicy(abstain.value),
         grading=grading.value,  # type: ignore[arg-type]
         panel=judges,
     )
@@ -233,7 +234,9 @@ def run_command(
         )
     abstained = sum(score.abstained for score in outcome.scores)
     if abstained:
-        console.print(f"{abstained} criteria the grader could not assess (--abstain {abstain})")
+        console.print(
+            f"{abstained} criteria the grader could not assess (--abstain {outcome.abstain})"
+        )
     errors = list(outcome.responses.errors.values())
     for score in [s for m in outcome.members for s in m.scores] or outcome.scores:
         errors.extend(v.error for v in score.verdicts if v.error is not None)

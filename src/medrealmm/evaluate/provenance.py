@@ -232,3 +232,41 @@ def save_spec(store: RunStore, spec: EvalSpec, *, finished: bool = False) -> Non
 
 def load_specs(store: RunStore) -> dict[str, EvalSpec]:
     return dict(store.items(stages.EVAL_SPEC, EvalSpec))
+
+
+class SettingConflict(ValueError):
+    """A setting asked for differs from the one the evaluation's results were made with."""
+
+
+def recorded_abstain(
+    store: RunStore,
+    label: str,
+    images: bool,
+    grader: str,
+    grading: GradingMode,
+    *,
+    asked: AbstainPolicy | None,
+) -> AbstainPolicy:
+    """The abstain policy of this evaluation: the one its earlier runs recorded (the scores
+    of one model, image condition and grader are one set of rows, so a resumed run keeps
+    it); ``asked`` where none was recorded (``DEFAULT_ABSTAIN`` if not asked either). A
+    policy asked for that differs from the recorded one is refused, naming both."""
+    earlier = [
+        spec
+        for spec in load_specs(store).values()
+        if spec.label == label
+        and spec.images == images
+        and spec.grader.name == grader
+        and spec.grading == grading
+        and spec.panel is None
+    ]
+    if not earlier:
+        return DEFAULT_ABSTAIN if asked is None else AbstainPolicy(asked)
+    kept = max(earlier, key=lambda spec: spec.started_at).abstain  # the newest decides
+    if asked is not None and AbstainPolicy(asked) is not kept:
+        raise SettingConflict(
+            f"{label} (images {'on' if images else 'off'}) graded by {grader} was evaluated "
+            f"with --abstain {kept}; this run asks --abstain {asked}. Leave --abstain out "
+            "to resume, or evaluate into another --out"
+        )
+    return kept

@@ -35,6 +35,7 @@ from medrealmm.evaluate.provenance import (
     open_spec,
     prompt_hashes,
     rater_name,
+    recorded_abstain,
     save_spec,
 )
 from medrealmm.evaluate.requests import CaseRequests
@@ -91,7 +92,8 @@ class EvalSettings:
     # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
     replies: Mapping[str, str] | None = None
     replies_sha256: str | None = None
-    abstain: AbstainPolicy = DEFAULT_ABSTAIN
+    #: None: as the evaluation's spec recorded it on an earlier run, else ``DEFAULT_ABSTAIN``.
+    abstain: AbstainPolicy | None = None
     grading: GradingMode = PER_CRITERION
     #: Several graders whose verdicts make one derived panel verdict (evaluate.panel).
     panel: Panel | None = None
@@ -109,6 +111,7 @@ class EvalOutcome:
     scores: list[CaseScore] = field(default_factory=list)
     eval_id: str = ""
     members: list[EvalOutcome] = field(default_factory=list)  # a panel's graders
+    abstain: AbstainPolicy = DEFAULT_ABSTAIN  # the policy the scores were made with
 
     @property
     def incomplete(self) -> int:
@@ -212,6 +215,12 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         for case in cases
         for sample in range(k)
     }
+    settings = replace(
+        settings,
+        abstain=recorded_abstain(
+            store, model, images, judge.name, settings.grading, asked=settings.abstain
+        ),
+    )
     spec = open_spec(
         store,
         kind="imported" if imported else "online" if online else "generated",
@@ -631,6 +640,7 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     return EvalOutcome(
         model=plan.model,
         grader=plan.rater,
+        abstain=plan.settings.abstain or DEFAULT_ABSTAIN,
         images=plan.images,
         cases=len(cases),
         no_rubric=missing,
@@ -677,7 +687,7 @@ async def _run_panel(store: RunStore, settings: EvalSettings, panel: Panel) -> E
         prompts=plan.spec.prompts,
         benchmark=plan.spec.benchmark,
         imported_from=plan.spec.imported_from,
-        abstain=settings.abstain,
+        abstain=plan.settings.abstain,
         grading=settings.grading,
         panel=panel.ref(),
     )
@@ -694,6 +704,7 @@ async def _run_panel(store: RunStore, settings: EvalSettings, panel: Panel) -> E
     return EvalOutcome(
         model=plan.model,
         grader=panel.name,
+        abstain=plan.settings.abstain or DEFAULT_ABSTAIN,
         images=plan.images,
         cases=len(cases),
         no_rubric=missing,
