@@ -96,7 +96,8 @@ def meta_command(
         bool,
         typer.Option(
             "--calibrate",
-            help="Also split the labelled cases in two, grade the held-out half with --grader "
+            help="Also split the labelled cases in two by consultation (a dialogue's challenge "
+            "points on one side), grade the held-out half with --grader "
             "without and with balanced few-shot examples (physician verdicts from the other "
             "half, same category and weight sign) and show both against the physicians.",
         ),
