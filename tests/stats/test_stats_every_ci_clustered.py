@@ -23,7 +23,12 @@ CI_PRODUCERS = {
     ("report/tables.py", "overall_table"),
     ("report/tables.py", "deliberative_table"),
     ("stats/meta_eval.py", "meta_evaluate"),
+    ("stats/paired.py", "paired_difference"),
+    ("report/paired.py", "compare_conditions"),
+    ("report/paired.py", "paired_table"),
 }
+#: What a CI producer calls: a bootstrap, or a producer listed above.
+PRODUCER_CALLS = ("bootstrap_", "paired_difference", "compare_conditions")
 RESAMPLES = 300
 
 
@@ -42,7 +47,7 @@ def _callers() -> set[tuple[str, str]]:
                 if isinstance(call, ast.Call):
                     func = call.func
                     called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                    if called.startswith("bootstrap_") or called.startswith("paired_bootstrap"):
+                    if called.startswith(PRODUCER_CALLS):
                         found.add((name, node.name))
     return found
 
@@ -169,3 +174,25 @@ def test_meta_evaluation_resamples_consultations(seed: int) -> None:
     assert (row.cases, row.consultations) == (10, 4)
     assert row.f1_low == pytest.approx(low, abs=1e-4)
     assert row.f1_high == pytest.approx(high, abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_paired_table_resamples_consultations(seed: int) -> None:
+    from medrealmm.report.paired import paired_table
+
+    records = _records(seed)
+    overall = overall_table(records, seed=seed, resamples=RESAMPLES)
+    table = paired_table(records, overall, grader="g", seed=seed, resamples=RESAMPLES)
+    assert len(table.rows) == 3  # every two of three conditions
+    for row in table.rows:
+        a = {r.instance_id: r for r in records if r.model == row["model_a"]}
+        b = {r.instance_id: r for r in records if r.model == row["model_b"]}
+        cases = sorted(a)
+        low, high = brute_cluster_ci(
+            [a[c].score - b[c].score for c in cases],
+            [a[c].consultation_id for c in cases],
+            seed=seed,
+        )
+        assert row["ci_low"] == pytest.approx(100 * low, abs=1e-3)
+        assert row["ci_high"] == pytest.approx(100 * high, abs=1e-3)
+        assert (row["cases"], row["consultations"]) == (len(cases), 8)

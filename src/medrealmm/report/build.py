@@ -15,10 +15,12 @@ from medrealmm.report.grader_tables import grader_tables
 from medrealmm.report.html import render_html
 from medrealmm.report.latency import latency_table
 from medrealmm.report.models_table import models_table
+from medrealmm.report.paired import paired_table
 from medrealmm.report.tables import Table, build_tables, condition_label, meta_eval_tables
 from medrealmm.report.versions import TITLE as VERSIONS_TITLE
 from medrealmm.report.versions import builder_versions, versions_table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.cases import CaseRecord, load_scored_cases
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import RunStore, stages
 from medrealmm.store.runstore import gc_paused
@@ -60,6 +62,12 @@ def write_table(table: Table, folder: Path) -> list[Path]:
     return [csv_path, json_path]
 
 
+def _current(store: RunStore) -> list[CaseRecord]:
+    """Every grader's scores against the rubrics that apply now (the paired table's
+    comparison of graders reads the same records the primary's rows come from)."""
+    return [r for r in load_scored_cases(store) if not r.stale]
+
+
 def write_report(
     store: RunStore,
     out: Path | str,
@@ -96,7 +104,21 @@ def write_report(
                 summaries=results.summary(),
                 imported=results.imported(),
             )
+            everything = _current(store)
+            judges = {
+                name: [r for r in everything if r.grader == name and r.sample == 0]
+                for name in results.graders
+                if name != primary
+            }
             extra = [
+                paired_table(
+                    mine,
+                    tables["overall"],
+                    grader=primary,
+                    others=judges,
+                    seed=seed,
+                    resamples=resamples,
+                ),
                 *dataset_tables(store),
                 acceptance_table(store),
                 *grader_tables(store, results),
