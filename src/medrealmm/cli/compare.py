@@ -10,10 +10,9 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from medrealmm.cli.common import UNWRAPPED_WIDTH, user_errors
+from medrealmm.cli.common import UNWRAPPED_WIDTH, plain_row, user_errors
 from medrealmm.cli.evaluate import RunArgument, Switch, eval_app
 from medrealmm.store import RunStore
 
@@ -86,9 +85,10 @@ def compare_command(
     )
     for column in ("A", "B", "cases", "consultations", "A - B", "95% CI", "p"):
         table.add_column(column, no_wrap=True)
-    table.add_row(
-        escape(_label(a, first.grader)),
-        escape(_label(b, second.grader)),
+    plain_row(
+        table,
+        _label(a, first.grader),
+        _label(b, second.grader),
         str(found.cases),
         str(found.consultations),
         f"{row['difference']:+.1f}",

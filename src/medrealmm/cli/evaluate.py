@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from medrealmm.cli.app import app
@@ -19,6 +20,7 @@ from medrealmm.cli.common import (
     ModelOption,
     ModelsConfigOption,
     console,
+    plain_row,
     print_dry_run,
     print_table,
     report_failures,
@@ -220,8 +222,8 @@ def run_command(
         )
     complete = len(outcome.scores) - outcome.incomplete
     console.print(
-        f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
-        f"on {outcome.cases} instances, graded by {outcome.grader}: "
+        f"[green]{escape(outcome.model)}[/green] ({'images' if outcome.images else 'text only'}) "
+        f"on {outcome.cases} instances, graded by {escape(outcome.grader)}: "
         f"{complete} cases scored, {outcome.incomplete} incomplete"
         + (f", {outcome.refusals} refusals (scored 0)" if outcome.refusals else "")
     )
@@ -229,7 +231,7 @@ def run_command(
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
     for member in outcome.members:
         console.print(
-            f"  panel member {member.grader}: {member.verdicts.done} graded now, "
+            f"  panel member {escape(member.grader)}: {member.verdicts.done} graded now, "
             f"{member.verdicts.skipped} already done, {member.verdicts.failed} failed"
         )
     abstained = sum(score.abstained for score in outcome.scores)
@@ -376,10 +378,10 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
         spend.add_column(column, no_wrap=True)
     for entry in usage:
         cost = "-" if entry["cost"] is None else f"{entry['cost']:.4f}"
-        spend.add_row(*(str(entry[name]) for name in names), cost)
+        plain_row(spend, *(str(entry[name]) for name in names), cost)
     priced = [e["cost"] for e in usage if e["cost"] is not None]
     if priced:
-        spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
+        plain_row(spend, "total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
     print_table(spend)
 
 
@@ -391,7 +393,8 @@ def show_abstentions(rows: list[Abstentions]) -> None:
     for column in ("grader", "model", "img", "cases", "with any", "criteria"):
         table.add_column(column, no_wrap=True)
     for row in rows:
-        table.add_row(
+        plain_row(
+            table,
             row.grader,
             row.model,
             "on" if row.images else "off",
@@ -406,7 +409,7 @@ def show_panel(panel: PanelSummary) -> None:
     """A panel's members (weight, calls, tokens) and their agreement on criterion verdicts:
     Krippendorff's alpha over all graders beside each pair's AC1."""
     table = Table(
-        title=f"Judge panel {panel.name} ({panel.method})",
+        title=f"Judge panel {escape(panel.name)} ({panel.method})",
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
@@ -414,7 +417,8 @@ def show_panel(panel: PanelSummary) -> None:
     for column in ("grader", "weight", "calls", "cached", "prompt tok", "completion tok"):
         table.add_column(column, no_wrap=True)
     for m in panel.members:
-        table.add_row(
+        plain_row(
+            table,
             m.grader,
             f"{m.weight:g}",
             str(m.calls),
@@ -433,7 +437,8 @@ def show_panel(panel: PanelSummary) -> None:
         agree.add_column(column, no_wrap=True)
     for row in panel.agreement:
         for i, (a, b, n, ac1) in enumerate(row.pairs):
-            agree.add_row(
+            plain_row(
+                agree,
                 row.subset if i == 0 else "",
                 str(row.items) if i == 0 else "",
                 ("-" if row.alpha is None else f"{row.alpha:.3f}") if i == 0 else "",
@@ -455,7 +460,8 @@ def show_evaluations(results: Results) -> None:
             asked = spec.model
             served = (asked.served or [asked.model or asked.name]) if asked else []
             bench = spec.benchmark
-            table.add_row(
+            plain_row(
+                table,
                 spec.eval_id,
                 f"{model} ({'img' if images else 'txt'})",
                 spec.kind,
@@ -473,7 +479,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
-        title=f"Scores (0-100, grader {grader})",
+        title=f"Scores (0-100, grader {escape(grader)})",
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + ("; refused: replies the model declined, each scored 0" if refusals else "")
@@ -491,7 +497,8 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         name = f"{row.model}*" if row.is_baseline else row.model
-        table.add_row(
+        plain_row(
+            table,
             name,
             "on" if row.images else "off",
             _points(row.score),
@@ -509,7 +516,7 @@ def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, b
     print_table(table)
     for (model, images), count in stale.items():
         console.print(
-            f"[yellow]{count} scores of {model} ({'img' if images else 'txt'}) were graded "
+            f"[yellow]{count} scores of {escape(model)} ({'img' if images else 'txt'}) were graded "
             "against a rubric that no longer applies and are left out; rerun "
             "`medrealmm eval run` to regrade the changed criteria[/yellow]"
         )

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
-from medrealmm.cli.common import ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import ModelsConfigOption, console, plain_row, user_errors
 from medrealmm.cli.evaluate import RunArgument, eval_app
 from medrealmm.store import RunStore
 
@@ -57,8 +56,9 @@ def show_meta(rows: list[MetaRow], title: str) -> None:
     for r in rows:
         if r.reference != ALL_PHYSICIANS or r.axis != ALL:
             continue
-        table.add_row(
-            escape(r.rater),
+        plain_row(
+            table,
+            r.rater,
             r.kind,
             str(r.items),
             str(r.pairs),

@@ -244,7 +244,8 @@ def usage_with_cost(store: RunStore) -> list[dict[str, Any]]:
     prices = store.get_meta(stages.PRICES_META) or {}
     rows = []
     for row in store.usage():
-        price = prices.get(row["model"]) or {}
+        # a grader's grouped calls are counted as NAME[grouped]: priced as NAME
+        price = prices.get(row["model"]) or prices.get(row["model"].split("[", 1)[0]) or {}
         cost = None
         if price.get("in") is not None or price.get("out") is not None:
             cost = round(

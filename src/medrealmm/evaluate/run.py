@@ -174,8 +174,15 @@ class _Plan:
             found = self.versions[id(case)] = case.rubric.versions()
         return found[0], found[1][criterion.id]
 
+    def usage_name(self, stage: str, client: LLMClient) -> str:
+        """Whom a call's usage is counted under: a grader's calls by grading mode (grouped
+        calls are a measurement of their own, ``NAME[grouped]``), never summed together."""
+        if stage == stages.EVAL_VERDICT:
+            return rater_name(client.name, self.settings.grading)
+        return client.name
+
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_calls(usage_label(stage), client.name, [completion])
+        self.store.record_calls(usage_label(stage), self.usage_name(stage, client), [completion])
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
@@ -475,7 +482,9 @@ async def _grade(plan: _Plan) -> RunStats:
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
             store.record_calls(
-                usage_label(stages.EVAL_VERDICT), client.name, failed_attempts=failed_attempts
+                usage_label(stages.EVAL_VERDICT),
+                plan.usage_name(stages.EVAL_VERDICT, client),
+                failed_attempts=failed_attempts,
             )
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
@@ -555,7 +564,11 @@ async def _grade_grouped(
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
             store_label = usage_label(stages.EVAL_VERDICT)
-            plan.store.record_calls(store_label, client.name, failed_attempts=failed_attempts)
+            plan.store.record_calls(
+                store_label,
+                plan.usage_name(stages.EVAL_VERDICT, client),
+                failed_attempts=failed_attempts,
+            )
         failed = []
         for key, criterion in zip(keys, criteria, strict=True):
             verdict = _stamped(plan, case, criterion, verdicts[criterion.id])
