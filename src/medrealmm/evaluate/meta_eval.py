@@ -31,7 +31,7 @@ from medrealmm.rubric.rounds import (
 )
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
-from medrealmm.stats.cases import instance_strata
+from medrealmm.stats.cases import instance_strata, withdrawn_instances
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
 from medrealmm.stats.raters import panel_reply_verdicts, panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
@@ -156,6 +156,7 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
             mine.update(found)
 
     described = _Describer(criteria, intents, inputs.info, consultations)
+    described.withdrawn = withdrawn_instances(store)
     for name, found_labels in physicians.items():
         unknown = described.unknown(found_labels)
         # all known (the usual case): the labels as read, not a copy of them
@@ -208,6 +209,7 @@ class _Describer:
     ) -> None:
         self.criteria, self.intents, self.info = criteria, intents, info
         self.consultations = consultations or {}
+        self.withdrawn: frozenset[str] = frozenset()
         self.shared: dict[tuple[str, str, str], ItemInfo] = {}  # by its fields
         self.categories: dict[tuple[tuple[str, ...], str | None], str] = {}
 
@@ -227,6 +229,8 @@ class _Describer:
     def describe(self, item: Item) -> ItemInfo | None:
         instance_id = ResponseKey.parse(item[0]).instance_id
         criterion = self.criteria.get((instance_id, item[1]))
+        if instance_id in self.withdrawn:
+            return None  # a withdrawn consultation's items leave the meta-evaluation
         if criterion is None or criterion.kind is CriterionKind.RULE:
             return None
         intent = self.intents.get(instance_id)

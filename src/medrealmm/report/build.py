@@ -20,7 +20,12 @@ from medrealmm.report.tables import Table, build_tables, condition_label, meta_e
 from medrealmm.report.versions import TITLE as VERSIONS_TITLE
 from medrealmm.report.versions import builder_versions, versions_table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
-from medrealmm.stats.cases import CaseRecord, load_scored_cases
+from medrealmm.stats.cases import (
+    CaseRecord,
+    load_scored_cases,
+    withdrawn_consultations,
+    withdrawn_instances,
+)
 from medrealmm.stats.raters import load_raters
 from medrealmm.store import RunStore, stages
 from medrealmm.store.runstore import gc_paused
@@ -123,6 +128,14 @@ def write_report(
                 acceptance_table(store),
                 *grader_tables(store, results),
             ]
+            gone = withdrawn_consultations(store)
+            if gone:  # every table below is read without them (stats.cases)
+                overall = tables["overall"]
+                note = (
+                    f"{overall.title}；已撤回 {len(gone)} 个问诊（{len(withdrawn_instances(store))}"
+                    " 个实例），已从本报告所有表中排除"
+                )
+                tables["overall"] = replace(overall, title=note)
             # runs of two release versions: their shared cases only
             if results.versions is not None:
                 overall = tables["overall"]
