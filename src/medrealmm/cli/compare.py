@@ -14,6 +14,7 @@ from rich.table import Table
 
 from medrealmm.cli.common import UNWRAPPED_WIDTH, plain_row, user_errors
 from medrealmm.cli.evaluate import RunArgument, Switch, eval_app
+from medrealmm.stats.weighting import Weighting
 from medrealmm.store import RunStore
 
 ImagesOption = Annotated[
@@ -37,6 +38,10 @@ def compare_command(
         str | None,
         typer.Option(help="Grader of B's scores (default: --grader; another compares graders)."),
     ] = None,
+    weight: Annotated[
+        Weighting,
+        typer.Option(help="case (each challenge point alike) or consultation (each weighs 1)."),
+    ] = Weighting.CASE,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and the permutations.")] = 0,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap and permutation draws.")] = 2000,
     json_out: Annotated[
@@ -63,10 +68,12 @@ def compare_command(
             [r for r in second.headline if r.condition == b],
             seed=seed,
             resamples=resamples,
+            weighting=weight,
         )
         if found is None:
             raise ValueError(f"{model_a} and {model_b} share no case scored in full")
     row = paired_row((*a, first.grader), (*b, second.grader), found)
+    row["weighting"] = str(weight)
     row["test"] = "paired sign-flip permutation over consultations" + (
         " (exact)" if found.exact else f" ({resamples} draws)"
     )
@@ -79,7 +86,8 @@ def compare_command(
     out = Console() if sys.stdout.isatty() else Console(soft_wrap=True, width=UNWRAPPED_WIDTH)
     table = Table(
         title="Paired difference A - B (0-100)",
-        caption="95% CI: paired bootstrap resampling consultations; p: " + row["test"],
+        caption=f"weighting: each {weight} alike; 95% CI: paired bootstrap resampling "
+        "consultations; p: " + row["test"],
         box=box.SIMPLE,
         pad_edge=False,
     )

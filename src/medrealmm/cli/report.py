@@ -11,6 +11,7 @@ import typer
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.weighting import Weighting
 
 
 @app.command()
@@ -35,6 +36,15 @@ def report(
             "every model evaluated in any of them.",
         ),
     ] = None,
+    weight: Annotated[
+        Weighting,
+        typer.Option(
+            "--weight",
+            help="What a score weighs: case (default: each challenge point alike) or "
+            "consultation (each consultation weighs 1: its points averaged first). Every "
+            "score table says which it uses.",
+        ),
+    ] = Weighting.CASE,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for each 95% confidence interval.")
@@ -55,7 +65,13 @@ def report(
         others = [stack.enter_context(RunStore(p, create=False)) for p in add or []]
         stack.enter_context(console.status("computing tables and drawing figures"))
         result = write_report(
-            store, out, grader=grader, seed=seed, resamples=resamples, others=others
+            store,
+            out,
+            grader=grader,
+            seed=seed,
+            resamples=resamples,
+            others=others,
+            weighting=weight,
         )
     console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     console.print(

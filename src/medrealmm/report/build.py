@@ -27,6 +27,7 @@ from medrealmm.stats.cases import (
     withdrawn_instances,
 )
 from medrealmm.stats.raters import load_raters
+from medrealmm.stats.weighting import Weighting
 from medrealmm.store import RunStore, stages
 from medrealmm.store.runstore import gc_paused
 
@@ -81,6 +82,7 @@ def write_report(
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
     others: Sequence[RunStore] = (),
+    weighting: Weighting = Weighting.CASE,
 ) -> ReportResult:
     """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
@@ -108,6 +110,7 @@ def write_report(
                 resamples=resamples,
                 summaries=results.summary(),
                 imported=results.imported(),
+                weighting=weighting,
             )
             everything = _current(store)
             judges = {
@@ -123,6 +126,7 @@ def write_report(
                     others=judges,
                     seed=seed,
                     resamples=resamples,
+                    weighting=weighting,
                 ),
                 *dataset_tables(store),
                 acceptance_table(store),

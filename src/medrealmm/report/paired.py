@@ -8,6 +8,7 @@ primary's (same replies, another judge). See ``stats.paired`` for the interval a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
@@ -15,6 +16,7 @@ from medrealmm.report.tables import SCALE, Table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.cases import CaseRecord, case_means, consultation_of
 from medrealmm.stats.paired import PairedDifference, paired_difference
+from medrealmm.stats.weighting import Weighting, weighted
 
 COLUMNS = (
     *("model_a", "images_a", "grader_a", "model_b", "images_b", "grader_b"),
@@ -32,21 +34,21 @@ def compare_conditions(
     *,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    weighting: Weighting = Weighting.CASE,
 ) -> PairedDifference | None:
-    """A - B over the cases both scored in full (each case's mean over its samples),
-    resampling consultations; None when they share no case."""
+    """A - B over the cases both scored in full (each case's mean over its samples; with
+    ``consultation`` weighting each consultation's mean over those cases), resampling
+    consultations; None when they share no case."""
     mine, theirs = case_means(a), case_means(b)
     shared = sorted(mine.keys() & theirs.keys())
     if not shared:
         return None
     consultation = consultation_of([*a, *b])
-    return paired_difference(
-        [mine[case] for case in shared],
-        [theirs[case] for case in shared],
-        [consultation[case] for case in shared],
-        seed=seed,
-        resamples=resamples,
-    )
+    labels = [consultation[case] for case in shared]
+    first, units = weighted([mine[case] for case in shared], labels, weighting)
+    second, _ = weighted([theirs[case] for case in shared], labels, weighting)
+    found = paired_difference(first, second, units, seed=seed, resamples=resamples)
+    return replace(found, cases=len(shared))
 
 
 def paired_row(
@@ -76,6 +78,7 @@ def paired_table(
     others: Mapping[str, Sequence[CaseRecord]] = {},
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
     """Every two of ``overall``'s conditions (A the higher-ranked), then each other grader
     against ``grader`` on each condition both scored; ``others``: grader -> its records."""
@@ -87,7 +90,9 @@ def paired_table(
     ]
     rows = []
     for first, second in combinations(ranked, 2):
-        found = compare_conditions(groups[first], groups[second], seed=seed, resamples=resamples)
+        found = compare_conditions(
+            groups[first], groups[second], seed=seed, resamples=resamples, weighting=weighting
+        )
         if found is not None:
             rows.append(paired_row((*first, grader), (*second, grader), found))
     for name, theirs in sorted(others.items()):
@@ -98,14 +103,18 @@ def paired_table(
             if condition not in by_condition:
                 continue
             found = compare_conditions(
-                groups[condition], by_condition[condition], seed=seed, resamples=resamples
+                groups[condition],
+                by_condition[condition],
+                seed=seed,
+                resamples=resamples,
+                weighting=weighting,
             )
             if found is not None:
                 rows.append(paired_row((*condition, grader), (*condition, name), found))
     return Table(
         "paired_differences",
         "成对比较（Paired differences）：同一版本上两两条件（模型、有图 / 无图、评分器）"
-        f"的得分差；{TEST}",
+        f"的得分差；{TEST}；{Weighting(weighting).note}",
         COLUMNS,
         rows,
     )

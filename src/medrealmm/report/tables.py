@@ -26,6 +26,7 @@ from medrealmm.stats.raters import (
     rater_scores,
 )
 from medrealmm.stats.strata import STRATA, stratum_order
+from medrealmm.stats.weighting import Weighting, weighted
 
 SCALE = 100.0
 HIST_BINS = 10
@@ -83,24 +84,33 @@ def overall_table(
     resamples: int,
     summaries: Sequence[ModelSummary] = (),
     cases: dict[Condition, ConditionCases] | None = None,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
-    """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
-    layer's rows, over every sample) where given; ``cases``: the records' ``condition_cases``,
-    when the caller has them (the breakdowns read the same)."""
+    """Score with its CI per condition (each case, or each consultation, weighing 1);
+    mean@k and worst@k from ``summaries`` (the results layer's rows, over every sample)
+    where given; ``cases``: the records' ``condition_cases``, when the caller has them (the
+    breakdowns read the same)."""
     at_k = {(s.model, s.images): s for s in summaries}
     cases = condition_cases(records) if cases is None else cases
     groups = _by_condition(records)
     samples = []
     for condition in groups:
         found = cases[condition]
-        samples.append((list(found.means.values()), [found.consultation[c] for c in found.means]))
+        samples.append(
+            weighted(
+                list(found.means.values()),
+                [found.consultation[c] for c in found.means],
+                weighting,
+            )
+        )
     intervals = iter(
         bootstrap_mean_cis(
             [sample for sample in samples if sample[0]], seed=seed, resamples=resamples
         )
     )
     rows = []
-    for ((model, images), group), (means, _) in zip(groups.items(), samples, strict=True):
+    for (model, images), group in groups.items():
+        means = cases[(model, images)].means
         interval = next(intervals) if means else None
         summary = at_k.get((model, images))
         rows.append(
@@ -127,7 +137,8 @@ def overall_table(
     return Table(
         "overall",
         "总体得分与 95% 自助法置信区间（图 4a；按问诊整体重抽样，同一问诊的多个挑战点一起抽取）；"
-        "未完成评分的病例单列，不按 0 分计入均值；拒答（模型拒绝作答）按 0 分计入并单列次数",
+        "未完成评分的病例单列，不按 0 分计入均值；拒答（模型拒绝作答）按 0 分计入并单列次数；"
+        f"{Weighting(weighting).note}",
         (
             *("label", "model", "images", "baseline", "online"),
             *("cases", "consultations", "incomplete", "refused", "mean", "ci_low", "ci_high"),
@@ -219,6 +230,7 @@ def deliberative_table(
     *,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
     """The paper's Table 3: Online, each set of imported replies (physicians answering without
     time pressure) and the strongest model on the same cases, those every row scored in
@@ -235,7 +247,9 @@ def deliberative_table(
     clusters = [consultation[case] for case in sorted(shared)]
     intervals = iter(
         bootstrap_mean_cis(
-            [(values, clusters) for values in samples if values], seed=seed, resamples=resamples
+            [weighted(values, clusters, weighting) for values in samples if values],
+            seed=seed,
+            resamples=resamples,
         )
     )
     rows = []
@@ -262,7 +276,8 @@ def deliberative_table(
         "deliberative",
         "表 3：Online 原始回复、导入的回复（医生审慎作答等）与最强模型，"
         f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审；"
-        "95% CI 按问诊整体重抽样）；末两列为各行在自身全部病例上的得分",
+        "95% CI 按问诊整体重抽样）；末两列为各行在自身全部病例上的得分；"
+        f"{Weighting(weighting).note}",
         (
             *("label", "model", "images", "role", "cases", "consultations"),
             *("mean", "ci_low", "ci_high"),
@@ -342,6 +357,7 @@ def stratified_table(
     axis: str,
     overall: Table,
     cases: dict[Condition, ConditionCases] | None = None,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
     """Per stratum of ``axis`` and headline condition, best first; ``cases``: the records'
     ``condition_cases``, when the caller has them (every axis reads the same)."""
@@ -367,13 +383,17 @@ def stratified_table(
             found = cases[condition].aligned
             scored = at[found.scored[at]]
             means = found.means[scored].tolist()  # summed in case order, as one by one
+            count = len(means)
+            if weighting == Weighting.CONSULTATION:
+                codes = found.consultation[scored].astype(str).tolist()
+                means = weighted(means, codes, weighting)[0]
             rows.append(
                 {
                     "stratum": key[1],
                     "label": labels[condition],
                     "model": condition[0],
                     "images": condition[1],
-                    "cases": len(means),
+                    "cases": count,
                     "consultations": int(np.count_nonzero(np.bincount(found.consultation[scored]))),
                     "incomplete": int(found.incomplete[at].sum()),
                     "mean": _scaled(sum(means) / len(means)) if means else None,
@@ -382,7 +402,8 @@ def stratified_table(
     title = STRATA[axis].title
     return Table(
         f"by_{axis}",
-        f"按{title}分层的平均得分（问诊数：病例背后的问诊，同一问诊可有多个挑战点）",
+        f"按{title}分层的平均得分（问诊数：病例背后的问诊，同一问诊可有多个挑战点）；"
+        f"{Weighting(weighting).note}",
         ("stratum", "label", "model", "images", "cases", "consultations", "incomplete", "mean"),
         rows,
     )
@@ -553,13 +574,19 @@ def build_tables(
     resamples: int = DEFAULT_RESAMPLES,
     summaries: Sequence[ModelSummary] = (),
     imported: Iterable[Condition] = (),
+    weighting: Weighting = Weighting.CASE,
 ) -> dict[str, Table]:
     """``records`` are the primary grader's sample-0 records, ``summaries`` the results
     layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
     imported (Table 3); ``raters`` hold every judge and the panel."""
     every = condition_cases(records)
     overall = overall_table(
-        records, seed=seed, resamples=resamples, summaries=summaries, cases=every
+        records,
+        seed=seed,
+        resamples=resamples,
+        summaries=summaries,
+        cases=every,
+        weighting=weighting,
     )
     subset = agreement_subset(raters)
     imported = set(imported)
@@ -569,13 +596,17 @@ def build_tables(
     tables = [
         overall,
         *(
-            [deliberative_table(records, overall, imported, seed=seed, resamples=resamples)]
+            [
+                deliberative_table(
+                    records, overall, imported, seed=seed, resamples=resamples, weighting=weighting
+                )
+            ]
             if imported
             else []
         ),
         decomposition_table(records, overall),
         images_table(overall),
-        *(stratified_table(shown, axis, overall, cases) for axis in STRATIFIED_AXES),
+        *(stratified_table(shown, axis, overall, cases, weighting) for axis in STRATIFIED_AXES),
         histogram_table(shown, overall, cases),
         agreement_subset_table(subset),
         rater_score_table(raters, subset),
