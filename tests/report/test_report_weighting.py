@@ -3,17 +3,39 @@ pinned to a loop over consultations; every score table says which weighting it u
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from medrealmm.report.paired import paired_table
 from medrealmm.report.tables import build_tables, overall_table, stratified_table
+from medrealmm.stats.cases import ONLINE_MODEL, CaseRecord
 from medrealmm.stats.raters import RaterData
 from medrealmm.stats.weighting import Weighting
 
-from ..stats.test_stats_every_ci_clustered import RESAMPLES, _records
+RESAMPLES = 300
+BASE = CaseRecord(
+    grader="g", model="m", images=True, instance_id="", sample=0, score=0.0,
+    positive_met=0, negative_triggered=0, department="d", subspecialty="s", intent="i",
+    stage="s", image_count=1, turn_count=3, baseline=False,
+)  # fmt: skip
+
+
+def _records(seed: int) -> list[CaseRecord]:
+    """Three conditions on 8 consultations of 1-3 challenge points each."""
+    rng = random.Random(seed)
+    records = []
+    for c in range(8):
+        for t in range(rng.randint(1, 3)):
+            for model in (ONLINE_MODEL, "imported", "m"):
+                records.append(
+                    replace(BASE, model=model, instance_id=f"c{c}-t{t}",
+                            consultation_id=f"c{c}", score=round(rng.random(), 3))
+                )  # fmt: skip
+    return records
 
 
 def _by_consultation(records, model):  # type: ignore[no-untyped-def]

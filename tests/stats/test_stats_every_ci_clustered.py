@@ -26,6 +26,7 @@ CI_PRODUCERS = {
     ("stats/paired.py", "paired_difference"),
     ("report/paired.py", "compare_conditions"),
     ("report/paired.py", "paired_table"),
+    ("cli/compare.py", "compare_command"),  # compare_conditions' interval, printed
 }
 #: What a CI producer calls: a bootstrap, or a producer listed above.
 PRODUCER_CALLS = ("bootstrap_", "paired_difference", "compare_conditions")
