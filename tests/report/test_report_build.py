@@ -47,7 +47,7 @@ def test_html_is_self_contained(built_report: ReportResult) -> None:
 def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
     stems = {p.stem for p in built_report.tables}
     # + meta-eval x2, Fig 3 counts, by_position, abstentions
-    assert len(built_report.tables) == 2 * len(stems) == 2 * 25  # + paired_differences
+    assert len(built_report.tables) == 2 * len(stems) == 2 * 26  # + paired_differences, by_axis
     folder = built_report.tables[0].parent
     for stem in stems:
         with (folder / f"{stem}.csv").open(encoding="utf-8-sig") as handle:

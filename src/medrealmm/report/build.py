@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
+from medrealmm.report.axes import axis_table
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
 from medrealmm.report.grader_tables import grader_tables
@@ -119,6 +120,7 @@ def write_report(
                 if name != primary
             }
             extra = [
+                axis_table(store, mine, tables["overall"], grader=primary, weighting=weighting),
                 paired_table(
                     mine,
                     tables["overall"],

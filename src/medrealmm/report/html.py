@@ -150,6 +150,7 @@ SECTIONS = (
         ("fig6a_department", "fig6b_intent_stage"),
         ("by_specialty_group", "by_department", "by_intent", "by_stage", "by_position"),
     ),
+    ("评分维度（axis，同 HealthBench）", (), ("by_axis",)),
     ("单病例得分分布", ("fig7_histogram",), ("histogram",)),
     (
         "图片数量与对话轮数（论文 7.4）",
