@@ -31,7 +31,7 @@ def test_score_usage_and_abstention_tables_print_names_whole(printed: io.StringI
     usage = [
         {"stage": "eval.verdict", "model": name, "calls": 1, "cached_calls": 0,
          "failed_calls": 0, "attempts": 1, "prompt_tokens": 5, "completion_tokens": 1,
-         "cost": None}
+         "unknown_prompt_calls": 0, "cost": None}
         for name in NAMES
     ]  # fmt: skip
     cli_evaluate.show_usage(usage)

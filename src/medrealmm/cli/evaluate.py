@@ -373,7 +373,8 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
         title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
     )
     names = USAGE_COLUMNS[:-1]  # cost is formatted below
-    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok", "cost")
+    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok")
+    headers += ("prompt tok unknown", "cost")  # calls whose server did not say
     for column in ("stage", "model", *headers):
         spend.add_column(column, no_wrap=True)
     for entry in usage:

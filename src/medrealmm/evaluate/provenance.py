@@ -93,13 +93,15 @@ class UsageTotals(BaseModel):
 
     calls: int = 0
     cached_calls: int = 0
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # of the calls whose server said
     completion_tokens: int = 0
+    unknown_prompt_calls: int = 0  # calls whose server did not say how many prompt tokens
 
     def merge(self, other: UsageTotals) -> None:
         self.calls += other.calls
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
+        self.unknown_prompt_calls += other.unknown_prompt_calls
         self.completion_tokens += other.completion_tokens
 
     def add(self, completion: Completion) -> None:
@@ -107,7 +109,10 @@ class UsageTotals(BaseModel):
         if completion.cached:
             self.cached_calls += 1
         else:
-            self.prompt_tokens += completion.usage.prompt_tokens
+            if completion.usage.prompt_tokens is None:  # the server did not say
+                self.unknown_prompt_calls += 1
+            else:
+                self.prompt_tokens += completion.usage.prompt_tokens
             self.completion_tokens += completion.usage.completion_tokens
 
 

@@ -234,6 +234,7 @@ USAGE_COLUMNS = (
     "attempts",
     "prompt_tokens",
     "completion_tokens",
+    "unknown_prompt_calls",
     "cost",
 )
 

@@ -90,7 +90,8 @@ def usage_table(store: RunStore) -> Table:
     rows = usage_with_cost(store)
     return Table(
         "usage",
-        "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）",
+        "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）；"
+        "unknown_prompt_calls：服务器未报告输入 token 数的调用（其输入 token 未计入，而非按 0 计）",
         USAGE_COLUMNS,
         rows,
     )

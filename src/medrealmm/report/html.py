@@ -89,6 +89,7 @@ COLUMN_NAMES = {
     "p90_s": "时延 90 百分位（秒）",
     "within_20s": "20 秒内占比",
     "first_token_s": "首 token 时延中位数（秒）",
+    "unknown_prompt_calls": "输入 token 未知的调用",
     "first_token_p90_s": "首 token 时延 90 百分位（秒）",
     "streamed": "流式回复数",
     "first_token_note": "无首 token 时延的原因",
