@@ -6,9 +6,10 @@ on the paper's 0-100 scale.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -27,6 +28,9 @@ from medrealmm.stats.raters import (
 )
 from medrealmm.stats.strata import STRATA, stratum_order
 from medrealmm.stats.weighting import Weighting, weighted
+from medrealmm.store.keys import ResponseKey
+
+logger = logging.getLogger(__name__)
 
 SCALE = 100.0
 HIST_BINS = 10
@@ -223,6 +227,36 @@ def strongest_model(overall: Table, imported: set[Condition]) -> Condition | Non
     return None if best is None else (best["model"], best["images"])
 
 
+def _deliberate_sample(
+    records: Sequence[CaseRecord], overall: Table, imported: set[Condition]
+) -> tuple[list[Condition], dict[Condition, dict[str, float]], set[str]]:
+    """Table 3's rows (Online, the imported replies, the strongest model), each one's case
+    means, and the cases every row scored in full (the table's sample)."""
+    labels = {(r["model"], r["images"]): r for r in overall.rows}
+    online = [c for c in labels if c[0] == ONLINE_MODEL]
+    best = strongest_model(overall, imported)
+    conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
+    means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
+    shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    return conditions, means, shared
+
+
+def overlap_warning(
+    records: Sequence[CaseRecord], overall: Table, imported: set[Condition], subset: Any
+) -> str | None:
+    """In the paper the deliberate-reply sample (Table 3) and the agreement subset (Table 2)
+    are disjoint cases; a sentence saying how many they share, or None when none."""
+    _, _, shared = _deliberate_sample(records, overall, imported)
+    agreed = {ResponseKey.split(key)[2] for key in subset.responses}
+    both = shared & agreed
+    if not both:
+        return None
+    return (
+        f"注意：表 3 的 {len(shared)} 个病例中有 {len(both)} 个也在表 2 的评分对象中"
+        "（论文中两者不相交），两表不是独立样本"
+    )
+
+
 def deliberative_table(
     records: Sequence[CaseRecord],
     overall: Table,
@@ -238,10 +272,7 @@ def deliberative_table(
     cases stays beside it."""
     labels = {(r["model"], r["images"]): r for r in overall.rows}
     online = [c for c in labels if c[0] == ONLINE_MODEL]
-    best = strongest_model(overall, imported)
-    conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
-    means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
-    shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    conditions, means, shared = _deliberate_sample(records, overall, imported)
     samples = [[means[condition][case] for case in sorted(shared)] for condition in conditions]
     consultation = consultation_of(records)
     clusters = [consultation[case] for case in sorted(shared)]
@@ -593,17 +624,19 @@ def build_tables(
     headline = set(headline_conditions(records))
     shown = [r for r in records if r.condition in headline]  # all the breakdowns read
     cases = {condition: found for condition, found in every.items() if condition in headline}
+    deliberate = []
+    if imported:
+        table3 = deliberative_table(
+            records, overall, imported, seed=seed, resamples=resamples, weighting=weighting
+        )
+        warning = overlap_warning(records, overall, imported, subset)
+        if warning:
+            logger.warning("Table 3 and Table 2 share cases: %s", warning)
+            table3 = replace(table3, title=f"{table3.title}；{warning}")
+        deliberate.append(table3)
     tables = [
         overall,
-        *(
-            [
-                deliberative_table(
-                    records, overall, imported, seed=seed, resamples=resamples, weighting=weighting
-                )
-            ]
-            if imported
-            else []
-        ),
+        *deliberate,
         decomposition_table(records, overall),
         images_table(overall),
         *(stratified_table(shown, axis, overall, cases, weighting) for axis in STRATIFIED_AXES),
