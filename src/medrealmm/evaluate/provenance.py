@@ -55,6 +55,16 @@ class ModelRef(BaseModel):
     base_url: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     served: list[str] = Field(default_factory=list, description="Model ids the server reported.")
+    source: str | None = Field(default=None, description="Documentation or model card URL.")
+    checkpoint: str | None = Field(default=None, description="Checkpoint or snapshot date.")
+
+    def identity(self) -> dict[str, Any]:
+        """What enters an evaluation's id: not the ids served nor the documentation link;
+        a checkpoint only when given, so evaluations made before it existed keep theirs."""
+        found = self.model_dump(mode="json", exclude={"served", "source"})
+        if found.get("checkpoint") is None:
+            found.pop("checkpoint", None)
+        return found
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelRef:
@@ -64,6 +74,8 @@ class ModelRef(BaseModel):
             model=spec.model,
             base_url=spec.base_url,
             params=spec.params.model_dump(mode="json", exclude_none=True),
+            source=spec.source,
+            checkpoint=spec.checkpoint,
         )
 
 
@@ -200,8 +212,8 @@ def eval_id_of(
     identity = {
         "kind": kind,
         "label": label,
-        "model": model.model_dump(mode="json", exclude={"served"}) if model else None,
-        "grader": grader.model_dump(mode="json", exclude={"served"}),
+        "model": model.identity() if model else None,
+        "grader": grader.identity(),
         "images": images,
         "grader_images": grader_images,
         "k": k,

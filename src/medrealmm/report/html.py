@@ -103,6 +103,8 @@ COLUMN_NAMES = {
     "requested": "请求的模型 id",
     "served": "服务端报告的模型 id",
     "version": "版本",
+    "checkpoint": "检查点或日期",
+    "source": "说明文档或模型卡",
     "thinking": "思考强度",
     "decoding": "解码参数",
     "grader": "评审模型",
