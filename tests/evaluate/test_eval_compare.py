@@ -52,3 +52,28 @@ def test_compare_table_and_errors(run: Path) -> None:
 def test_compare_is_in_the_help() -> None:
     result = CliRunner().invoke(app, ["eval", "--help"])
     assert "compare" in result.output
+
+
+def test_eval_score_weight_consultation_averages_consultations(run: Path, tmp_path: Path) -> None:
+    """`eval score --weight consultation`: each row's score is the mean of its consultations'
+    means (sample 0, complete cases), computed here by a loop; the JSON says the weighting."""
+    out = tmp_path / "scores.json"
+    result = CliRunner().invoke(
+        app, ["eval", "score", str(run), "--weight", "consultation", "--json", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(out.read_text("utf-8"))
+    assert payload["weighting"] == "consultation"
+    with RunStore(run) as store:
+        records = [
+            r
+            for r in load_scored_cases(store)
+            if r.grader == payload["grader"] and r.sample == 0 and not r.stale
+        ]
+    for row in payload["rows"]:
+        groups: dict[str, list[float]] = {}
+        for r in records:
+            if (r.model, r.images) == (row["model"], row["images"]) and r.score is not None:
+                groups.setdefault(r.consultation_id or r.instance_id, []).append(r.score)
+        means = [sum(v) / len(v) for v in groups.values()]
+        assert row["score"] == pytest.approx(sum(means) / len(means), abs=1e-12)

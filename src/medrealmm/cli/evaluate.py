@@ -26,11 +26,13 @@ from medrealmm.cli.common import (
     report_failures,
     user_errors,
 )
+from medrealmm.stats.weighting import Weighting, weighted_mean
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
     from medrealmm.evaluate.results import Abstentions, PanelSummary, Results
     from medrealmm.evaluate.scoring import ModelSummary
+    from medrealmm.stats.cases import CaseRecord
 
 eval_app = typer.Typer(
     help="Phase 4: generate physician replies with a model (images on or off), grade them "
@@ -322,6 +324,14 @@ def score_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the table and usage as JSON here.")
     ] = None,
+    weight: Annotated[
+        Weighting,
+        typer.Option(
+            "--weight",
+            help="What the score column weighs: case (default: each challenge point alike) "
+            "or consultation (each consultation weighs 1: its points averaged first).",
+        ),
+    ] = Weighting.CASE,
 ) -> None:
     """Print Score(M) per model and image setting (0-100), mean@k, worst@k, the
     positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
@@ -334,10 +344,12 @@ def score_command(
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")
         rows = results.summary()
+        if weight is Weighting.CONSULTATION:
+            rows = [_by_consultation(row, results.headline) for row in rows]
         usage = usage_with_cost(store)
         abstentions = abstentions_by_grader(store)
         panel = panel_summary(store, results)
-    show_summary(results.grader, rows, results.stale_by_condition())
+    show_summary(results.grader, rows, results.stale_by_condition(), weight)
     show_evaluations(results)
     if any(a.abstained for a in abstentions):
         show_abstentions(abstentions)
@@ -347,6 +359,7 @@ def score_command(
     if json_out is not None:
         payload = {
             "grader": results.grader,
+            "weighting": str(weight),
             "definitions": K_DEFINITIONS,
             "rows": [asdict(r) for r in rows],
             "stale": [
@@ -475,12 +488,32 @@ def show_evaluations(results: Results) -> None:
     print_table(table)
 
 
-def show_summary(grader: str, rows: list[ModelSummary], stale: dict[tuple[str, bool], int]) -> None:
+def _by_consultation(row: ModelSummary, records: list[CaseRecord]) -> ModelSummary:
+    """The row with its score weighing each consultation alike (sample 0, complete cases)."""
+    from dataclasses import replace
+
+    mine = [
+        r for r in records if (r.model, r.images) == (row.model, row.images) and r.score is not None
+    ]
+    score = weighted_mean(
+        [float(r.score) for r in mine if r.score is not None],
+        [r.consultation_id or r.instance_id for r in mine],
+        Weighting.CONSULTATION,
+    )
+    return replace(row, score=score)
+
+
+def show_summary(
+    grader: str,
+    rows: list[ModelSummary],
+    stale: dict[tuple[str, bool], int],
+    weight: Weighting = Weighting.CASE,
+) -> None:
     """The score table: one row per model and image setting."""
     refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
-        title=f"Scores (0-100, grader {escape(grader)})",
+        title=f"Scores (0-100, grader {escape(grader)}; each {weight} weighs alike)",
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + ("; refused: replies the model declined, each scored 0" if refusals else "")

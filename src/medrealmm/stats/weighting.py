@@ -38,3 +38,11 @@ def weighted(
         sums[label] = sums.get(label, 0.0) + value
         counts[label] = counts.get(label, 0) + 1
     return [sums[label] / counts[label] for label in sums], list(sums)
+
+
+def weighted_mean(
+    scores: Sequence[float], clusters: Sequence[str], weighting: Weighting
+) -> float | None:
+    """The mean of ``scores`` as the weighting asks (None when there are none)."""
+    values, _ = weighted(scores, clusters, weighting)
+    return sum(values) / len(values) if values else None
