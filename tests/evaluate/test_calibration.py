@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -36,6 +38,21 @@ def test_split_is_by_case_seeded_and_never_empty_on_either_side() -> None:
     assert split_cases(reversed(cases), seed=3) == (first, second)
     assert split_cases(cases, seed=4) != (first, second)
     assert all(split_cases(["a", "b"], share=s)[0] for s in (0.0, 1.0))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_split_keeps_every_consultation_on_one_side(seed: int) -> None:
+    """Several challenge points of one dialogue: all examples or all held out, never both
+    (checked case by case against the consultations), and about ``share`` of the
+    consultations on the calibration side."""
+    rng = random.Random(seed)
+    of = {f"c{c}-t{t}": f"c{c}" for c in range(12) for t in range(rng.randint(1, 4))}
+    calibration, held_out = split_cases(of, share=0.5, seed=seed)
+    assert calibration | held_out == set(of) and not calibration & held_out
+    for case in calibration:
+        for other in held_out:
+            assert of[case] != of[other]
+    assert len({of[c] for c in calibration}) == 6
 
 
 def test_examples_are_balanced_of_the_same_sign_and_category_first() -> None:
@@ -114,4 +131,7 @@ def test_a_model_that_reads_the_examples_is_measured_on_held_out_cases(tmp_path:
         again = evaluate_calibration(store, grader="judge", models_config=config, resamples=50)
     head = {r.rater: r for r in again.rows if r.reference == "全体医生" and r.axis == "all"}
     assert head["judge"].f1_met is not None
-    assert head["judge"].balanced_f1 != head["judge + examples"].balanced_f1
+    plain, shot = head["judge"], head["judge + examples"]
+    # always "met" without examples: no "not met" class, so no balanced F1 (as simple-evals)
+    assert plain.f1_not_met is None and plain.balanced_f1 is None
+    assert (plain.f1_met, plain.f1_not_met) != (shot.f1_met, shot.f1_not_met)

@@ -128,3 +128,35 @@ def test_leaderboard_across_versions_compares_on_shared_cases_and_says_so(
     overall = json.loads((tmp_path / "rep-en" / "tables" / "overall.json").read_text("utf-8"))
     assert "compared on 3 cases shared by 1.0 and 1.1" in overall["title"]
     assert {r["cases"] for r in overall["rows"]} == {3}
+
+
+def test_one_model_on_two_versions_is_compared_on_their_shared_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same model and image condition in both folders: two rows named by version (it was
+    refused before), and the paired table compares them on the cases both versions hold."""
+    from medrealmm.evaluate import EvalSettings, run_evaluation
+    from medrealmm.evaluate.source import results_store
+
+    monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "config" / "dua.json"))
+    cases = demo_instances(6)
+    first = _release(tmp_path, cases[:4], "1.0")
+    second = _release(tmp_path, cases[1:], "1.1")
+    for release, out in ((first, "a"), (second, "b")):
+        store, _ = results_store(release, tmp_path / out)
+        with store:
+            run_evaluation(store, EvalSettings(model="offline"))
+    a, b, rep = (str(tmp_path / name) for name in ("a", "b", "rep"))
+    report = CliRunner().invoke(app, ["report", a, rep, "--add", b, "--resamples", "20"])
+    assert report.exit_code == 0, report.output
+    tables = tmp_path / "rep" / "tables"
+    overall = json.loads((tables / "overall.json").read_text("utf-8"))
+    models = {r["model"] for r in overall["rows"]}
+    assert {f"{OFFLINE_NAME} @1.0", f"{OFFLINE_NAME} @1.1"} <= models
+    paired = json.loads((tables / "paired_differences.json").read_text("utf-8"))
+    (row,) = [
+        r
+        for r in paired["rows"]
+        if {r["model_a"], r["model_b"]} == {f"{OFFLINE_NAME} @1.0", f"{OFFLINE_NAME} @1.1"}
+    ]
+    assert row["cases"] == 3  # the shared cases only

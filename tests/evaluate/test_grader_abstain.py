@@ -11,7 +11,7 @@ import pytest
 from medrealmm.evaluate import EvalSettings, load_scores, run_evaluation
 from medrealmm.evaluate.baseline import grader_baseline
 from medrealmm.evaluate.grader import grader_request
-from medrealmm.evaluate.provenance import load_specs
+from medrealmm.evaluate.provenance import SettingConflict, load_specs
 from medrealmm.evaluate.results import load_results
 from medrealmm.evaluate.scoring import AbstainPolicy, score_case
 from medrealmm.llm import dialogue_parts
@@ -74,6 +74,58 @@ def test_each_policy_counts_an_abstention_as_it_says() -> None:
         assert failed.abstained_criteria == []
 
 
+def test_drop_never_scores_a_reply_whose_positive_criteria_were_all_abstained() -> None:
+    """Every positive criterion abstained, no penalty: incomplete under ``drop`` (1.0 before),
+    0 under ``unmet``; with a penalty triggered the clipped 0 stands."""
+    assert not _score(AbstainPolicy.DROP, {"a", "b"}).complete
+    assert _score(AbstainPolicy.DROP, {"a", "b"}).score is None
+    assert _score(AbstainPolicy.UNMET, {"a", "b"}).score == 0.0
+    triggered = _verdicts({"a", "b"})
+    triggered["c"] = Verdict(criterion_id="c", value=True)
+    found = score_case(
+        instance_id="i", model="m", images=True, sample=0, criteria=CRITERIA,
+        verdicts=triggered, abstain=AbstainPolicy.DROP,
+    )  # fmt: skip
+    assert found.complete and found.score == 0.0
+
+
+def _brute_drop_score(abstained: set[str], met: dict[str, bool]) -> float | None:
+    """The documented rule, case by case: drop the abstained criteria; nothing left, or no
+    positive left where the rubric had one and no penalty triggered, is incomplete; else
+    clip(earned / positive total) (a rubric of penalties only: 1 untriggered, else 0)."""
+    kept = [c for c in CRITERIA if c.id not in abstained]
+    if not kept:
+        return None
+    earned = sum(c.weight for c in kept if met[c.id])
+    positive = sum(c.weight for c in kept if c.weight > 0)
+    penalty = any(met[c.id] for c in kept if c.weight < 0)
+    if positive == 0 and any(c.weight > 0 for c in CRITERIA) and not penalty:
+        return None
+    if positive == 0:
+        return 0.0 if penalty else 1.0
+    return min(max(earned / positive, 0.0), 1.0)
+
+
+def test_drop_equals_the_documented_rule_on_every_abstention_and_verdict() -> None:
+    from itertools import product
+
+    ids = [c.id for c in CRITERIA]
+    for abstain_bits, met_bits in product(product((0, 1), repeat=3), product((0, 1), repeat=3)):
+        abstained = {i for i, bit in zip(ids, abstain_bits, strict=True) if bit}
+        met = dict(zip(ids, map(bool, met_bits), strict=True))
+        verdicts = {
+            i: Verdict(criterion_id=i, value=None, status=VerdictStatus.ABSTAINED)
+            if i in abstained
+            else Verdict(criterion_id=i, value=met[i])
+            for i in ids
+        }
+        found = score_case(
+            instance_id="i", model="m", images=True, sample=0, criteria=CRITERIA,
+            verdicts=verdicts, abstain=AbstainPolicy.DROP,
+        )  # fmt: skip
+        assert found.score == _brute_drop_score(abstained, met), (abstained, met)
+
+
 def _responder(grader_answer: Any) -> Any:
     def answer(body: dict[str, Any]) -> FakeReply:
         if not is_grader(body):
@@ -104,19 +156,32 @@ def test_abstentions_are_verdicts_scored_by_the_recorded_policy(tmp_path: Path) 
         assert {v.status for v in verdicts} == {VerdictStatus.ABSTAINED}
         assert all(v.value is None and v.rationale == "看不清" for v in verdicts)
         assert all(s.complete and s.abstained_criteria == ["c1"] for s in first.scores)
-        # Another policy: a new evaluation, the same verdicts, rescored without a call.
-        dropped = run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE))
-        assert len(server.requests) == calls
-        assert all(not s.complete for s in dropped.scores)
-        specs = load_specs(store)
-        assert specs[first.eval_id].abstain == "unmet"
-        assert specs[dropped.eval_id].abstain == "incomplete"
-        assert first.eval_id != dropped.eval_id
-        # --retry-failed asks again for failures only: an abstention is an answer.
-        run_evaluation(
-            store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE, retry_failed=True)
+        # Another policy on the same results is refused, naming both; none asked keeps it.
+        with pytest.raises(SettingConflict, match=r"--abstain unmet.*--abstain incomplete"):
+            run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.INCOMPLETE))
+        again = run_evaluation(store, EvalSettings(**base, retry_failed=True))
+        assert len(server.requests) == calls  # an abstention is an answer, never retried
+        assert again.eval_id == first.eval_id and again.abstain == "unmet"
+
+
+def test_a_recorded_abstain_policy_is_kept_on_resume(tmp_path: Path) -> None:
+    """Made with --abstain drop, resumed without it: still drop (it became unmet before)."""
+    with (
+        FakeOpenAIServer(_responder(_cannot_assess_c2)) as server,
+        RunStore(tmp_path / "r") as store,
+    ):
+        fill_store(store, demo_instances(2))
+        config = models_yaml(tmp_path, server)
+        base = {"model": "fake-vlm", "grader": "fake-judge", "models_config": config}
+        first = run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.DROP))
+        resumed = run_evaluation(store, EvalSettings(**base))
+        assert resumed.abstain == "drop" and resumed.eval_id == first.eval_id
+        assert set(load_specs(store)) == {first.eval_id}
+        assert [s.score for s in resumed.scores] == [s.score for s in first.scores]
+        assert (
+            run_evaluation(store, EvalSettings(**base, abstain=AbstainPolicy.DROP)).eval_id
+            == first.eval_id
         )
-        assert len(server.requests) == calls
 
 
 @pytest.mark.parametrize(

@@ -72,3 +72,41 @@ def test_a_criterion_left_out_of_the_answer_fails_and_is_asked_alone_again(
         last = json.dumps(user_content(server.requests[-1]), ensure_ascii=False)
     assert _ID.findall(last) == ["c2"]  # only the criterion still missing
     assert retried.incomplete == 0
+
+
+def _either(body: dict[str, Any]) -> FakeReply:
+    """Grouped requests get a list of verdicts, per-criterion ones a single verdict."""
+    text = json.dumps(user_content(body), ensure_ascii=False) if is_grader(body) else ""
+    if is_grader(body) and len(_ID.findall(text)) > 1:
+        return grouped(body)
+    if is_grader(body):
+        return FakeReply(content=json.dumps({"rationale": "r", "met": True}))
+    return FakeReply(content=REPLY)
+
+
+def test_usage_is_recorded_and_shown_per_grading_mode(tmp_path: Path) -> None:
+    """Grouped and per-criterion calls of one grader are two usage rows (they were summed),
+    each counting its own calls as the server received them; `eval score` shows both names
+    whole (rich would read `[grouped]` as markup)."""
+    from typer.testing import CliRunner
+
+    from medrealmm.cli import app
+
+    with FakeOpenAIServer(_either) as server, RunStore(tmp_path / "run") as store:
+        fill_store(store, demo_instances(2))
+        config = models_yaml(tmp_path, server)
+        base = {"model": "fake-vlm", "grader": "fake-judge", "models_config": config}
+        run_evaluation(store, EvalSettings(**base))
+        per_criterion = len(server.requests) - 2  # less the two replies
+        run_evaluation(store, EvalSettings(**base, grading="grouped"))
+        grouped_calls = len(server.requests) - 2 - per_criterion
+        usage = {
+            row["model"]: row["calls"]
+            for row in store.usage()
+            if row["stage"] == stages.EVAL_VERDICT
+        }
+    assert usage == {"fake-judge": per_criterion, "fake-judge[grouped]": grouped_calls}
+    assert grouped_calls == 2 and per_criterion > grouped_calls
+    shown = CliRunner().invoke(app, ["eval", "score", str(tmp_path / "run")])
+    assert shown.exit_code == 0, shown.output
+    assert "fake-judge[grouped]" in shown.output

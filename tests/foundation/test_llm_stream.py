@@ -187,7 +187,8 @@ def test_the_assembler_counts_tokens_without_usage_and_skips_role_chunks() -> No
     assert first is not None and note is None and streamed
     assert isinstance(data, dict)
     assert data["choices"][0]["message"]["content"] == "你好"
-    assert data["usage"] == {"prompt_tokens": 0, "completion_tokens": 2}  # counted
+    # output counted; the prompt's tokens unknown (None), never a made-up 0
+    assert data["usage"] == {"prompt_tokens": None, "completion_tokens": 2}
     assert data["model"] == "m"
 
 
@@ -222,3 +223,25 @@ def test_a_bad_stream_setting_names_the_file_and_field(tmp_path: Path) -> None:
     path.write_text("models:\n  - name: m\n    stream: sometimes\n", encoding="utf-8")
     with pytest.raises(DataError, match="stream"):
         load_model_specs(path)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_server_that_does_not_say_records_unknown_prompt_tokens(
+    transport: str, stream: bool, tmp_path: Path
+) -> None:
+    """No usage from the server: the prompt's tokens are None in the completion and the
+    store counts the call as unknown, never as 0 tokens."""
+    from medrealmm.store import RunStore
+
+    with FakeOpenAIServer(lambda body: FakeReply(content=REPLY, usage=False)) as server:
+        client = _client(server, transport, stream=stream)
+        try:
+            completion = await client.complete(_answer())
+        finally:
+            await client.aclose()
+    assert completion.usage.prompt_tokens is None
+    with RunStore(tmp_path / "run") as store:
+        store.record_calls("eval.response", "fake-vlm", [completion])
+        (row,) = store.usage()
+    assert (row["calls"], row["unknown_prompt_calls"], row["prompt_tokens"]) == (1, 1, 0)

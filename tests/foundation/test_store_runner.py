@@ -48,6 +48,7 @@ def test_usage_accounting_counts_cached_calls_without_tokens(tmp_path: Path) -> 
         "completion_tokens": 3,
         "failed_calls": 0,
         "attempts": 1,
+        "unknown_prompt_calls": 0,
     }
 
 

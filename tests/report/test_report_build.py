@@ -48,7 +48,7 @@ def test_html_is_self_contained(built_report: ReportResult) -> None:
 def test_every_table_has_csv_and_json(built_report: ReportResult) -> None:
     stems = {p.stem for p in built_report.tables}
     # + meta-eval x2, Fig 3 counts, by_position, abstentions
-    assert len(built_report.tables) == 2 * len(stems) == 2 * 24
+    assert len(built_report.tables) == 2 * len(stems) == 2 * 26  # + paired_differences, by_axis
     folder = built_report.tables[0].parent
     for stem in stems:
         with (folder / f"{stem}.csv").open(encoding="utf-8-sig") as handle:
@@ -144,3 +144,18 @@ def test_the_collector_is_paused_while_counting_and_restored_after() -> None:
         assert not gc.isenabled()  # a caller's own pause is kept
     finally:
         gc.enable()
+
+
+def test_report_carries_the_paired_differences(built_report: ReportResult) -> None:
+    folder = built_report.tables[0].parent
+    payload = json.loads((folder / "paired_differences.json").read_text(encoding="utf-8"))
+    assert payload["columns"][:6] == [
+        *("model_a", "images_a", "grader_a", "model_b", "images_b", "grader_b")
+    ]
+    assert {"cases", "consultations", "difference", "ci_low", "ci_high", "p_value"} <= set(
+        payload["columns"]
+    )
+    assert payload["rows"] and all(0 <= r["p_value"] <= 1 for r in payload["rows"])
+    graders = {(r["grader_a"], r["grader_b"]) for r in payload["rows"]}
+    assert any(a != b for a, b in graders)  # another grader against the primary
+    assert "成对比较" in built_report.html.read_text(encoding="utf-8")

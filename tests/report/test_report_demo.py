@@ -18,7 +18,8 @@ def test_demo_ends_by_writing_the_report(demo_run: tuple[Path, list[str]]) -> No
     # 22 analysis tables (meta-evaluation, Table 4 and Fig 3's counts among them), plus calls
     # and tokens: the demo's offline agents count their calls.
     # + by_position, latency and abstentions; + versions (0.1 against 0.2)
-    assert len(list((report / "tables").glob("*.csv"))) == 28
+    # + paired_differences, by_axis
+    assert len(list((report / "tables").glob("*.csv"))) == 30
     assert (report / "tables" / "usage.csv").is_file()
     with RunStore(out) as store:
         scored = store.count(stages.EVAL_SCORE)

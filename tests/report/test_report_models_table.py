@@ -71,3 +71,37 @@ def test_thinking_and_decoding_read_the_usual_keys() -> None:
     assert thinking_effort({"temperature": 0}) is None
     assert decoding({"temperature": 0.0, "seed": 7}) == "temperature=0.0, seed=7"
     assert decoding({}) is None
+
+
+def test_source_link_and_checkpoint_come_from_the_models_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Table 4 shows the documentation link and the checkpoint apart from the model id, both
+    read from the models YAML through the spec; a model without them keeps its old eval id."""
+    from medrealmm.evaluate.provenance import eval_id_of
+    from medrealmm.llm.config import load_model_specs
+
+    config = tmp_path / "models.yaml"
+    config.write_text(
+        "models:\n"
+        "  - name: gpt\n    model: gpt-4.1\n    base_url: http://127.0.0.1:9/v1\n"
+        "    source: https://platform.openai.com/docs/models/gpt-4.1\n"
+        "    checkpoint: '2025-04-14'\n"
+        "  - name: plain\n    model: m\n    base_url: http://127.0.0.1:9/v1\n",
+        encoding="utf-8",
+    )
+    found = load_model_specs(config)
+    ref = ModelRef.from_spec(found["gpt"])
+    results = Results("judge", [record("gpt", "e1")], [], {"e1": spec("e1", ref)})
+    (row,) = models_table(results).rows
+    assert row["source"] == "https://platform.openai.com/docs/models/gpt-4.1"
+    assert row["checkpoint"] == "2025-04-14" and row["requested"] == "gpt-4.1"
+    plain = ModelRef.from_spec(found["plain"])
+    old_identity = plain.model_dump(mode="json", exclude={"served", "source", "checkpoint"})
+    assert plain.identity() == old_identity  # the id an evaluation made before keeps
+    fields = {
+        "kind": "generated", "label": "plain", "grader": GRADER, "images": True,
+        "grader_images": True, "k": 1, "prompts": {},
+        "benchmark": BenchmarkRef(kind="run", location="."),
+    }  # fmt: skip
+    assert eval_id_of(model=plain, **fields) == eval_id_of(  # type: ignore[arg-type]
+        model=plain.model_copy(update={"source": "https://example.org/card"}), **fields
+    )

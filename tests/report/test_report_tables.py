@@ -170,3 +170,28 @@ def test_table_2_uses_sample_0_only(tmp_path: Path) -> None:
         after = agreement_subset(load_raters(store))
     assert after.responses == before.responses and before.responses
     assert all(r.endswith("|0") for r in after.responses)
+
+
+def test_table_3_warns_when_its_cases_overlap_table_2s(synthetic_store: Path) -> None:
+    """The paper keeps the deliberate-reply sample and the agreement subset disjoint; the
+    synthetic store grades the same cases for both, so Table 3 says how many they share,
+    counted here from Table 2's replies."""
+    from medrealmm.stats.raters import agreement_subset
+    from medrealmm.store.keys import ResponseKey
+
+    with RunStore(synthetic_store) as store:
+        records = [r for r in load_scored_cases(store) if r.grader == "judge-a" and r.sample == 0]
+        raters = load_raters(store)
+        tables = build_tables(records, raters, resamples=20, imported=[("model-b", True)])
+    agreed = {ResponseKey.split(k)[2] for k in agreement_subset(raters).responses}
+    rows = tables["deliberative"].rows
+    shared = rows[0]["cases"]
+    table3 = {
+        r.instance_id for r in records if r.condition == ("model-b", True) and r.score is not None
+    }
+    both = len(agreed & table3)
+    assert both
+    assert (
+        f"表 3 的 {shared} 个病例中有 {both} 个也在表 2 的评分对象中"
+        in tables["deliberative"].title
+    )

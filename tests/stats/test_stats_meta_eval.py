@@ -47,13 +47,67 @@ def test_class_scores_equal_scikit_learn(seed: int) -> None:
     assert balanced_f1(confusion(rater, reference)) == pytest.approx(macro, abs=1e-12)
 
 
-def test_a_class_neither_side_used_has_no_f1() -> None:
-    counts = confusion([False, False, False], [False, False, False])
-    assert np.isnan(class_scores(counts)["f1_met"])
-    assert balanced_f1(counts) == 1.0  # the not-met class alone, where scikit-learn says 0.5
-    one_sided = confusion([True, False], [False, False])  # a class one side used counts
-    expected = sklearn_metrics.f1_score([False, False], [True, False], average="macro")
-    assert balanced_f1(one_sided) == pytest.approx(expected)
+def _simple_evals_balanced_f1(rater: list[bool], reference: list[bool]) -> float | None:
+    """simple-evals' rule as its meta-evaluation documents it, over scikit-learn: a class's
+    precision is undefined where the rater never gave it, its recall where the reference
+    never did; its F1 is undefined if either is (0 where both are 0), and the balanced F1
+    is the mean of the two classes' F1, undefined if either is."""
+    f1s = []
+    for label in (True, False):
+        precision = sklearn_metrics.precision_score(
+            reference, rater, pos_label=label, zero_division=np.nan
+        )
+        recall = sklearn_metrics.recall_score(
+            reference, rater, pos_label=label, zero_division=np.nan
+        )
+        if np.isnan(precision) or np.isnan(recall):
+            return None
+        f1s.append(
+            0.0 if precision == recall == 0 else 2 * precision * recall / (precision + recall)
+        )
+    return sum(f1s) / 2
+
+
+@pytest.mark.parametrize(
+    ("rater", "reference"),
+    [
+        ([False, False, False], [False, False, False]),  # nobody says met
+        ([False, False, False], [True, False, False]),  # the rater never says met
+        ([True, False, True], [False, False, False]),  # the reference never says met
+        ([True, True], [True, False]),  # the rater never says not met
+        ([True, False], [False, True]),  # both classes used, never agreeing: 0, not empty
+        ([True, False, True, False], [True, False, False, False]),
+    ],
+)
+def test_an_undefined_class_leaves_balanced_f1_empty_as_simple_evals(
+    rater: list[bool], reference: list[bool]
+) -> None:
+    expected = _simple_evals_balanced_f1(rater, reference)
+    found = float(balanced_f1(confusion(rater, reference)))
+    if expected is None:
+        assert np.isnan(found)
+    else:
+        assert found == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_balanced_f1_equals_the_simple_evals_rule_on_small_random_panels(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 6)
+    rater = [rng.random() < rng.random() for _ in range(n)]
+    reference = [rng.random() < rng.random() for _ in range(n)]
+    expected = _simple_evals_balanced_f1(rater, reference)
+    found = float(balanced_f1(confusion(rater, reference)))
+    assert (expected is None and np.isnan(found)) or found == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_row_with_an_undefined_class_shows_no_balanced_f1() -> None:
+    graders, physicians, info = _panel()
+    graders["never-met"] = dict.fromkeys(next(iter(physicians.values())), False)
+    rows = meta_evaluate(graders, physicians, info, resamples=50)
+    mine = [r for r in rows if r.rater == "never-met"]
+    assert mine and all(r.balanced_f1 is None and r.f1_met is None for r in mine)
+    assert all(r.f1_not_met is not None for r in mine)
 
 
 def _panel(cases: int = 12, per_case: int = 6) -> tuple[dict, dict, dict]:

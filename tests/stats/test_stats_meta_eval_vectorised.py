@@ -81,7 +81,7 @@ def reference_meta(
                     continue
                 per_case: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
                 for item, a, b in pairs:
-                    per_case[info[item].case][(0 if b else 1) if a else (2 if b else 3)] += 1
+                    per_case[info[item].unit][(0 if b else 1) if a else (2 if b else 3)] += 1
                 units = np.array([per_case[c] for c in sorted(per_case)], dtype=np.int64)
                 total = units.sum(axis=0)
                 ci = reference_ci(units, resamples, seed)
@@ -94,6 +94,7 @@ def reference_meta(
                         stratum,
                         len({i for i, _, _ in pairs}),
                         len(pairs),
+                        len({info[i].case for i, _, _ in pairs}),
                         len(per_case),
                         **{k: _float(v) for k, v in class_scores(total).items()},
                         balanced_f1=_float(balanced_f1(total)),
@@ -111,7 +112,10 @@ def _random_panel(seed: int) -> tuple[dict, dict, dict]:
         for j in range(rng.randint(1, 6)):
             item = (f"m|img|case-{c:02d}|0", f"c{j}")
             info[item] = ItemInfo(
-                f"case-{c:02d}", rng.choice(("positive", "negative")), f"k{c % 3}"
+                f"case-{c:02d}",
+                rng.choice(("positive", "negative")),
+                f"k{c % 3}",
+                rng.choice(("", f"consultation-{c // 3}")),  # several cases of one dialogue
             )
             truth[item] = rng.random() < 0.6
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medrealmm.cli import (
+    compare,  # noqa: F401
     core,  # noqa: F401  (registers commands)
     corpus,  # noqa: F401
     deid,  # noqa: F401

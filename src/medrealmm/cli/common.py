@@ -103,6 +103,12 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
+def plain_row(table: Table, *cells: object) -> None:
+    """A table row whose text is shown as written: a model or grader name may hold ``[``,
+    ``]`` or ``\\`` (``judge[grouped]``), which rich would read as markup and drop."""
+    table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in cells))
+
+
 def print_table(table: Table, target: Console | None = None) -> None:
     """A result table (stdout), and on a terminal too narrow for it (rich then cuts cells
     with '…') a note on stderr: how wide it needs to be and how to see it whole."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from medrealmm.cli.app import app
@@ -19,17 +20,20 @@ from medrealmm.cli.common import (
     ModelOption,
     ModelsConfigOption,
     console,
+    plain_row,
     print_dry_run,
     print_table,
     report_failures,
     result_console,
     user_errors,
 )
+from medrealmm.stats.weighting import Weighting, weighted_mean
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
     from medrealmm.evaluate.results import Abstentions, PanelSummary, Results
     from medrealmm.evaluate.scoring import ModelSummary
+    from medrealmm.stats.cases import CaseRecord
 
 eval_app = typer.Typer(
     help="Phase 4: generate physician replies with a model (images on or off), grade them "
@@ -132,16 +136,17 @@ def run_command(
         ),
     ] = None,
     abstain: Annotated[
-        AbstainChoice,
+        AbstainChoice | None,
         typer.Option(
             "--abstain",
             help="What a 'cannot assess' verdict (unreadable image, missing context) counts "
             "as: unmet (default: v=0, the paper's denominator), drop (left out of numerator "
             "and denominator; a case with nothing left is incomplete) or incomplete (the case "
-            "gets no score). Recorded in the evaluation's spec; changing it rescores without "
-            "a call. A failed or malformed grader call is never an abstention.",
+            "gets no score). Recorded in the evaluation's spec and kept when the run is "
+            "resumed; a different one asked for is refused. A failed or malformed grader "
+            "call is never an abstention.",
         ),
-    ] = AbstainChoice.UNMET,
+    ] = None,
     grading: Annotated[
         GradingChoice,
         typer.Option(
@@ -192,7 +197,7 @@ def run_command(
         grader_images=grader_images is Switch.ON,
         limit=limit,
         retry_failed=retry_failed,
-        abstain=AbstainPolicy(abstain.value),
+        abstain=None if abstain is None else AbstainPolicy(abstain.value),
         grading=grading.value,  # type: ignore[arg-type]
         panel=judges,
     )
@@ -220,8 +225,8 @@ def run_command(
         )
     complete = len(outcome.scores) - outcome.incomplete
     result_console.print(
-        f"[green]{outcome.model}[/green] ({'images' if outcome.images else 'text only'}) "
-        f"on {outcome.cases} instances, graded by {outcome.grader}: "
+        f"[green]{escape(outcome.model)}[/green] ({'images' if outcome.images else 'text only'}) "
+        f"on {outcome.cases} instances, graded by {escape(outcome.grader)}: "
         f"{complete} cases scored, {outcome.incomplete} incomplete"
         + (f", {outcome.refusals} refusals (scored 0)" if outcome.refusals else "")
     )
@@ -229,13 +234,13 @@ def run_command(
         console.print(f"[yellow]{len(outcome.no_rubric)} instances have no rubric yet[/yellow]")
     for member in outcome.members:
         result_console.print(
-            f"  panel member {member.grader}: {member.verdicts.done} graded now, "
+            f"  panel member {escape(member.grader)}: {member.verdicts.done} graded now, "
             f"{member.verdicts.skipped} already done, {member.verdicts.failed} failed"
         )
     abstained = sum(score.abstained for score in outcome.scores)
     if abstained:
         result_console.print(
-            f"{abstained} criteria the grader could not assess (--abstain {abstain})"
+            f"{abstained} criteria the grader could not assess (--abstain {outcome.abstain})"
         )
     errors = list(outcome.responses.errors.values())
     for score in [s for m in outcome.members for s in m.scores] or outcome.scores:
@@ -333,6 +338,14 @@ def score_command(
             "JSON, to stdout.",
         ),
     ] = None,
+    weight: Annotated[
+        Weighting,
+        typer.Option(
+            "--weight",
+            help="What the score column weighs: case (default: each challenge point alike) "
+            "or consultation (each consultation weighs 1: its points averaged first).",
+        ),
+    ] = Weighting.CASE,
 ) -> None:
     """Print Score(M) per model and image setting (0-100), mean@k, worst@k, the
     positive/negative decomposition, incomplete and stale cases, and calls/tokens. The same
@@ -349,13 +362,15 @@ def score_command(
         if common:
             results = results.common()
         rows = results.summary()
+        if weight is Weighting.CONSULTATION:
+            rows = [_by_consultation(row, results.headline) for row in rows]
         usage = usage_with_cost(store)
         abstentions = abstentions_by_grader(store)
         panel = panel_summary(store, results)
     imported = results.imported()
     marked = {c for c, cases in sets.items() if differ and not common and cases != max_set(sets)}
     if json_out != "-":
-        show_summary(results.grader, rows, results.stale_by_condition(), imported, marked)
+        show_summary(results.grader, rows, results.stale_by_condition(), weight, imported, marked)
         if common:
             console.print(
                 f"compared on the {len(results.shared_cases())} cases every row scored "
@@ -375,6 +390,7 @@ def score_command(
     if json_out is not None:
         payload = {
             "grader": results.grader,
+            "weighting": str(weight),
             "definitions": K_DEFINITIONS,
             "common": common,
             "shared_cases": len(results.shared_cases()),
@@ -443,15 +459,16 @@ def show_usage(usage: list[dict[str, Any]]) -> None:
         title="Calls, tokens and cost", box=box.SIMPLE, pad_edge=False, collapse_padding=True
     )
     names = USAGE_COLUMNS[:-1]  # cost is formatted below
-    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok", "cost")
+    headers = ("calls", "cached", "failed", "requests", "prompt tok", "completion tok")
+    headers += ("prompt tok unknown", "cost")  # calls whose server did not say
     for column in ("stage", "model", *headers):
         spend.add_column(column, no_wrap=True)
     for entry in usage:
         cost = "-" if entry["cost"] is None else f"{entry['cost']:.4f}"
-        spend.add_row(*(str(entry[name]) for name in names), cost)
+        plain_row(spend, *(str(entry[name]) for name in names), cost)
     priced = [e["cost"] for e in usage if e["cost"] is not None]
     if priced:
-        spend.add_row("total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
+        plain_row(spend, "total", *[""] * (len(names) - 1), f"{sum(priced):.4f}")
     print_table(spend)
 
 
@@ -463,7 +480,8 @@ def show_abstentions(rows: list[Abstentions]) -> None:
     for column in ("grader", "model", "img", "cases", "with any", "criteria"):
         table.add_column(column, no_wrap=True)
     for row in rows:
-        table.add_row(
+        plain_row(
+            table,
             row.grader,
             row.model,
             "on" if row.images else "off",
@@ -478,7 +496,7 @@ def show_panel(panel: PanelSummary) -> None:
     """A panel's members (weight, calls, tokens) and their agreement on criterion verdicts:
     Krippendorff's alpha over all graders beside each pair's AC1."""
     table = Table(
-        title=f"Judge panel {panel.name} ({panel.method})",
+        title=f"Judge panel {escape(panel.name)} ({panel.method})",
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
@@ -486,7 +504,8 @@ def show_panel(panel: PanelSummary) -> None:
     for column in ("grader", "weight", "calls", "cached", "prompt tok", "completion tok"):
         table.add_column(column, no_wrap=True)
     for m in panel.members:
-        table.add_row(
+        plain_row(
+            table,
             m.grader,
             f"{m.weight:g}",
             str(m.calls),
@@ -505,7 +524,8 @@ def show_panel(panel: PanelSummary) -> None:
         agree.add_column(column, no_wrap=True)
     for row in panel.agreement:
         for i, (a, b, n, ac1) in enumerate(row.pairs):
-            agree.add_row(
+            plain_row(
+                agree,
                 row.subset if i == 0 else "",
                 str(row.items) if i == 0 else "",
                 ("-" if row.alpha is None else f"{row.alpha:.3f}") if i == 0 else "",
@@ -527,7 +547,8 @@ def show_evaluations(results: Results) -> None:
             asked = spec.model
             served = (asked.served or [asked.model or asked.name]) if asked else []
             bench = spec.benchmark
-            table.add_row(
+            plain_row(
+                table,
                 spec.eval_id,
                 f"{model} ({'img' if images else 'txt'})",
                 spec.kind,
@@ -548,10 +569,26 @@ def max_set(sets: dict[tuple[str, bool], frozenset[str]]) -> frozenset[str]:
     return max(counts, key=lambda cases: (counts[cases], len(cases)))
 
 
+def _by_consultation(row: ModelSummary, records: list[CaseRecord]) -> ModelSummary:
+    """The row with its score weighing each consultation alike (sample 0, complete cases)."""
+    from dataclasses import replace
+
+    mine = [
+        r for r in records if (r.model, r.images) == (row.model, row.images) and r.score is not None
+    ]
+    score = weighted_mean(
+        [float(r.score) for r in mine if r.score is not None],
+        [r.consultation_id or r.instance_id for r in mine],
+        Weighting.CONSULTATION,
+    )
+    return replace(row, score=score)
+
+
 def show_summary(
     grader: str,
     rows: list[ModelSummary],
     stale: dict[tuple[str, bool], int],
+    weight: Weighting = Weighting.CASE,
     imported: set[tuple[str, bool]] | None = None,
     marked: set[tuple[str, bool]] | None = None,
 ) -> None:
@@ -561,7 +598,7 @@ def show_summary(
     refusals = any(row.refusals for row in rows)  # a column only when a model declined
     unapproved = max((row.unapproved_rubrics for row in rows), default=0)
     table = Table(
-        title=f"Scores (0-100, grader {grader})",
+        title=f"Scores (0-100, grader {escape(grader)}; each {weight} weighs alike)",
         caption="* rule-based baseline, not a model. score and +met / -hit: sample 0 of each "
         "instance; mean@k / worst@k over instances with all k samples complete (n@k)"
         + ("; refused: replies the model declined, each scored 0" if refusals else "")
@@ -582,7 +619,8 @@ def show_summary(
         condition = (row.model, row.images)
         name = f"{row.model}*" if row.is_baseline else row.model
         name += " †" if condition in marked else ""
-        table.add_row(
+        plain_row(
+            table,
             name,
             "imp" if condition in imported else "on" if row.images else "off",
             _points(row.score),
@@ -600,7 +638,7 @@ def show_summary(
     print_table(table)
     for (model, images), count in stale.items():
         console.print(
-            f"[yellow]{count} scores of {model} ({'img' if images else 'txt'}) were graded "
+            f"[yellow]{count} scores of {escape(model)} ({'img' if images else 'txt'}) were graded "
             "against a rubric that no longer applies and are left out; rerun "
             "`medrealmm eval run` to regrade the changed criteria[/yellow]"
         )

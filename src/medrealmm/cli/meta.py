@@ -14,6 +14,7 @@ from rich.table import Table
 from medrealmm.cli.common import (
     ModelsConfigOption,
     console,
+    plain_row,
     print_table,
     result_console,
     user_errors,
@@ -37,7 +38,7 @@ LabelsOption = Annotated[
 
 
 def _f1(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "—" if value is None else f"{value:.3f}"
 
 
 def show_meta(rows: list[MetaRow], title: str) -> None:
@@ -47,18 +48,23 @@ def show_meta(rows: list[MetaRow], title: str) -> None:
     table = Table(
         title=title,
         caption="balanced F1 = mean of the F1 for 'met' and for 'not met'; each rater against "
-        "every physician but itself, items pooled; 95% CI resamples cases"
+        "every physician but itself, items pooled; 95% CI resamples consultations; '—': a "
+        "class the rater or the reference never used (no balanced F1, as in simple-evals)"
         + ("" if spread is None else f". Physicians' spread: {spread[0]:.3f}-{spread[1]:.3f}"),
         box=box.SIMPLE,
         pad_edge=False,
         collapse_padding=True,
     )
+    undefined = sum(r.balanced_f1 is None for r in rows)
+    if undefined:
+        table.caption = f"{table.caption}. {undefined} rows have no balanced F1 (a class unused)"
     for column in ("rater", "kind", "items", "pairs", "balanced F1", "95% CI", "F1 met", "F1 not"):
         table.add_column(column, no_wrap=True)
     for r in rows:
         if r.reference != ALL_PHYSICIANS or r.axis != ALL:
             continue
-        table.add_row(
+        plain_row(
+            table,
             r.rater,
             r.kind,
             str(r.items),
@@ -97,7 +103,8 @@ def meta_command(
         bool,
         typer.Option(
             "--calibrate",
-            help="Also split the labelled cases in two, grade the held-out half with --grader "
+            help="Also split the labelled cases in two by consultation (a dialogue's challenge "
+            "points on one side), grade the held-out half with --grader "
             "without and with balanced few-shot examples (physician verdicts from the other "
             "half, same category and weight sign) and show both against the physicians.",
         ),

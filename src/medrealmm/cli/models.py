@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelsConfigOption, console, print_table, user_errors
+from medrealmm.cli.common import ModelsConfigOption, console, plain_row, print_table, user_errors
 
 models_app = typer.Typer(
     help="Inspect configured models: probe structured output, vision and context window.",
@@ -58,12 +59,13 @@ def probe_command(
             if store is not None:
                 store.close()
     used, sources = apply(spec, caps)
-    table = Table(title=f"{spec.name} ({caps.model} at {caps.base_url}), {origin}")
+    table = Table(title=escape(f"{spec.name} ({caps.model} at {caps.base_url}), {origin}"))
     for column in ("capability", "server", "used", "because"):
         table.add_column(column)
     for field in sources:
         probed = getattr(caps, field)
-        table.add_row(
+        plain_row(
+            table,
             field,
             "unknown" if probed is None else str(probed),
             str(getattr(used, field)),
@@ -71,4 +73,4 @@ def probe_command(
         )
     print_table(table)
     for note in caps.notes:
-        console.print(f"  note: {note}")
+        console.print(f"  note: {escape(note)}")

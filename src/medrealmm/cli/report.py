@@ -12,6 +12,7 @@ import typer
 from medrealmm.cli.app import app
 from medrealmm.cli.common import console, result_console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.weighting import Weighting
 
 
 class LangChoice(StrEnum):
@@ -41,6 +42,15 @@ def report(
             "every model evaluated in any of them.",
         ),
     ] = None,
+    weight: Annotated[
+        Weighting,
+        typer.Option(
+            "--weight",
+            help="What a score weighs: case (default: each challenge point alike) or "
+            "consultation (each consultation weighs 1: its points averaged first). Every "
+            "score table says which it uses.",
+        ),
+    ] = Weighting.CASE,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
     resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples for each 95% confidence interval.")
@@ -83,6 +93,7 @@ def report(
             others=others,
             lang=lang.value,
             case_pages=case_pages,
+            weighting=weight,
         )
     result_console.print(f"[green]report written[/green]: [bold]{result.html}[/bold]")
     result_console.print(

@@ -48,14 +48,22 @@ def _rank(seed: int, *parts: str) -> str:
     return hashlib.sha256("|".join((str(seed), *parts)).encode("utf-8")).hexdigest()
 
 
-def split_cases(cases: Iterable[str], *, share: float = 0.5, seed: int = 0) -> tuple[set, set]:
-    """(calibration cases, held-out cases): a seeded shuffle by case id, ``share`` of them
-    (rounded, at least one when there are two or more) lending their labels as examples."""
-    ordered = sorted(set(cases), key=lambda case: _rank(seed, "split", case))
-    take = round(len(ordered) * share)
-    if len(ordered) >= 2:
-        take = min(max(take, 1), len(ordered) - 1)
-    return set(ordered[:take]), set(ordered[take:])
+def split_cases(
+    cases: Mapping[str, str] | Iterable[str], *, share: float = 0.5, seed: int = 0
+) -> tuple[set, set]:
+    """(calibration cases, held-out cases), split by consultation: ``cases`` maps each case
+    to the consultation it was cut from (a plain iterable: each case its own), and a seeded
+    shuffle of the consultations puts ``share`` of them (rounded, at least one when there
+    are two or more) on the calibration side, all their cases with them, so no example
+    comes from the dialogue of a case it helps to grade."""
+    of = dict(cases) if isinstance(cases, Mapping) else {case: case for case in cases}
+    units = sorted(set(of.values()), key=lambda unit: _rank(seed, "split", unit))
+    take = round(len(units) * share)
+    if len(units) >= 2:
+        take = min(max(take, 1), len(units) - 1)
+    chosen = set(units[:take])
+    calibration = {case for case, unit in of.items() if unit in chosen}
+    return calibration, set(of) - calibration
 
 
 def example_pool(
@@ -185,7 +193,7 @@ def evaluate_calibration(
     replies = {key: r.text or "" for key, r in responses.items()}
     instances = {i.id: i for i in store.iter(stages.MCCP_INSTANCE, Instance)}
     calibration, held_out = split_cases(
-        {i.case for i in inputs.info.values()}, share=share, seed=seed
+        {i.case: i.unit for i in inputs.info.values()}, share=share, seed=seed
     )
     pool = example_pool(inputs.physicians, inputs.info, criteria, replies, calibration)
     items = sorted(i for i, where in inputs.info.items() if where.case in held_out)

@@ -31,7 +31,7 @@ from medrealmm.rubric.rounds import (
 )
 from medrealmm.schema import CriterionKind, Rubric, Verdict
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
-from medrealmm.stats.cases import instance_strata
+from medrealmm.stats.cases import instance_strata, withdrawn_instances
 from medrealmm.stats.meta_eval import ItemInfo, MetaRow, meta_evaluate
 from medrealmm.stats.raters import panel_reply_verdicts, panel_verdicts, verdict_rows
 from medrealmm.store import RunStore, stages
@@ -133,7 +133,9 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
     """Graders' verdicts and physicians' labels (panel and files) on LLM-graded criteria of
     the rubrics that apply now; a grader verdict given to an older criterion version is left
     out, as the report leaves out stale scores."""
-    intents = {iid: strata.intent for iid, strata in instance_strata(store).items()}
+    strata = instance_strata(store)
+    intents = {iid: found.intent for iid, found in strata.items()}
+    consultations = {iid: found.consultation_id for iid, found in strata.items()}
     digests = rubric_digests(store)
     criteria = {(iid, c.id): c for iid, r in digests.items() for c in r.criteria}
     inputs = MetaInputs()
@@ -153,7 +155,8 @@ def load_meta_inputs(store: RunStore, labels: Iterable[Path | str] = ()) -> Meta
                 )
             mine.update(found)
 
-    described = _Describer(criteria, intents, inputs.info)
+    described = _Describer(criteria, intents, inputs.info, consultations)
+    described.withdrawn = withdrawn_instances(store)
     for name, found_labels in physicians.items():
         unknown = described.unknown(found_labels)
         # all known (the usual case): the labels as read, not a copy of them
@@ -202,8 +205,11 @@ class _Describer:
         criteria: dict[tuple[str, str], CriterionDigest],
         intents: dict[str, str | None],
         info: dict[Item, ItemInfo],
+        consultations: dict[str, str] | None = None,
     ) -> None:
         self.criteria, self.intents, self.info = criteria, intents, info
+        self.consultations = consultations or {}
+        self.withdrawn: frozenset[str] = frozenset()
         self.shared: dict[tuple[str, str, str], ItemInfo] = {}  # by its fields
         self.categories: dict[tuple[tuple[str, ...], str | None], str] = {}
 
@@ -223,6 +229,8 @@ class _Describer:
     def describe(self, item: Item) -> ItemInfo | None:
         instance_id = ResponseKey.parse(item[0]).instance_id
         criterion = self.criteria.get((instance_id, item[1]))
+        if instance_id in self.withdrawn:
+            return None  # a withdrawn consultation's items leave the meta-evaluation
         if criterion is None or criterion.kind is CriterionKind.RULE:
             return None
         intent = self.intents.get(instance_id)
@@ -233,7 +241,12 @@ class _Describer:
         polarity = "positive" if criterion.weight > 0 else "negative"
         found = self.shared.get((instance_id, polarity, category))
         if found is None:
-            found = ItemInfo(case=instance_id, polarity=polarity, category=category)
+            found = ItemInfo(
+                case=instance_id,
+                polarity=polarity,
+                category=category,
+                consultation=self.consultations.get(instance_id, ""),
+            )
             self.shared[(instance_id, polarity, category)] = found
         return found
 

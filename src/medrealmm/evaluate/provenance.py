@@ -55,6 +55,16 @@ class ModelRef(BaseModel):
     base_url: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     served: list[str] = Field(default_factory=list, description="Model ids the server reported.")
+    source: str | None = Field(default=None, description="Documentation or model card URL.")
+    checkpoint: str | None = Field(default=None, description="Checkpoint or snapshot date.")
+
+    def identity(self) -> dict[str, Any]:
+        """What enters an evaluation's id: not the ids served nor the documentation link;
+        a checkpoint only when given, so evaluations made before it existed keep theirs."""
+        found = self.model_dump(mode="json", exclude={"served", "source"})
+        if found.get("checkpoint") is None:
+            found.pop("checkpoint", None)
+        return found
 
     @classmethod
     def from_spec(cls, spec: ModelSpec) -> ModelRef:
@@ -64,6 +74,8 @@ class ModelRef(BaseModel):
             model=spec.model,
             base_url=spec.base_url,
             params=spec.params.model_dump(mode="json", exclude_none=True),
+            source=spec.source,
+            checkpoint=spec.checkpoint,
         )
 
 
@@ -93,13 +105,15 @@ class UsageTotals(BaseModel):
 
     calls: int = 0
     cached_calls: int = 0
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # of the calls whose server said
     completion_tokens: int = 0
+    unknown_prompt_calls: int = 0  # calls whose server did not say how many prompt tokens
 
     def merge(self, other: UsageTotals) -> None:
         self.calls += other.calls
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
+        self.unknown_prompt_calls += other.unknown_prompt_calls
         self.completion_tokens += other.completion_tokens
 
     def add(self, completion: Completion) -> None:
@@ -107,7 +121,10 @@ class UsageTotals(BaseModel):
         if completion.cached:
             self.cached_calls += 1
         else:
-            self.prompt_tokens += completion.usage.prompt_tokens
+            if completion.usage.prompt_tokens is None:  # the server did not say
+                self.unknown_prompt_calls += 1
+            else:
+                self.prompt_tokens += completion.usage.prompt_tokens
             self.completion_tokens += completion.usage.completion_tokens
 
 
@@ -195,8 +212,8 @@ def eval_id_of(
     identity = {
         "kind": kind,
         "label": label,
-        "model": model.model_dump(mode="json", exclude={"served"}) if model else None,
-        "grader": grader.model_dump(mode="json", exclude={"served"}),
+        "model": model.identity() if model else None,
+        "grader": grader.identity(),
         "images": images,
         "grader_images": grader_images,
         "k": k,
@@ -232,3 +249,41 @@ def save_spec(store: RunStore, spec: EvalSpec, *, finished: bool = False) -> Non
 
 def load_specs(store: RunStore) -> dict[str, EvalSpec]:
     return dict(store.items(stages.EVAL_SPEC, EvalSpec))
+
+
+class SettingConflict(ValueError):
+    """A setting asked for differs from the one the evaluation's results were made with."""
+
+
+def recorded_abstain(
+    store: RunStore,
+    label: str,
+    images: bool,
+    grader: str,
+    grading: GradingMode,
+    *,
+    asked: AbstainPolicy | None,
+) -> AbstainPolicy:
+    """The abstain policy of this evaluation: the one its earlier runs recorded (the scores
+    of one model, image condition and grader are one set of rows, so a resumed run keeps
+    it); ``asked`` where none was recorded (``DEFAULT_ABSTAIN`` if not asked either). A
+    policy asked for that differs from the recorded one is refused, naming both."""
+    earlier = [
+        spec
+        for spec in load_specs(store).values()
+        if spec.label == label
+        and spec.images == images
+        and spec.grader.name == grader
+        and spec.grading == grading
+        and spec.panel is None
+    ]
+    if not earlier:
+        return DEFAULT_ABSTAIN if asked is None else AbstainPolicy(asked)
+    kept = max(earlier, key=lambda spec: spec.started_at).abstain  # the newest decides
+    if asked is not None and AbstainPolicy(asked) is not kept:
+        raise SettingConflict(
+            f"{label} (images {'on' if images else 'off'}) graded by {grader} was evaluated "
+            f"with --abstain {kept}; this run asks --abstain {asked}. Leave --abstain out "
+            "to resume, or evaluate into another --out"
+        )
+    return kept

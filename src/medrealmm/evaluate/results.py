@@ -176,6 +176,8 @@ def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> R
         cases.setdefault(found.version or "", set()).update(store.keys(stages.MCCP_INSTANCE))
         if store is not first:
             other = load_results(store, results.grader)
+            if found.identity != expected.identity:  # another version: one model on both
+                results, other = by_version(results, other, expected, found)
             results = combine(results, other, name=str(store.path.parent))
     if len(cases) == 1:
         return results
@@ -185,6 +187,31 @@ def load_leaderboard(stores: Sequence[RunStore], grader: str | None = None) -> R
         records=[r for r in results.records if r.instance_id in versions.shared],
         stale=[r for r in results.stale if r.instance_id in versions.shared],
         versions=versions,
+    )
+
+
+def by_version(
+    first: Results, other: Results, mine: BenchmarkRef, theirs: BenchmarkRef
+) -> tuple[Results, Results]:
+    """A model evaluated on both versions (in the same image condition) is two conditions,
+    each named with its version (``model @0.1``, ``model @0.2``), so the leaderboard and
+    the paired table compare them on the shared cases; the Online anchor stays one row."""
+    conditions = {r.condition for r in [*first.records, *first.stale]}
+    conditions &= {r.condition for r in [*other.records, *other.stale]}
+    both = {model for model, _ in conditions} - {ONLINE_MODEL}
+    return _renamed(first, both, mine.version or ""), _renamed(other, both, theirs.version or "")
+
+
+def _renamed(results: Results, models: set[str], version: str) -> Results:
+    def name(record: CaseRecord) -> CaseRecord:
+        if record.model not in models:
+            return record
+        return replace(record, model=f"{record.model} @{version}")
+
+    return replace(
+        results,
+        records=[name(r) for r in results.records],
+        stale=[name(r) for r in results.stale],
     )
 
 
@@ -227,6 +254,7 @@ USAGE_COLUMNS = (
     "attempts",
     "prompt_tokens",
     "completion_tokens",
+    "unknown_prompt_calls",
     "cost",
 )
 
@@ -237,7 +265,8 @@ def usage_with_cost(store: RunStore) -> list[dict[str, Any]]:
     prices = store.get_meta(stages.PRICES_META) or {}
     rows = []
     for row in store.usage():
-        price = prices.get(row["model"]) or {}
+        # a grader's grouped calls are counted as NAME[grouped]: priced as NAME
+        price = prices.get(row["model"]) or prices.get(row["model"].split("[", 1)[0]) or {}
         cost = None
         if price.get("in") is not None or price.get("out") is not None:
             cost = round(

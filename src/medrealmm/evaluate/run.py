@@ -35,6 +35,7 @@ from medrealmm.evaluate.provenance import (
     open_spec,
     prompt_hashes,
     rater_name,
+    recorded_abstain,
     save_spec,
 )
 from medrealmm.evaluate.requests import CaseRequests
@@ -91,7 +92,8 @@ class EvalSettings:
     # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
     replies: Mapping[str, str] | None = None
     replies_sha256: str | None = None
-    abstain: AbstainPolicy = DEFAULT_ABSTAIN
+    #: None: as the evaluation's spec recorded it on an earlier run, else ``DEFAULT_ABSTAIN``.
+    abstain: AbstainPolicy | None = None
     grading: GradingMode = PER_CRITERION
     #: Several graders whose verdicts make one derived panel verdict (evaluate.panel).
     panel: Panel | None = None
@@ -109,6 +111,7 @@ class EvalOutcome:
     scores: list[CaseScore] = field(default_factory=list)
     eval_id: str = ""
     members: list[EvalOutcome] = field(default_factory=list)  # a panel's graders
+    abstain: AbstainPolicy = DEFAULT_ABSTAIN  # the policy the scores were made with
 
     @property
     def incomplete(self) -> int:
@@ -171,8 +174,15 @@ class _Plan:
             found = self.versions[id(case)] = case.rubric.versions()
         return found[0], found[1][criterion.id]
 
+    def usage_name(self, stage: str, client: LLMClient) -> str:
+        """Whom a call's usage is counted under: a grader's calls by grading mode (grouped
+        calls are a measurement of their own, ``NAME[grouped]``), never summed together."""
+        if stage == stages.EVAL_VERDICT:
+            return rater_name(client.name, self.settings.grading)
+        return client.name
+
     def record(self, stage: str, client: LLMClient, completion: Completion) -> None:
-        self.store.record_calls(usage_label(stage), client.name, [completion])
+        self.store.record_calls(usage_label(stage), self.usage_name(stage, client), [completion])
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
@@ -212,6 +222,12 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         for case in cases
         for sample in range(k)
     }
+    settings = replace(
+        settings,
+        abstain=recorded_abstain(
+            store, model, images, judge.name, settings.grading, asked=settings.abstain
+        ),
+    )
     spec = open_spec(
         store,
         kind="imported" if imported else "online" if online else "generated",
@@ -466,7 +482,9 @@ async def _grade(plan: _Plan) -> RunStats:
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
             store.record_calls(
-                usage_label(stages.EVAL_VERDICT), client.name, failed_attempts=failed_attempts
+                usage_label(stages.EVAL_VERDICT),
+                plan.usage_name(stages.EVAL_VERDICT, client),
+                failed_attempts=failed_attempts,
             )
         status = FAILED if retryable else DONE
         verdict = _stamped(plan, case, criterion, verdict)
@@ -546,7 +564,11 @@ async def _grade_grouped(
             plan.record(stages.EVAL_VERDICT, client, completion)
         if failed_attempts:
             store_label = usage_label(stages.EVAL_VERDICT)
-            plan.store.record_calls(store_label, client.name, failed_attempts=failed_attempts)
+            plan.store.record_calls(
+                store_label,
+                plan.usage_name(stages.EVAL_VERDICT, client),
+                failed_attempts=failed_attempts,
+            )
         failed = []
         for key, criterion in zip(keys, criteria, strict=True):
             verdict = _stamped(plan, case, criterion, verdicts[criterion.id])
@@ -631,6 +653,7 @@ async def run_eval(store: RunStore, settings: EvalSettings) -> EvalOutcome:
     return EvalOutcome(
         model=plan.model,
         grader=plan.rater,
+        abstain=plan.settings.abstain or DEFAULT_ABSTAIN,
         images=plan.images,
         cases=len(cases),
         no_rubric=missing,
@@ -677,7 +700,7 @@ async def _run_panel(store: RunStore, settings: EvalSettings, panel: Panel) -> E
         prompts=plan.spec.prompts,
         benchmark=plan.spec.benchmark,
         imported_from=plan.spec.imported_from,
-        abstain=settings.abstain,
+        abstain=plan.settings.abstain,
         grading=settings.grading,
         panel=panel.ref(),
     )
@@ -694,6 +717,7 @@ async def _run_panel(store: RunStore, settings: EvalSettings, panel: Panel) -> E
     return EvalOutcome(
         model=plan.model,
         grader=panel.name,
+        abstain=plan.settings.abstain or DEFAULT_ABSTAIN,
         images=plan.images,
         cases=len(cases),
         no_rubric=missing,

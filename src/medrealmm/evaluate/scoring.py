@@ -2,7 +2,9 @@
 
 S = clip(sum_j w_j v_j / sum_j max(w_j, 0), 0, 1). A case with any criterion left without a
 verdict is incomplete: it has no score and is reported as such, never counted as 0. A
-criterion the grader could not assess counts as the run's ``AbstainPolicy`` says.
+criterion the grader could not assess counts as the run's ``AbstainPolicy`` says; under
+``drop`` a reply whose positive criteria were all dropped has nothing left to earn, so unless a
+penalty was triggered (0, as clipping gives) it is incomplete, never a perfect 1.0.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ class AbstainPolicy(StrEnum):
 
     #: v_j = 0, as a binary grader would have answered: the paper's denominator, unchanged.
     UNMET = "unmet"
-    #: Left out of numerator and denominator; a case with nothing left is incomplete.
+    #: Left out of numerator and denominator; a case with nothing left to earn (every
+    #: criterion, or every positive one with no penalty triggered, dropped) is incomplete.
     DROP = "drop"
     #: The case is incomplete: no score, listed, never a 0.
     INCOMPLETE = "incomplete"
@@ -55,6 +58,9 @@ def score_case(
     counted = [c for c in criteria if not (abstain is AbstainPolicy.DROP and c.id in abstained)]
     graded = [(c, bool(verdicts[c.id].value)) for c in counted if c.id not in failed]
     emptied = bool(criteria) and not counted  # every criterion dropped: nothing to score
+    if any(c.weight > 0 for c in criteria) and not any(c.weight > 0 for c in counted):
+        # every positive criterion dropped: 1.0 would be a score earned by abstaining
+        emptied = emptied or not any(met and c.weight < 0 for c, met in graded)
     complete = not failed and not emptied
     if abstain is AbstainPolicy.INCOMPLETE and abstained:
         complete = False

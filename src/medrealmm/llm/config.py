@@ -60,6 +60,16 @@ class ModelSpec(BaseModel):
         description="Proxy URL for this model's calls, or 'env' for HTTP(S)_PROXY/ALL_PROXY/"
         "NO_PROXY; unset: calls go direct and those variables are ignored.",
     )
+    source: str | None = Field(
+        default=None,
+        description="Where the model is described: the endpoint's documentation or the model "
+        "card (a URL), shown in the report's Table 4.",
+    )
+    checkpoint: str | None = Field(
+        default=None,
+        description="The checkpoint or snapshot date of the weights behind ``model`` (e.g. "
+        "'2025-04-14'), where the id alone does not pin it; Table 4 shows it apart.",
+    )
 
 
 BASE_URL_ENV = "OPENAI_BASE_URL"

@@ -141,6 +141,11 @@ class _Malformed(Exception):
     """The server answered 200 with a body that is not a chat completion."""
 
 
+def _tokens(value: object) -> int | None:
+    """A token count the server gave, or None where it gave none (unknown, not 0)."""
+    return None if value is None else int(value)  # type: ignore[call-overload]
+
+
 def parse_completion(
     data: object,
     model: str,
@@ -166,7 +171,7 @@ def parse_completion(
         text=message.get("content") or "",  # a refusal or an empty reply is still a reply
         model=data.get("model") or model,
         usage=Usage(
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            prompt_tokens=_tokens(usage.get("prompt_tokens")),
             completion_tokens=int(usage.get("completion_tokens") or 0),
         ),
         finish_reason=choice.get("finish_reason"),

@@ -4,7 +4,8 @@ the same JSON body a plain call returns, with the time its first token arrived.
 Both transports (``medrealmm.llm.transport``) feed their chunks here, so a streamed reply is
 parsed by the one ``parse_completion`` and cannot differ from the plain reply in content or
 token accounting: usage comes from the final chunk (``stream_options.include_usage``), or, for
-a server that sends none, output tokens are counted one per content-bearing chunk.
+a server that sends none, output tokens are counted one per content-bearing chunk and the
+prompt's tokens are unknown (None, recorded as such, never 0).
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ class ChunkAssembler:
 
     def body(self, model: str) -> dict[str, Any]:
         """The plain ``chat.completion`` this stream amounts to."""
-        usage = self._usage or {"prompt_tokens": 0, "completion_tokens": self._token_chunks}
+        # no usage chunk: the prompt's tokens are unknown (None), the output's are counted
+        usage = self._usage or {"prompt_tokens": None, "completion_tokens": self._token_chunks}
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self._content)}
         if self._refusal:
             message["refusal"] = "".join(self._refusal)

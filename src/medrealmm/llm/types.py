@@ -109,7 +109,8 @@ class ChatRequest(BaseModel):
 
 
 class Usage(BaseModel):
-    prompt_tokens: int = 0
+    #: None: the server did not say (a stream without a usage chunk), never a made-up 0.
+    prompt_tokens: int | None = 0
     completion_tokens: int = 0
 
 

@@ -34,6 +34,7 @@ CRITERION = pa.struct(
         ("kind", TEXT),
         ("rule", RULE),
         ("tags", pa.list_(TEXT)),
+        ("axis", TEXT),
     ]
 )
 

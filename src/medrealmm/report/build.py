@@ -10,6 +10,7 @@ from pathlib import Path
 
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.report import i18n
+from medrealmm.report.axes import axis_table
 from medrealmm.report.case_pages import CASES_INDEX, write_case_pages
 from medrealmm.report.dataset_tables import acceptance_table, dataset_tables, usage_table
 from medrealmm.report.figures import render_figures
@@ -17,11 +18,19 @@ from medrealmm.report.grader_tables import grader_tables
 from medrealmm.report.html import render_html
 from medrealmm.report.latency import latency_table
 from medrealmm.report.models_table import models_table
+from medrealmm.report.paired import paired_table
 from medrealmm.report.tables import Table, build_tables, condition_label, meta_eval_tables
 from medrealmm.report.versions import TITLE as VERSIONS_TITLE
 from medrealmm.report.versions import builder_versions, versions_table
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
+from medrealmm.stats.cases import (
+    CaseRecord,
+    load_scored_cases,
+    withdrawn_consultations,
+    withdrawn_instances,
+)
 from medrealmm.stats.raters import load_raters
+from medrealmm.stats.weighting import Weighting
 from medrealmm.store import RunStore, stages
 from medrealmm.store.runstore import gc_paused
 
@@ -63,6 +72,12 @@ def write_table(table: Table, folder: Path) -> list[Path]:
     return [csv_path, json_path]
 
 
+def _current(store: RunStore) -> list[CaseRecord]:
+    """Every grader's scores against the rubrics that apply now (the paired table's
+    comparison of graders reads the same records the primary's rows come from)."""
+    return [r for r in load_scored_cases(store) if not r.stale]
+
+
 def write_report(
     store: RunStore,
     out: Path | str,
@@ -73,6 +88,7 @@ def write_report(
     others: Sequence[RunStore] = (),
     lang: i18n.Lang = "zh",
     case_pages: bool = True,
+    weighting: Weighting = Weighting.CASE,
 ) -> ReportResult:
     """Analyse the primary grader's scores (``grader``, else store meta, else the busiest),
     read through the results layer ``eval score`` uses; stale scores are listed, not used.
@@ -102,9 +118,38 @@ def write_report(
                 resamples=resamples,
                 summaries=results.summary(),
                 imported=results.imported(),
+                weighting=weighting,
             )
+            everything = _current(store)
+            judges = {
+                name: [r for r in everything if r.grader == name and r.sample == 0]
+                for name in results.graders
+                if name != primary
+            }
             acceptance = acceptance_table(store)
-            extra = [*dataset_tables(store), acceptance, *grader_tables(store, results)]
+            extra = [
+                axis_table(store, mine, tables["overall"], grader=primary, weighting=weighting),
+                paired_table(
+                    mine,
+                    tables["overall"],
+                    grader=primary,
+                    others=judges,
+                    seed=seed,
+                    resamples=resamples,
+                    weighting=weighting,
+                ),
+                *dataset_tables(store),
+                acceptance,
+                *grader_tables(store, results),
+            ]
+            gone = withdrawn_consultations(store)
+            if gone:  # every table below is read without them (stats.cases)
+                overall = tables["overall"]
+                note = (
+                    f"{overall.title}；已撤回 {len(gone)} 个问诊（{len(withdrawn_instances(store))}"
+                    " 个实例），已从本报告所有表中排除"
+                )
+                tables["overall"] = replace(overall, title=note)
             # runs of two release versions: their shared cases only
             if results.versions is not None:
                 overall = tables["overall"]

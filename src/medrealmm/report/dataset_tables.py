@@ -6,7 +6,7 @@ from __future__ import annotations
 from medrealmm.mccp.validation import summarize_validation
 from medrealmm.report.tables import Table
 from medrealmm.rubric.rounds import rubric_digests
-from medrealmm.stats.cases import instance_strata
+from medrealmm.stats.cases import instance_strata, withdrawn_consultations
 from medrealmm.stats.dataset import dataset_statistics, value_counts
 from medrealmm.store import RunStore
 
@@ -25,6 +25,9 @@ def dataset_tables(store: RunStore) -> list[Table]:
         {"quantity": "departments", "name": "科室", "count": stats["departments"]},
         {"quantity": "with_rubric", "name": "有量表的实例", "count": stats["with_rubric"]},
     ]
+    gone = withdrawn_consultations(store)
+    if gone:  # left out of every count above
+        head.append({"quantity": "withdrawn", "name": "已撤回的问诊（不计）", "count": len(gone)})
     spread = [
         {
             "quantity": d["quantity"],
@@ -87,7 +90,8 @@ def usage_table(store: RunStore) -> Table:
     rows = usage_with_cost(store)
     return Table(
         "usage",
-        "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）",
+        "模型调用、token 与费用（按阶段与模型；费用按模型配置中的单价）；"
+        "unknown_prompt_calls：服务器未报告输入 token 数的调用（其输入 token 未计入，而非按 0 计）",
         USAGE_COLUMNS,
         rows,
     )

@@ -58,6 +58,8 @@ def _ref_rows(ref: ModelRef | None) -> dict[str, Any]:
         "backend": ref.backend,
         "endpoint": ref.base_url or ("本地离线规则" if ref.backend == "offline" else None),
         "requested": ref.model or ref.name,
+        "checkpoint": ref.checkpoint,
+        "source": ref.source,
         "served": _joined(ref.served),
         "thinking": thinking_effort(ref.params),
         "decoding": decoding(ref.params),
@@ -78,7 +80,10 @@ def models_table(results: Results) -> Table:
             "label": condition_label(*condition),
             "kind": _joined([s.kind for s in specs]),
         }
-        for column in ("backend", "endpoint", "requested", "served", "thinking", "decoding"):
+        for column in (
+            *("backend", "endpoint", "requested", "served", "checkpoint", "source"),
+            *("thinking", "decoding"),
+        ):
             row[column] = _joined([str(p[column]) for p in parts if p.get(column) is not None])
         row["version"] = row["served"] or row["requested"]
         row["k"] = max(s.k for s in specs)
@@ -89,10 +94,12 @@ def models_table(results: Results) -> Table:
         rows.append(row)
     return Table(
         "models",
-        "表 4：被评模型（接口、服务端报告的模型 id 与版本、思考强度、解码参数），取自各次评测的"
-        "记录（eval.spec）；Online 与导入的回复没有模型",
+        "表 4：被评模型（接口、服务端报告的模型 id 与版本、检查点或日期、说明文档或模型卡链接、"
+        "思考强度、解码参数），取自各次评测的记录（eval.spec，来自模型配置 YAML 的 source 与 "
+        "checkpoint）；Online 与导入的回复没有模型",
         (
             *("label", "kind", "backend", "endpoint", "requested", "served", "version"),
+            *("checkpoint", "source"),
             *("thinking", "decoding", "k", "grader", "grader_served", "package", "evaluations"),
         ),
         rows,

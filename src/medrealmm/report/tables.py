@@ -6,9 +6,10 @@ on the paper's 0-100 scale.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -26,6 +27,10 @@ from medrealmm.stats.raters import (
     rater_scores,
 )
 from medrealmm.stats.strata import STRATA, stratum_order
+from medrealmm.stats.weighting import Weighting, weighted
+from medrealmm.store.keys import ResponseKey
+
+logger = logging.getLogger(__name__)
 
 SCALE = 100.0
 HIST_BINS = 10
@@ -83,24 +88,33 @@ def overall_table(
     resamples: int,
     summaries: Sequence[ModelSummary] = (),
     cases: dict[Condition, ConditionCases] | None = None,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
-    """Score with its CI per condition; mean@k and worst@k from ``summaries`` (the results
-    layer's rows, over every sample) where given; ``cases``: the records' ``condition_cases``,
-    when the caller has them (the breakdowns read the same)."""
+    """Score with its CI per condition (each case, or each consultation, weighing 1);
+    mean@k and worst@k from ``summaries`` (the results layer's rows, over every sample)
+    where given; ``cases``: the records' ``condition_cases``, when the caller has them (the
+    breakdowns read the same)."""
     at_k = {(s.model, s.images): s for s in summaries}
     cases = condition_cases(records) if cases is None else cases
     groups = _by_condition(records)
     samples = []
     for condition in groups:
         found = cases[condition]
-        samples.append((list(found.means.values()), [found.consultation[c] for c in found.means]))
+        samples.append(
+            weighted(
+                list(found.means.values()),
+                [found.consultation[c] for c in found.means],
+                weighting,
+            )
+        )
     intervals = iter(
         bootstrap_mean_cis(
             [sample for sample in samples if sample[0]], seed=seed, resamples=resamples
         )
     )
     rows = []
-    for ((model, images), group), (means, _) in zip(groups.items(), samples, strict=True):
+    for (model, images), group in groups.items():
+        means = cases[(model, images)].means
         interval = next(intervals) if means else None
         summary = at_k.get((model, images))
         rows.append(
@@ -127,7 +141,8 @@ def overall_table(
     return Table(
         "overall",
         "总体得分与 95% 自助法置信区间（图 4a；按问诊整体重抽样，同一问诊的多个挑战点一起抽取）；"
-        "未完成评分的病例单列，不按 0 分计入均值；拒答（模型拒绝作答）按 0 分计入并单列次数",
+        "未完成评分的病例单列，不按 0 分计入均值；拒答（模型拒绝作答）按 0 分计入并单列次数；"
+        f"{Weighting(weighting).note}",
         (
             *("label", "model", "images", "baseline", "online"),
             *("cases", "consultations", "incomplete", "refused", "mean", "ci_low", "ci_high"),
@@ -212,6 +227,36 @@ def strongest_model(overall: Table, imported: set[Condition]) -> Condition | Non
     return None if best is None else (best["model"], best["images"])
 
 
+def _deliberate_sample(
+    records: Sequence[CaseRecord], overall: Table, imported: set[Condition]
+) -> tuple[list[Condition], dict[Condition, dict[str, float]], set[str]]:
+    """Table 3's rows (Online, the imported replies, the strongest model), each one's case
+    means, and the cases every row scored in full (the table's sample)."""
+    labels = {(r["model"], r["images"]): r for r in overall.rows}
+    online = [c for c in labels if c[0] == ONLINE_MODEL]
+    best = strongest_model(overall, imported)
+    conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
+    means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
+    shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    return conditions, means, shared
+
+
+def overlap_warning(
+    records: Sequence[CaseRecord], overall: Table, imported: set[Condition], subset: Any
+) -> str | None:
+    """In the paper the deliberate-reply sample (Table 3) and the agreement subset (Table 2)
+    are disjoint cases; a sentence saying how many they share, or None when none."""
+    _, _, shared = _deliberate_sample(records, overall, imported)
+    agreed = {ResponseKey.split(key)[2] for key in subset.responses}
+    both = shared & agreed
+    if not both:
+        return None
+    return (
+        f"注意：表 3 的 {len(shared)} 个病例中有 {len(both)} 个也在表 2 的评分对象中"
+        "（论文中两者不相交），两表不是独立样本"
+    )
+
+
 def deliberative_table(
     records: Sequence[CaseRecord],
     overall: Table,
@@ -219,6 +264,7 @@ def deliberative_table(
     *,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
     """The paper's Table 3: Online, each set of imported replies (physicians answering without
     time pressure) and the strongest model on the same cases, those every row scored in
@@ -226,14 +272,15 @@ def deliberative_table(
     cases stays beside it."""
     labels = {(r["model"], r["images"]): r for r in overall.rows}
     online = [c for c in labels if c[0] == ONLINE_MODEL]
-    best = strongest_model(overall, imported)
-    conditions = [*online, *sorted(imported & set(labels)), *([best] if best else [])]
-    means = {c: case_means(r for r in records if r.condition == c) for c in conditions}
-    shared = set.intersection(*(set(m) for m in means.values())) if means else set()
+    conditions, means, shared = _deliberate_sample(records, overall, imported)
     samples = [[means[condition][case] for case in sorted(shared)] for condition in conditions]
+    consultation = consultation_of(records)
+    clusters = [consultation[case] for case in sorted(shared)]
     intervals = iter(
         bootstrap_mean_cis(
-            [(values, None) for values in samples if values], seed=seed, resamples=resamples
+            [weighted(values, clusters, weighting) for values in samples if values],
+            seed=seed,
+            resamples=resamples,
         )
     )
     rows = []
@@ -248,6 +295,7 @@ def deliberative_table(
                 "images": condition[1],
                 "role": role,
                 "cases": len(values),
+                "consultations": interval.clusters if interval else 0,
                 "mean": _scaled(interval.mean) if interval else None,
                 "ci_low": _scaled(interval.low) if interval else None,
                 "ci_high": _scaled(interval.high) if interval else None,
@@ -258,10 +306,12 @@ def deliberative_table(
     return Table(
         "deliberative",
         "表 3：Online 原始回复、导入的回复（医生审慎作答等）与最强模型，"
-        f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审）；"
-        "末两列为各行在自身全部病例上的得分",
+        f"在各行都完整评分的同一批 {len(shared)} 个病例上比较（同一评分标准与评审；"
+        "95% CI 按问诊整体重抽样）；末两列为各行在自身全部病例上的得分；"
+        f"{Weighting(weighting).note}",
         (
-            *("label", "model", "images", "role", "cases", "mean", "ci_low", "ci_high"),
+            *("label", "model", "images", "role", "cases", "consultations"),
+            *("mean", "ci_low", "ci_high"),
             *("cases_own", "mean_own"),
         ),
         rows,
@@ -338,6 +388,7 @@ def stratified_table(
     axis: str,
     overall: Table,
     cases: dict[Condition, ConditionCases] | None = None,
+    weighting: Weighting = Weighting.CASE,
 ) -> Table:
     """Per stratum of ``axis`` and headline condition, best first; ``cases``: the records'
     ``condition_cases``, when the caller has them (every axis reads the same)."""
@@ -363,13 +414,17 @@ def stratified_table(
             found = cases[condition].aligned
             scored = at[found.scored[at]]
             means = found.means[scored].tolist()  # summed in case order, as one by one
+            count = len(means)
+            if weighting == Weighting.CONSULTATION:
+                codes = found.consultation[scored].astype(str).tolist()
+                means = weighted(means, codes, weighting)[0]
             rows.append(
                 {
                     "stratum": key[1],
                     "label": labels[condition],
                     "model": condition[0],
                     "images": condition[1],
-                    "cases": len(means),
+                    "cases": count,
                     "consultations": int(np.count_nonzero(np.bincount(found.consultation[scored]))),
                     "incomplete": int(found.incomplete[at].sum()),
                     "mean": _scaled(sum(means) / len(means)) if means else None,
@@ -378,7 +433,8 @@ def stratified_table(
     title = STRATA[axis].title
     return Table(
         f"by_{axis}",
-        f"按{title}分层的平均得分（问诊数：病例背后的问诊，同一问诊可有多个挑战点）",
+        f"按{title}分层的平均得分（问诊数：病例背后的问诊，同一问诊可有多个挑战点）；"
+        f"{Weighting(weighting).note}",
         ("stratum", "label", "model", "images", "cases", "consultations", "incomplete", "mean"),
         rows,
     )
@@ -493,7 +549,7 @@ def rater_score_table(data: RaterData, subset: AgreementSubset | None = None) ->
 
 
 META_COLUMNS = (
-    *("rater", "kind", "reference", "axis", "stratum", "items", "pairs", "cases"),
+    *("rater", "kind", "reference", "axis", "stratum", "items", "pairs", "cases", "consultations"),
     *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met"),
     *("precision_met", "recall_met", "precision_not_met", "recall_not_met"),
 )
@@ -503,10 +559,15 @@ def meta_eval_tables(rows: Sequence[MetaRow], *, simulated: bool = False) -> lis
     """The meta-evaluation: every row (``meta_eval``), and the headline view (each rater
     against all physicians, over all items) with the physicians' own spread beside it."""
     note = "（医生标签为模拟数据，仅演示计算）" if simulated else ""
+    undefined = sum(r.balanced_f1 is None for r in rows)
+    if undefined:
+        note += f"；{undefined} 行无 balanced F1（某类未被使用，留空，不计入）"
     every = Table(
         "meta_eval",
         "评分器元评测：各评分器与每位医生、全体医生逐条标准比较的精确率、召回率与 F1"
-        "（满足 / 未满足两类及其均值 balanced F1，按病例自助法 95% CI），按正负向与类别分层；"
+        "（满足 / 未满足两类及其均值 balanced F1，按问诊整体重抽样的自助法 95% CI），"
+        "按正负向与类别分层；某类从未被评分者或参照医生使用时该类 F1 与 balanced F1 留空（—），"
+        "同 simple-evals；"
         f"医生行为该医生对其他医生{note}",
         META_COLUMNS,
         [asdict(r) for r in rows],
@@ -528,7 +589,7 @@ def meta_eval_tables(rows: Sequence[MetaRow], *, simulated: bool = False) -> lis
         + ("—" if spread is None else f" {spread[0]:.3f}–{spread[1]:.3f}")
         + note,
         (
-            *("rater", "kind", "items", "pairs", "cases"),
+            *("rater", "kind", "items", "pairs", "cases", "consultations"),
             *("balanced_f1", "f1_low", "f1_high", "f1_met", "f1_not_met", "inside_spread"),
         ),
         head,
@@ -544,29 +605,41 @@ def build_tables(
     resamples: int = DEFAULT_RESAMPLES,
     summaries: Sequence[ModelSummary] = (),
     imported: Iterable[Condition] = (),
+    weighting: Weighting = Weighting.CASE,
 ) -> dict[str, Table]:
     """``records`` are the primary grader's sample-0 records, ``summaries`` the results
     layer's rows for mean@k / worst@k, ``imported`` the conditions whose replies were
     imported (Table 3); ``raters`` hold every judge and the panel."""
     every = condition_cases(records)
     overall = overall_table(
-        records, seed=seed, resamples=resamples, summaries=summaries, cases=every
+        records,
+        seed=seed,
+        resamples=resamples,
+        summaries=summaries,
+        cases=every,
+        weighting=weighting,
     )
     subset = agreement_subset(raters)
     imported = set(imported)
     headline = set(headline_conditions(records))
     shown = [r for r in records if r.condition in headline]  # all the breakdowns read
     cases = {condition: found for condition, found in every.items() if condition in headline}
+    deliberate = []
+    if imported:
+        table3 = deliberative_table(
+            records, overall, imported, seed=seed, resamples=resamples, weighting=weighting
+        )
+        warning = overlap_warning(records, overall, imported, subset)
+        if warning:
+            logger.warning("Table 3 and Table 2 share cases: %s", warning)
+            table3 = replace(table3, title=f"{table3.title}；{warning}")
+        deliberate.append(table3)
     tables = [
         overall,
-        *(
-            [deliberative_table(records, overall, imported, seed=seed, resamples=resamples)]
-            if imported
-            else []
-        ),
+        *deliberate,
         decomposition_table(records, overall),
         images_table(overall),
-        *(stratified_table(shown, axis, overall, cases) for axis in STRATIFIED_AXES),
+        *(stratified_table(shown, axis, overall, cases, weighting) for axis in STRATIFIED_AXES),
         histogram_table(shown, overall, cases),
         agreement_subset_table(subset),
         rater_score_table(raters, subset),

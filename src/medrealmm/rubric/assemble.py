@@ -36,7 +36,7 @@ def rubric_from_generator(
 ) -> Rubric:
     """R^(0): the model's criteria as c01.. plus the case's length limit as a rule criterion."""
     criteria = [
-        Criterion(id=criterion_id(i), text=d.text, weight=d.weight)
+        Criterion(id=criterion_id(i), text=d.text, weight=d.weight, axis=d.axis)
         for i, d in enumerate(output.criteria, start=1)
     ]
     limit = case_length_limit(instance.target_reply, settings)
@@ -103,7 +103,7 @@ def rubric_from_refiner(previous: Rubric, output: RefinerOutput, used_ids: set[s
         if item.id is None:
             cid = criterion_id(number)
             number += 1
-            criteria.append(Criterion(id=cid, text=item.text, weight=item.weight))
+            criteria.append(Criterion(id=cid, text=item.text, weight=item.weight, axis=item.axis))
             continue
         source = by_id[item.id]
         cid = item.id
@@ -114,7 +114,14 @@ def rubric_from_refiner(previous: Rubric, output: RefinerOutput, used_ids: set[s
             criteria.append(_reweighted_rule(source, item.weight))
             continue
         criteria.append(
-            source.model_copy(update={"id": cid, "text": item.text, "weight": item.weight})
+            source.model_copy(
+                update={
+                    "id": cid,
+                    "text": item.text,
+                    "weight": item.weight,
+                    "axis": item.axis or source.axis,  # a carried criterion keeps its axis
+                }
+            )
         )
     return Rubric(instance_id=previous.instance_id, round=previous.round + 1, criteria=criteria)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from medrealmm.rubric.settings import MAX_CRITERIA, MIN_CRITERIA
-from medrealmm.schema.rubric import check_weight
+from medrealmm.schema.rubric import Axis, check_weight
 
 #: The Generator writes the clinical criteria; code adds the rule-based length criterion,
 #: so the model's share of the 3-19 bound is one smaller on each side.
@@ -23,6 +23,11 @@ class CriterionDraft(BaseModel):
 
     text: str = Field(min_length=4, description="One checkable clinical requirement, in Chinese.")
     weight: int = Field(description="Signed importance: non-zero integer in [-20, 20].")
+    axis: Axis | None = Field(
+        default=None,
+        description="What it measures: accuracy, completeness, context_awareness, "
+        "communication or instruction_following.",
+    )
 
     @field_validator("text")
     @classmethod

@@ -103,6 +103,7 @@ class CriterionDigest:
     weight: int
     kind: CriterionKind
     tags: tuple[str, ...]
+    axis: str | None = None  # ``Axis``; None: a rubric made before axes were tagged
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +147,7 @@ def _rubric_digests(store: RunStore) -> dict[str, RubricDigest]:
             continue
         rubric = Rubric.model_validate_json(payload)
         criteria = tuple(
-            CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags)) for c in rubric.criteria
+            CriterionDigest(c.id, c.weight, c.kind, tuple(c.tags), c.axis) for c in rubric.criteria
         )
         found[rubric.instance_id] = RubricDigest(
             rubric.instance_id, rubric.version, criteria, stage, key

@@ -11,6 +11,7 @@ import math
 
 from medrealmm.rubric.settings import RubricSettings
 from medrealmm.schema import Criterion, CriterionKind, MaxCharsRule, MinCharsRule, Verdict
+from medrealmm.schema.rubric import Axis
 
 RULE_GRADER = "rule"
 LENGTH_TAG = "length_limit"
@@ -40,6 +41,7 @@ def length_criterion(criterion_id: str, limit: int, weight: int) -> Criterion:
         kind=CriterionKind.RULE,
         rule=MaxCharsRule(limit=limit),
         tags=[LENGTH_TAG],
+        axis=Axis.COMMUNICATION,  # HealthBench counts response length as communication
     )
 
 

@@ -23,6 +23,23 @@ def check_weight(value: int) -> int:
     return value
 
 
+class Axis(StrEnum):
+    """What a criterion measures (HealthBench's axes), beside its polarity (the weight's
+    sign). A criterion of a rubric made before axes were tagged has none: ``untagged``."""
+
+    ACCURACY = "accuracy"
+    COMPLETENESS = "completeness"
+    CONTEXT_AWARENESS = "context_awareness"
+    COMMUNICATION = "communication"
+    INSTRUCTION_FOLLOWING = "instruction_following"
+
+
+UNTAGGED = "untagged"
+#: What a criterion's and a rubric's version leave out: labels that describe a criterion
+#: without changing what a verdict on it means.
+_UNVERSIONED = {"tags", "axis"}
+
+
 class CriterionKind(StrEnum):
     LLM = "llm"
     RULE = "rule"
@@ -56,6 +73,7 @@ class Criterion(BaseModel):
     kind: CriterionKind = CriterionKind.LLM
     rule: RuleSpec | None = None
     tags: list[str] = Field(default_factory=list)
+    axis: Axis | None = None
 
     @field_validator("weight")
     @classmethod
@@ -70,9 +88,9 @@ class Criterion(BaseModel):
 
     @property
     def version(self) -> str:
-        """A digest of what a verdict depends on (text, weight, kind, rule; not tags): a
-        verdict recorded under another version was given to a different criterion."""
-        return _digest(self.model_dump(mode="json", exclude={"tags"}))
+        """A digest of what a verdict depends on (text, weight, kind, rule; not tags or axis):
+        a verdict recorded under another version was given to a different criterion."""
+        return _digest(self.model_dump(mode="json", exclude=_UNVERSIONED))
 
 
 class Rubric(BaseModel):
@@ -123,7 +141,7 @@ class Rubric(BaseModel):
         """What a version hashes of each criterion (``Criterion.version``'s input)."""
         # one dump of the list, not one call per criterion: a report hashes every rubric
         dumped = self.model_dump(
-            mode="json", include={"criteria"}, exclude={"criteria": {"__all__": {"tags"}}}
+            mode="json", include={"criteria"}, exclude={"criteria": {"__all__": _UNVERSIONED}}
         )
         return dumped["criteria"]  # type: ignore[no-any-return]
 

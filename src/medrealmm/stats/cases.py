@@ -123,8 +123,37 @@ class InstanceStrata:
 
 def instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
     """Each instance's strata by id; the counts as ``Instance.image_count``/``turn_count``.
-    Read once while the store is unchanged (the case records and dataset tables share it)."""
-    return dict(store.memo("instance_strata", lambda: _instance_strata(store)))
+    Read once while the store is unchanged (the case records and dataset tables share it).
+    Instances of withdrawn consultations are left out: a withdrawal leaves every table."""
+    return dict(store.memo("instance_strata", lambda: _current_strata(store)))
+
+
+def withdrawn_consultations(store: RunStore) -> frozenset[str]:
+    """Consultations withdrawn from the benchmark (``release withdraw``) in this run."""
+    return frozenset(store.keys(stages.RELEASE_WITHDRAWN))
+
+
+def withdrawn_instances(store: RunStore) -> frozenset[str]:
+    """Instance ids cut from withdrawn consultations: no table of the run counts them."""
+    return store.memo("withdrawn_instances", lambda: _withdrawn_instances(store))
+
+
+def _withdrawn_instances(store: RunStore) -> frozenset[str]:
+    gone = withdrawn_consultations(store)
+    if not gone:
+        return frozenset()
+    names = ("id", "consultation_id")
+    return frozenset(
+        iid for _, (iid, consultation) in store.field_values(stages.MCCP_INSTANCE, names)
+        if consultation in gone
+    )  # fmt: skip
+
+
+def _current_strata(store: RunStore) -> dict[str, InstanceStrata]:
+    found = _instance_strata(store)
+    for iid in withdrawn_instances(store):
+        found.pop(iid, None)
+    return found
 
 
 def _instance_strata(store: RunStore) -> dict[str, InstanceStrata]:
@@ -200,6 +229,7 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
     baselines.add(OFFLINE_NAME)  # as ``baseline_models``
     applicable = {iid: rubric.version for iid, rubric in rubric_digests(store).items()}
     replies = _Replies(instance_strata(store), applicable, baselines)
+    withdrawn = withdrawn_instances(store)
     shared = replies.shared
     records = []
     append = records.append
@@ -209,6 +239,8 @@ def _load_scored_cases(store: RunStore) -> list[CaseRecord]:
         if not (grader and response):
             ScoreKey.parse(key)  # says what is wrong with it
         reply = replies.found.get(response) or replies.add(response)
+        if reply[2] in withdrawn:
+            continue
         part = reply[5]
         if version is not None and version == part[8]:
             version, stale = part[8], False  # the applicable rubric's

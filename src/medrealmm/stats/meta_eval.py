@@ -5,13 +5,18 @@ several physicians' met / not-met labels. A rater (an LLM grader, or a physician
 with each physician in turn; precision, recall and F1 are taken for "met" and for "not met",
 and their mean, the balanced F1, is the headline (it does not reward saying "met" to a rubric
 that is mostly met). Each physician is scored the same way against the other physicians, which
-gives the spread a grader should fall inside. Confidence intervals resample cases (all of a
-case's items together), since one case's criteria are not independent.
+gives the spread a grader should fall inside. Confidence intervals resample consultations
+(all of a consultation's items together, over all its challenge points), since one case's
+criteria are not independent, nor are the cases cut from one dialogue.
+
+A class is scored as simple-evals' ``healthbench_meta_eval.py`` scores it: its precision is
+undefined where the rater never gave that label, its recall where the reference never did,
+its F1 where either is undefined (0 where both are 0), and the balanced F1 only where both
+classes' F1 are defined. An undefined figure is empty (NaN here, None in a row, "—" shown).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -30,12 +35,18 @@ COUNTS = ("tp", "fp", "fn", "tn")
 
 @dataclass(frozen=True, slots=True)
 class ItemInfo:
-    """What an item is stratified by: its case (the bootstrap unit), polarity and category.
-    Slotted: a report holds one per labelled item."""
+    """What an item is stratified by: its case, polarity and category, and the consultation
+    the case was cut from (the bootstrap unit; the case itself where empty). Slotted: a
+    report holds one per labelled item."""
 
     case: str
     polarity: str  # positive | negative (the weight's sign)
     category: str
+    consultation: str = ""
+
+    @property
+    def unit(self) -> str:
+        return self.consultation or self.case
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,7 @@ class MetaRow:
     items: int  # distinct items compared
     pairs: int  # (item, reference physician) pairs
     cases: int
+    consultations: int  # the bootstrap's units
     precision_met: float | None
     recall_met: float | None
     f1_met: float | None
@@ -60,38 +72,36 @@ class MetaRow:
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where den is 0 (scikit-learn's ``zero_division=0``)."""
+    """num / den, and NaN (undefined) where den is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    """F1 of one class: NaN where its precision (tp + fp = 0) or recall (tp + fn = 0) is
+    undefined, as simple-evals leaves it; else 2tp / (2tp + fp + fn), 0 where tp is 0."""
+    defined = (tp + fp > 0) & (tp + fn > 0)
+    return np.where(defined, _ratio(2 * tp, 2 * tp + fp + fn), np.nan)
 
 
 def class_scores(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """Precision, recall and F1 per class from confusion counts (``COUNTS`` on the last axis).
-
-    A class neither side ever used has no F1 (NaN): two raters who agree that nothing is met
-    are not penalised for the "met" class they never saw. Otherwise 0/0 is 0, as in
-    scikit-learn with ``zero_division=0``.
-    """
+    """Precision, recall and F1 per class from confusion counts (``COUNTS`` on the last axis),
+    NaN where undefined (the module's rule: a class the rater or the reference never used)."""
     tp, fp, fn, tn = (counts[..., i].astype(float) for i in range(4))
-    met_seen = (tp + fp + fn) > 0
-    not_seen = (tn + fn + fp) > 0
     return {
         "precision_met": _ratio(tp, tp + fp),
         "recall_met": _ratio(tp, tp + fn),
-        "f1_met": np.where(met_seen, _ratio(2 * tp, 2 * tp + fp + fn), np.nan),
+        "f1_met": _f1(tp, fp, fn),
         "precision_not_met": _ratio(tn, tn + fn),
         "recall_not_met": _ratio(tn, tn + fp),
-        "f1_not_met": np.where(not_seen, _ratio(2 * tn, 2 * tn + fn + fp), np.nan),
+        "f1_not_met": _f1(tn, fn, fp),
     }
 
 
 def balanced_f1(counts: np.ndarray) -> np.ndarray:
-    """Mean of the two classes' F1 (of the one that was seen, when only one was)."""
+    """Mean of the two classes' F1; NaN unless both are defined (simple-evals gives none)."""
     scores = class_scores(counts)
-    pair = np.stack([scores["f1_met"], scores["f1_not_met"]])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # both classes unseen: NaN, no row
-        return np.nanmean(pair, axis=0)
+    return (scores["f1_met"] + scores["f1_not_met"]) / 2
 
 
 def confusion(rater: Sequence[bool], reference: Sequence[bool]) -> np.ndarray:
@@ -108,11 +118,12 @@ def _float(value: np.ndarray | float) -> float | None:
 @dataclass(frozen=True)
 class ItemArrays:
     """The labelled items as arrays (one entry per item, items in sorted order): the codes
-    of each item's case (cases in sorted order: the bootstrap's units), polarity and
+    of each item's consultation (in sorted order: the bootstrap's units), case, polarity and
     category (each in sorted name order), and per rater which items it judged and how."""
 
-    cases: np.ndarray  # int: index into sorted case ids
-    case_count: int
+    cases: np.ndarray  # int: index into sorted consultation ids (the resampled unit)
+    case_count: int  # consultations
+    instances: np.ndarray  # int: index into sorted case (instance) ids
     strata: dict[str, tuple[list[str], np.ndarray]]  # axis -> (sorted names, code per item)
     judged: dict[Rater, np.ndarray]  # bool per item
     met: dict[Rater, np.ndarray]  # bool per item (False where not judged)
@@ -126,8 +137,9 @@ def item_arrays(
     items = sorted(info)
     index = {item: i for i, item in enumerate(items)}
     details = [info[item] for item in items]
-    case_names = sorted({d.case for d in details})
+    case_names = sorted({d.unit for d in details})
     case_code = {name: i for i, name in enumerate(case_names)}
+    instance_code = {name: i for i, name in enumerate(sorted({d.case for d in details}))}
     strata = {}
     for axis in ("polarity", "category"):
         values = [getattr(d, axis) for d in details]
@@ -144,8 +156,9 @@ def item_arrays(
         has[at[known]] = True
         value[at[known]] = np.fromiter(verdicts.values(), dtype=bool, count=count)[known]
         judged[name], met[name] = has, value
-    cases = np.array([case_code[d.case] for d in details], dtype=np.int64)
-    return ItemArrays(cases, len(case_names), strata, judged, met)
+    cases = np.array([case_code[d.unit] for d in details], dtype=np.int64)
+    instances = np.array([instance_code[d.case] for d in details], dtype=np.int64)
+    return ItemArrays(cases, len(case_names), instances, strata, judged, met)
 
 
 #: A rater's strata: the axis, then per stratum its name and code on that axis (ALL: one, 0).
@@ -170,11 +183,16 @@ def _pair_cells(arrays: ItemArrays, rater: Rater, reference: Rater) -> dict[str,
     return found
 
 
-def _items(arrays: ItemArrays, paired: np.ndarray) -> dict[str, np.ndarray]:
-    """Per axis (ALL included) and stratum, how many of the ``paired`` items it holds."""
-    found = {ALL: np.array([int(paired.sum())])}
+def _items(arrays: ItemArrays, paired: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per axis (ALL included) and stratum, how many of the ``paired`` items it holds and
+    how many distinct cases they come from."""
+    instances = arrays.instances[paired]
+    found = {ALL: (np.array([int(paired.sum())]), np.array([len(np.unique(instances))]))}
     for axis, (names, codes) in arrays.strata.items():
-        found[axis] = np.bincount(codes[paired], minlength=len(names))
+        held = codes[paired]
+        pairs = np.unique(held * (int(instances.max(initial=0)) + 1) + instances)
+        cases = np.bincount(pairs // (int(instances.max(initial=0)) + 1), minlength=len(names))
+        found[axis] = (np.bincount(held, minlength=len(names)), cases)
     return found
 
 
@@ -209,7 +227,7 @@ def meta_evaluate(
     )
     raters = [(name, "grader") for name in sorted(graders)]
     raters += [(name, "physician") for name in sorted(physicians)]
-    heads: list[tuple[str, str, str, str, str, int, int]] = []
+    heads: list[tuple[str, str, str, str, str, int, int, int]] = []
     units: list[np.ndarray] = []
     for name, kind in raters:
         own = arrays.judged[(kind, name)]
@@ -229,12 +247,15 @@ def meta_evaluate(
                 pairs = int(counts.sum())
                 if not pairs:
                     continue
-                heads.append((name, kind, reference, axis, stratum, pairs, int(items[axis][code])))
+                held, cases = items[axis]
+                heads.append(
+                    (name, kind, reference, axis, stratum, pairs, int(held[code]), int(cases[code]))
+                )
                 units.append(counts[counts.sum(axis=1) > 0])
     intervals = bootstrap_statistic_cis(units, balanced_f1, seed=seed, resamples=resamples)
     rows = []
     for head, counts, interval in zip(heads, units, intervals, strict=True):
-        name, kind, reference, axis, stratum, pairs, items = head
+        name, kind, reference, axis, stratum, pairs, items, cases = head
         total = counts.sum(axis=0)
         scores = {k: v.item() for k, v in class_scores(total).items()}
         rows.append(
@@ -246,7 +267,8 @@ def meta_evaluate(
                 stratum=stratum,
                 items=items,
                 pairs=pairs,
-                cases=len(counts),
+                cases=cases,
+                consultations=len(counts),
                 **{k: _float(v) for k, v in scores.items()},
                 balanced_f1=_float(balanced_f1(total)),
                 f1_low=_float(interval.low),

@@ -14,6 +14,7 @@ import numpy as np
 from medrealmm.rubric.rounds import evaluation_rubrics, rubric_digests
 from medrealmm.schema import CriterionKind
 from medrealmm.stats.agreement import agreement_of_counts
+from medrealmm.stats.cases import withdrawn_instances
 from medrealmm.stats.scoring import score_of
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import SEP, ResponseKey, VerdictKey
@@ -206,6 +207,12 @@ def load_raters(store: RunStore, *, table2: bool = False) -> RaterData:
         }
     if panel:
         data.verdicts[PANEL_RATER] = panel
+    gone = withdrawn_instances(store)
+    if gone:  # a withdrawn consultation leaves Table 2 too
+        data.verdicts = {
+            rater: {i: v for i, v in items.items() if ResponseKey.split(i[0])[2] not in gone}
+            for rater, items in data.verdicts.items()
+        }
     rubrics = rubric_digests(store)
     data.weights = {i: {c.id: c.weight for c in r.criteria} for i, r in rubrics.items()}
     data.rules = {

@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS usage (
     completion_tokens INTEGER NOT NULL DEFAULT 0,
     failed_calls INTEGER NOT NULL DEFAULT 0,
     attempts INTEGER NOT NULL DEFAULT 0,
+    unknown_prompt_calls INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (stage, model)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,9 +86,10 @@ CREATE INDEX IF NOT EXISTS lineage_source ON lineage(source_stage, source_key);
 """
 
 #: Usage columns added after the first release; ``_migrate`` adds them to older stores.
-_USAGE_ADDED = frozenset({"failed_calls", "attempts"})
+_USAGE_ADDED = frozenset({"failed_calls", "attempts", "unknown_prompt_calls"})
 _USAGE_COLUMNS = (
     "stage, model, calls, cached_calls, prompt_tokens, completion_tokens, failed_calls, attempts"
+    ", unknown_prompt_calls"
 )
 
 DONE = "done"
@@ -607,12 +609,15 @@ class RunStore:
         so failed calls are counted in every stage (their tokens are unknown: servers bill few)."""
         for completion in completions:
             cached = completion.cached
+            prompt = completion.usage.prompt_tokens
             self._add_usage(
                 stage,
                 model,
                 calls=1,
                 cached_calls=int(cached),
-                prompt_tokens=0 if cached else completion.usage.prompt_tokens,
+                # the server did not say: the call is counted apart, its tokens not as 0
+                unknown_prompt_calls=int(not cached and prompt is None),
+                prompt_tokens=0 if cached or prompt is None else prompt,
                 completion_tokens=0 if cached else completion.usage.completion_tokens,
                 attempts=0 if cached else completion.attempts,
             )

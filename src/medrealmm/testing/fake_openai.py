@@ -31,6 +31,8 @@ class FakeReply:
     #: Promise the whole body, send this many bytes (of a stream: token chunks), hang up.
     cut_after: int | None = None
     refusal: str | None = None  # the message's ``refusal`` field (the model declined)
+    #: False: a server that does not say what a call used (no usage, streamed or not)
+    usage: bool = True
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -158,6 +160,8 @@ class FakeOpenAIServer:
                     payload = outer.completion_body(
                         body, reply.content, reply.finish_reason, refusal=reply.refusal
                     )
+                    if not reply.usage:
+                        payload.pop("usage", None)
                     self._send(200, payload, reply.headers)
 
             def _stream(self, body: dict[str, Any], reply: FakeReply) -> None:
@@ -183,7 +187,7 @@ class FakeOpenAIServer:
                 finally:
                     outer._release()
                 self._event(chunks[-2])  # finish_reason
-                if (body.get("stream_options") or {}).get("include_usage"):
+                if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
                     self._event(chunks[-1])
                 self._chunk(b"data: [DONE]\n\n")
                 self._chunk(b"")
