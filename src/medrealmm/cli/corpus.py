@@ -93,6 +93,7 @@ def build(
     OUT/corpus.dropped.jsonl and OUT/manifest.json. Output is identical for either engine.
     """
     from medrealmm.llm.dryrun import dry_run_everywhere
+    from medrealmm.store.outputs import check_output
     from medrealmm.store.scratch import scratch_run
 
     with (
@@ -100,6 +101,7 @@ def build(
         scratch_run(out, enabled=dry_run, must_exist=False) as folder,  # out unless --dry-run
         dry_run_everywhere() if dry_run else contextlib.nullcontext([]) as planned,
     ):
+        check_output(out, option="OUT", folder=True, inputs=[input_path])
         config = _with_overrides(
             load_config(config_path),
             seed=seed,

@@ -144,10 +144,12 @@ def image(
 ) -> None:
     """Mask one image and list every black box drawn."""
     from medrealmm.deid.stage import mask_image_file
+    from medrealmm.store.outputs import check_output
 
     with user_errors():
         if not source.is_file():
             raise FileNotFoundError(f"image not found: {source}")
+        check_output(target, option="TARGET", folder=False, inputs=[source])
         record = mask_image_file(source, target, source.name)
     table = Table("kind", "label", "box")
     for box in record.boxes:

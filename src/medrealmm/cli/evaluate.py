@@ -25,6 +25,7 @@ from medrealmm.cli.common import (
     user_errors,
 )
 from medrealmm.store import RunStore
+from medrealmm.store.outputs import check_output
 
 if TYPE_CHECKING:
     from medrealmm.evaluate.results import Abstentions, PanelSummary, Results
@@ -325,6 +326,8 @@ def score_command(
     from medrealmm.evaluate.results import abstentions_by_grader, panel_summary, usage_with_cost
 
     with user_errors(), RunStore(run, create=False) as store:
+        if json_out is not None:
+            check_output(json_out, option="--json", folder=False, stores=[store.path])
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")

@@ -23,6 +23,7 @@ from medrealmm.cli.common import (
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.mccp.selection import DEFAULT_MIN_GAP
 from medrealmm.store import RunStore, stages
+from medrealmm.store.outputs import check_output
 
 mccp_app = typer.Typer(
     help="Phase 2: find each consultation's Multimodal Clinical Challenge Point (MCCP), cut it "
@@ -114,6 +115,8 @@ def extract(
     from medrealmm.mccp.extract import finished_consultations
     from medrealmm.store.scratch import scratch_run
 
+    with user_errors():
+        check_output(out, option="OUT", folder=True, inputs=[corpus])
     with (
         user_errors(),
         scratch_run(out, enabled=dry_run, must_exist=False) as run_dir,
@@ -148,7 +151,7 @@ def extract(
         if dry_run:
             print_dry_run(client, resumed)
             return
-        instances, discarded = export_outputs(store, out / "mccp")
+        instances, discarded = export_outputs(store, store.path.parent / "mccp")
     if client.is_baseline:
         console.print("[yellow]agents ran on the offline baseline (rules, not a model)[/yellow]")
     for line in summary.lines():
@@ -179,6 +182,7 @@ def export_validation(
 
     target = to or out / "mccp" / "validation.csv"
     with user_errors(), RunStore(out, create=False, writer=True) as store:
+        check_output(target, option="--to", folder=False, stores=[store.path])
         count = export_validation_csv(store, target, n, seed)
     console.print(f"wrote {count} MCCPs for validation to {target}")
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from medrealmm.cli.common import ModelsConfigOption, console, user_errors
 from medrealmm.cli.evaluate import RunArgument, eval_app
 from medrealmm.store import RunStore
+from medrealmm.store.outputs import check_output
 
 if TYPE_CHECKING:
     from medrealmm.stats.meta_eval import MetaRow
@@ -111,6 +112,8 @@ def meta_command(
     from medrealmm.evaluate.meta_eval import meta_eval
 
     with user_errors(), RunStore(run, create=False) as store:
+        if csv_out is not None:
+            check_output(csv_out, option="--csv", folder=False, stores=[store.path])
         rows = meta_eval(store, labels or (), seed=seed, resamples=resamples)
     if not rows:
         console.print("[yellow]no physician labels on LLM-graded criteria: nothing to compare")

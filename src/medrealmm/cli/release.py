@@ -69,6 +69,7 @@ def build(
     """
     from medrealmm.release import ReleaseInfo, build_release
     from medrealmm.store import existing_store
+    from medrealmm.store.outputs import check_output
 
     info = ReleaseInfo(
         name=name,
@@ -78,8 +79,10 @@ def build(
         contamination_disclosures=tuple(disclose or []),
     )
     with user_errors():
+        store_path = existing_store(store)
+        check_output(out, option="OUT", folder=True, stores=[store_path], replaces_release=True)
         result = build_release(
-            existing_store(store), out, info, register=register, allow_unreviewed=allow_unreviewed
+            store_path, out, info, register=register, allow_unreviewed=allow_unreviewed
         )
     counts = result.manifest["counts"]
     console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")

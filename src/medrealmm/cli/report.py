@@ -49,10 +49,12 @@ def report(
     """
     from medrealmm.report import write_report
     from medrealmm.store import RunStore
+    from medrealmm.store.outputs import check_output
 
     with user_errors(), ExitStack() as stack:
         store = stack.enter_context(RunStore(runstore, create=False))
         others = [stack.enter_context(RunStore(p, create=False)) for p in add or []]
+        check_output(out, option="OUT", folder=True, stores=[s.path for s in (store, *others)])
         stack.enter_context(console.status("computing tables and drawing figures"))
         result = write_report(
             store, out, grader=grader, seed=seed, resamples=resamples, others=others

@@ -80,8 +80,10 @@ def export_suspects(
     the file where the corpus is kept."""
     from medrealmm.review.suspects import export_suspect_labels
     from medrealmm.store import RunStore
+    from medrealmm.store.outputs import check_output
 
     with user_errors(), RunStore(store, create=False) as run_store:
+        check_output(out, option="--out", folder=False, stores=[run_store.path])
         count = export_suspect_labels(run_store, out)
     console.print(f"[green]{count} judged highlights[/green] written to {out}")
 

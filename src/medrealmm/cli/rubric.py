@@ -27,6 +27,7 @@ from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.mccp import unmasked_instances
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore, stages
+from medrealmm.store.outputs import check_output
 
 rubric_app = typer.Typer(
     help="Phase 3: generate a case-specific rubric per instance (Generator), export each round "
@@ -148,6 +149,7 @@ def export_round_command(
 
     folder = out or run / "rubric"
     with user_errors(), _open(run) as store:
+        check_output(folder, option="--out", folder=True, stores=[store.path])
         n = export_round(
             store, folder / "review.jsonl", folder / "feedback.jsonl", RubricSettings()
         )

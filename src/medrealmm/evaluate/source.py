@@ -18,6 +18,8 @@ from medrealmm.release.loader import is_release, load_release
 from medrealmm.rubric.rounds import evaluation_rubrics, round_key
 from medrealmm.schema import Instance, Rubric
 from medrealmm.store import STORE_FILENAME, RunStore, stages
+from medrealmm.store.outputs import check_output
+from medrealmm.store.runstore import store_file
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,10 @@ class Benchmark:
 
 
 def is_run(path: Path) -> bool:
-    return (path.is_file() and path.suffix == ".sqlite") or (path / STORE_FILENAME).is_file()
+    try:
+        return store_file(path).is_file()
+    except ValueError:  # a file that is not a run store
+        return False
 
 
 def read_release(root: Path) -> Benchmark:
@@ -108,13 +113,13 @@ def results_store(
             raise ValueError(
                 f"{source} is a release, which is read-only: give --out RUN for the results"
             )
-        if _inside(out, source):
-            raise ValueError(f"--out {out} is inside the release {source}; choose a folder outside")
+        check_output(out, option="--out", folder=True, inputs=[source])
         benchmark = read_release(source)
     elif is_run(source):
         if out is None or _inside(out, source if source.is_dir() else source.parent):
             return RunStore(source, writer=writer), None
-        with RunStore(source) as builder:
+        check_output(out, option="--out", folder=True, inputs=[source])
+        with RunStore(source, create=False) as builder:
             benchmark = read_run(builder)
             origin = builder.get_meta(stages.MCCP_SOURCE_META)
     else:
@@ -127,7 +132,7 @@ def results_store(
         copy_into(store, benchmark)
         if origin is not None:
             store.set_meta(stages.MCCP_SOURCE_META, origin)
-    except BaseException:
-        store.close()
+    except BaseException as exc:
+        store.close(failed=isinstance(exc, Exception))
         raise
     return store, benchmark

@@ -23,8 +23,10 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -105,14 +107,41 @@ def _usage_upsert(names: tuple[str, ...]) -> str:
     )
 
 
-def _store_file(path: Path | str) -> Path:
+#: The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+STORE_SUFFIX = ".sqlite"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` is an existing SQLite database (by its header, not its name)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def store_file(path: Path | str) -> Path:
+    """The one rule from a run argument to its store file: a run is always a folder holding
+    ``store.sqlite``; a path names the store file itself only when it ends in ``.sqlite`` or
+    is an existing SQLite file. So a dotted folder name (``results-0.2``, ``qwen2.5-vl``) is a
+    folder, never a database file whose parent would be taken for the run."""
     path = Path(path)
-    return path / STORE_FILENAME if path.is_dir() or path.suffix == "" else path
+    if path.suffix == STORE_SUFFIX:
+        return path
+    if path.is_file():
+        if is_sqlite_file(path):
+            return path
+        raise ValueError(
+            f"{path} is a file, not a run folder or a run store ({STORE_FILENAME}); "
+            "give the run's folder"
+        )
+    return path / STORE_FILENAME
 
 
 def existing_store(path: Path | str) -> Path:
     """The store file of a run folder (or the file itself); a mistyped folder is an error."""
-    store = _store_file(path)
+    store = store_file(path)
     if not store.is_file():
         raise FileNotFoundError(
             f"{store.parent} holds no run store ({STORE_FILENAME}); "
@@ -121,13 +150,30 @@ def existing_store(path: Path | str) -> Path:
     return store
 
 
+def _missing_folder(folder: Path) -> Path | None:
+    """The topmost folder of ``folder``'s path that does not exist yet (what a ``mkdir -p``
+    of it creates), or None when it exists."""
+    made = None
+    while not folder.exists():
+        made = folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return made
+
+
 class RunStore:
     def __init__(self, path: Path | str, *, writer: bool = False, create: bool = True) -> None:
         """Open (or create) a run's store. ``writer=True`` takes the single-writer lock: what
         runs stages does, so a second such process is refused with the holder named.
         ``create=False`` is for commands that continue a run: a mistyped folder is an error,
         not a new empty store."""
-        path = existing_store(path) if not create else _store_file(path)
+        path = existing_store(path) if not create else store_file(path)
+        #: what this open creates (the folder, the store file): a failed first command
+        #: removes exactly these again (``close(failed=True)``), so a refusal leaves nothing
+        self._made_folder = _missing_folder(path.parent)
+        self._made_file = not path.exists()
+        self._opened_at = time.time() - 1 if self._made_file else None
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # what shows each derived folder is there (store.derived), checked on every write
@@ -209,7 +255,7 @@ class RunStore:
         """Rows of ``stage`` are about to change: the run's folders made from them
         (``store.derived``) go first, so none outlives its rows. Every row write calls it;
         it costs a stat per derived folder while none is there. Says what went, never a row."""
-        names = tuple(n for n in derived_for(stage) if os.path.isfile(self._derived[n]))
+        names = tuple(n for n in derived_for(stage) if self._derived_here(n))
         removed = remove_derived(self.path.parent, names) if names else []
         if removed:
             log.warning(
@@ -218,6 +264,16 @@ class RunStore:
                 " and ".join(str(self.path.parent / name) for name in removed),
                 " and ".join(REBUILD[name] for name in removed),
             )
+
+    def _derived_here(self, name: str) -> bool:
+        """Whether the run's derived folder ``name`` is there and is this run's to remove. A
+        store this command created wrote none before it was opened: a folder beside a new
+        store (``--out .`` next to a release being evaluated) is someone else's input."""
+        try:
+            made = os.stat(self._derived[name]).st_mtime
+        except OSError:
+            return False
+        return self._opened_at is None or made >= self._opened_at
 
     # -- generic records -------------------------------------------------------------
     def put(
@@ -648,7 +704,24 @@ class RunStore:
         """For modules that keep tables of their own in the same file (review, rubric)."""
         return self._db
 
-    def close(self) -> None:
+    @property
+    def is_new(self) -> bool:
+        """Whether this open created the store file (a fresh run, or a fresh results folder):
+        no derived folder beside it can have been written by it."""
+        return self._made_file
+
+    def _made_calls(self) -> bool:
+        with self._lock:
+            usage = self._db.execute("SELECT 1 FROM usage LIMIT 1").fetchone()
+            cached = self._db.execute("SELECT 1 FROM llm_cache LIMIT 1").fetchone()
+        return bool(usage or cached)
+
+    def close(self, *, failed: bool = False) -> None:
+        """Close; ``failed``: the command that opened it failed. A store this open created and
+        that recorded no model call is then removed with the folder made for it, and the
+        removal said: a refused command (a mistyped model, a bad option) creates nothing,
+        while a run that made calls keeps them to resume."""
+        discard = failed and self._made_file and not self._closed and not self._made_calls()
         self.cache.close()
         with self._lock:
             self._commit_pending()
@@ -657,12 +730,31 @@ class RunStore:
         if self._writer_lock is not None:
             lock.release(self._writer_lock)
             self._writer_lock = None
+        if discard:
+            self._discard()
+
+    def _discard(self) -> None:
+        """Remove what this open created: the store's files, and the folder if it made it."""
+        files = [self.path, lock.lock_path(self.path)]
+        files += [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
+        for file in files:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+        if self._made_folder is not None:
+            shutil.rmtree(self._made_folder, ignore_errors=True)
+            log.warning("removed %s, which this failed command had created", self._made_folder)
+        else:
+            log.warning("removed %s, which this failed command had created", self.path)
 
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        failed = kind is not None and issubclass(kind, Exception)
+        # ``typer.Exit`` carries a finished command's own exit code, not a refusal
+        if failed and hasattr(rest[0], "exit_code"):
+            failed = False
+        self.close(failed=failed)
 
 
 @contextlib.contextmanager
