@@ -55,12 +55,12 @@ def read_release(root: Path) -> Benchmark:
 
 def read_run(store: RunStore) -> Benchmark:
     """A builder's instances with the rubric evaluation applies (approved R*, else latest)."""
-    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
+    root = store.image_root(stages.MCCP_INSTANCE)
     return Benchmark(
         ref=BenchmarkRef(kind="run", location=str(store.path.parent.resolve())),
         instances=list(store.iter(stages.MCCP_INSTANCE, Instance)),
         rubrics=list(evaluation_rubrics(store).values()),
-        image_root=Path(root) if root else None,
+        image_root=root.resolve() if root else None,
     )
 
 
@@ -87,8 +87,7 @@ def copy_into(store: RunStore, benchmark: Benchmark) -> None:
             stages.RUBRIC_FINAL: ((r.instance_id, r) for r in benchmark.rubrics if r.approved),
         }
     )
-    root = str(benchmark.image_root) if benchmark.image_root else None
-    store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), root)
+    store.set_image_root(stages.MCCP_INSTANCE, benchmark.image_root)
     store.set_meta(BENCHMARK_META, benchmark.ref.model_dump(mode="json"))
 
 

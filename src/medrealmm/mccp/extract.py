@@ -168,14 +168,14 @@ async def run_mccp(
     """
     if not store.is_built(source_stage):
         raise ValueError(f"{store.path} holds no {source_stage!r} stage to extract MCCPs from")
-    image_root = store.get_meta(stages.image_root_key(source_stage))
+    image_root = store.image_root(source_stage)
     if send_pixels(client, verifier_images) and image_root is None:
         raise ValueError(
             f"the run store has no image root for stage {source_stage!r}; "
             "load the corpus with its images first"
         )
     if image_root is not None:
-        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
+        store.set_image_root(stages.MCCP_INSTANCE, image_root)
     store.set_meta(stages.MCCP_SOURCE_META, source_stage)
     _check_points_setting(store, points, min_gap, points_slice)
 

@@ -38,7 +38,7 @@ from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
 from medrealmm.store.derived import DERIVED, REBUILD, derived_for, remove_derived
-from medrealmm.store.stages import built_key
+from medrealmm.store.stages import built_key, image_root_key
 
 log = logging.getLogger("medrealmm.store")
 
@@ -699,6 +699,44 @@ class RunStore:
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
+
+    # -- image folders -------------------------------------------------------------
+    def set_image_root(self, stage: str, root: Path | str | None) -> None:
+        """Record where ``stage``'s images live: relative to the run folder when inside it (the
+        masked copies), so a copied or moved run reads its own images; an input's folder
+        outside the run stays absolute."""
+        if root is None:
+            self.set_meta(image_root_key(stage), None)
+            return
+        path, run = Path(root).resolve(), self.path.parent.resolve()
+        inside = path == run or run in path.parents
+        self.set_meta(
+            image_root_key(stage), path.relative_to(run).as_posix() if inside else str(path)
+        )
+
+    def image_root(self, stage: str) -> Path | None:
+        """Where ``stage``'s images live (``set_image_root``). A run written before roots were
+        kept relative recorded its own folders absolute: one that names a folder of another
+        run (a copy's original) is this run's folder of that name, said once."""
+        value = self.get_meta(image_root_key(stage))
+        if not value:
+            return None
+        recorded, run = Path(value), self.path.parent
+        if not recorded.is_absolute():
+            return run / recorded
+        own = run / recorded.name
+        elsewhere = recorded.parent.resolve() != run.resolve()
+        if elsewhere and (recorded.parent / STORE_FILENAME).is_file() and own.is_dir():
+            log.warning(
+                "%s records images of stage %s in another run's folder %s; reading this run's "
+                "%s instead",
+                self.path,
+                stage,
+                recorded,
+                own,
+            )
+            return own
+        return recorded
 
     def connection(self) -> sqlite3.Connection:
         """For modules that keep tables of their own in the same file (review, rubric)."""
