@@ -49,6 +49,14 @@ def build(
         ),
     ] = None,
     register: RegisterOption = None,
+    dua: Annotated[
+        Path | None,
+        typer.Option(
+            "--dua",
+            help="The dataset's own Data Use Agreement (markdown), shipped as DUA.md; users "
+            "accept it for this dataset name. Required except on the demo's run.",
+        ),
+    ] = None,
     allow_unreviewed: Annotated[
         bool,
         typer.Option(
@@ -68,19 +76,23 @@ def build(
     rubrics and images. Building the same store and version twice gives identical files.
     """
     from medrealmm.release import ReleaseInfo, build_release
-    from medrealmm.store import existing_store
+    from medrealmm.release.demo import run_dua
+    from medrealmm.store import RunStore, existing_store
     from medrealmm.store.outputs import check_output
 
-    info = ReleaseInfo(
-        name=name,
-        version=version,
-        title=title,
-        authors=tuple(author or ["MedRealMM benchmark maintainers"]),
-        contamination_disclosures=tuple(disclose or []),
-    )
     with user_errors():
         store_path = existing_store(store)
         check_output(out, option="OUT", folder=True, stores=[store_path], replaces_release=True)
+        with RunStore(store_path, create=False) as run:
+            text = run_dua(run, dua)
+        info = ReleaseInfo(
+            name=name,
+            version=version,
+            title=title,
+            authors=tuple(author or ["MedRealMM benchmark maintainers"]),
+            contamination_disclosures=tuple(disclose or []),
+            dua=text,
+        )
         result = build_release(
             store_path, out, info, register=register, allow_unreviewed=allow_unreviewed
         )
@@ -136,7 +148,8 @@ def accept_dua(
 ) -> None:
     """Read and accept a release's Data Use Agreement; the loader refuses a release until then.
 
-    Records who accepted, when, and which DUA text (by sha256) in a user-level file
+    Records who accepted, when, for which dataset and which DUA text (by sha256) in a
+    user-level file
     (~/.config/medrealmm/dua-acceptances.json, or $MEDREALMM_DUA_FILE).
     """
     from medrealmm.release.dua import acceptance_file, record_acceptance
@@ -151,6 +164,7 @@ def accept_dua(
         record_acceptance(
             path,
             name=name,
+            dataset=str(manifest["name"]),
             affiliation=affiliation,
             release=f"{manifest['name']} {manifest['version']}",
         )

@@ -140,6 +140,11 @@ def write_release(
     ``previous``: the version before this one and the consultations it shipped, so the
     changelog lists the cases this one adds."""
     layout.check_version(info.version)
+    if info.dua is None:
+        raise ValueError(
+            "give the dataset's own Data Use Agreement (release build --dua FILE): the bundled "
+            "agreement is the demo's, used only for the demo's run"
+        )
     out = Path(out)
     _check_target(out)
     shipped = layout.without_withdrawn(sources, (w.case_id for w in withdrawals))
@@ -169,7 +174,7 @@ def write_release(
         for target, source in sorted(moves.items()):
             (staging / target).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(sources.image_root / source, staging / target)
-        dua = texts.dua_text()
+        dua = info.dua
         _write_text(staging / layout.DUA_FILE, dua)
         counts = layout.counts(released, images=len(moves), withdrawn=len(withdrawals))
         _write_text(

@@ -161,6 +161,9 @@ class ReleaseInfo:
     title: str
     authors: tuple[str, ...]
     contamination_disclosures: tuple[str, ...] = ()
+    #: The dataset's own Data Use Agreement (markdown); none: the build is refused, since the
+    #: bundled agreement is the demo's (``texts.demo_dua_text``), not a hospital's.
+    dua: str | None = None
 
 
 def departments(sources: ReleaseSources) -> dict[str, dict[str, int]]:

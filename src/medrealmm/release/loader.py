@@ -157,7 +157,7 @@ def load_release(root: Path | str, *, verify: bool = True) -> Release:
     """Refuses (``DUANotAccepted``) until ``medrealmm release accept-dua`` has been run."""
     root = Path(root)
     manifest = read_manifest(root)
-    acceptance = require_acceptance(dua_path(root, manifest), root)
+    acceptance = require_acceptance(dua_path(root, manifest), root, str(manifest["name"]))
     if verify:
         verify_release(root)
     return Release(
