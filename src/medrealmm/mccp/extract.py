@@ -266,10 +266,17 @@ def _setting(setting: dict[str, int]) -> str:
 
 
 def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
-    """instances.jsonl (x with its hidden target y) and discarded.jsonl, in key order."""
+    """instances.jsonl (x with its hidden target y) and discarded.jsonl, in key order; a
+    withdrawn case is left out (its rows stay in the store, its patient asked to be removed)."""
     out_dir = Path(out_dir)
     instances = out_dir / "instances.jsonl"
     discarded = out_dir / "discarded.jsonl"
-    write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
-    write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
+    withdrawn = store.keys(stages.RELEASE_WITHDRAWN)
+    kept = (
+        i for i in store.iter(stages.MCCP_INSTANCE, Instance) if i.consultation_id not in withdrawn
+    )
+    write_jsonl(instances, kept)
+    dropped = store.iter(stages.MCCP_DISCARDED, DiscardRecord)
+    write_jsonl(discarded, (d for d in dropped if d.consultation_id not in withdrawn))
+    store.refresh_kept()  # the folder's STALE marker, if any, described the files before
     return instances, discarded

@@ -37,7 +37,17 @@ from pydantic_core import from_json
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
-from medrealmm.store.derived import DERIVED, REBUILD, derived_for, remove_derived
+from medrealmm.store import stages as stage_names
+from medrealmm.store.derived import (
+    DERIVED,
+    REBUILD,
+    STALE_FILE,
+    CurrentCases,
+    derived_for,
+    kept_folders,
+    refresh_stale,
+    remove_derived,
+)
 from medrealmm.store.stages import built_key, image_root_key
 
 log = logging.getLogger("medrealmm.store")
@@ -174,6 +184,7 @@ class RunStore:
         self._made_folder = _missing_folder(path.parent)
         self._made_file = not path.exists()
         self._opened_at = time.time() - 1 if self._made_file else None
+        self._cases_changed = False  # rows dropped or a case withdrawn: see ``_after_write``
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # what shows each derived folder is there (store.derived), checked on every write
@@ -275,6 +286,40 @@ class RunStore:
             return False
         return self._opened_at is None or made >= self._opened_at
 
+    def current_cases(self) -> CurrentCases:
+        """The releasable consultations and the instances the rows hold, less withdrawn cases."""
+        withdrawn = self.keys(stage_names.RELEASE_WITHDRAWN)
+        corpus = self.keys(stage_names.CORPUS_FINAL) | self.keys(stage_names.CORPUS_DEID)
+        instances = (
+            key
+            for key, case in self.fields(stage_names.MCCP_INSTANCE, ("consultation_id",))
+            if case not in withdrawn
+        )
+        return CurrentCases(frozenset(corpus - withdrawn), frozenset(instances))
+
+    def _after_write(self) -> None:
+        """After rows were dropped or a case withdrawn: every folder kept beside the run that
+        holds a case the rows no longer hold is marked ``STALE``, and said (``store.derived``)."""
+        if self._cases_changed:
+            self._cases_changed = False
+            self.refresh_kept()
+
+    def refresh_kept(self) -> None:
+        """Mark (or, once rewritten, unmark) the kept folders beside the run (``store.derived``):
+        the row writes that drop cases call it, and so do the exports once they rewrote theirs."""
+        folders = kept_folders(self.path.parent)
+        if not folders:
+            return
+        for folder, gone in refresh_stale(folders, self.current_cases()):
+            log.warning(
+                "%s holds %d cases the run no longer holds (withdrawn or dropped), e.g. %s: "
+                "marked stale (%s)",
+                folder,
+                len(gone),
+                gone[0],
+                folder / STALE_FILE,
+            )
+
     # -- generic records -------------------------------------------------------------
     def put(
         self,
@@ -303,6 +348,8 @@ class RunStore:
             )
             self._link(stage, key, sources)
             self._drop_stale_children(stage, key)
+        self._cases_changed |= stage == stage_names.RELEASE_WITHDRAWN
+        self._after_write()
 
     def _link(self, stage: str, key: str, sources: Iterable[tuple[str, str]]) -> None:
         self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
@@ -356,6 +403,7 @@ class RunStore:
                 if payload is None or content_sha(payload) != sha
             }
             dropped = self._drop_with_descendants(stale)
+        self._after_write()
         return dropped
 
     def _drop_with_descendants(self, rows: set[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -377,6 +425,7 @@ class RunStore:
                     todo.append(child)
         for stage in sorted({stage for stage, _ in dropped}):
             self._rows_changing(stage)  # before the caller's commit, as for a written row
+        self._cases_changed |= bool(dropped)
         return sorted(dropped)
 
     def put_many(
@@ -397,6 +446,8 @@ class RunStore:
                 if sources is not None:
                     self._link(stage, key, sources.get(key, ()))
                 self._drop_stale_children(stage, key)
+                self._cases_changed |= stage == stage_names.RELEASE_WITHDRAWN
+        self._after_write()
 
     def replace(self, rows: Mapping[str, Iterable[tuple[str, BaseModel]]]) -> None:
         """Swap each named stage's rows for the given ones in one transaction, and mark them
@@ -412,6 +463,8 @@ class RunStore:
                 )
                 self._set_meta(built_key(stage), True)
                 self._drop_stale_children(stage)
+            self._cases_changed = True
+        self._after_write()
 
     def clear(self, stages: Iterable[str]) -> None:
         """Drop the rows and the built mark of ``stages``, and every row made from them, in one
@@ -423,6 +476,8 @@ class RunStore:
                 self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                 self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
                 self._drop_stale_children(stage)
+            self._cases_changed = True
+        self._after_write()
 
     def mark_built(self, stage: str) -> None:
         self.set_meta(built_key(stage), True)
@@ -649,6 +704,8 @@ class RunStore:
                 self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
                 self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
             self._drop_stale_children(stage, key)
+            self._cases_changed = True
+        self._after_write()
 
     # -- accounting ------------------------------------------------------------------
     def record_calls(
