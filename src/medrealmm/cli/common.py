@@ -30,6 +30,12 @@ def make_console(terminal: bool) -> Console:
 
 console = make_console(sys.stderr.isatty())
 
+#: Said by every argument that names a run: how a path is read (``store.runstore.store_file``).
+RUN_PATH = (
+    " Always a folder, dotted names too (results-0.2); only a path ending in .sqlite, or an "
+    "existing SQLite file, is the store file itself."
+)
+
 ModelOption = Annotated[
     str,
     typer.Option(

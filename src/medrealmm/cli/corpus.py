@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     AllowShrinkOption,
     DryRunOption,
     ModelsConfigOption,
@@ -39,13 +40,15 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Corpus YAML (completeness, balance, privacy, review)."),
 ]
-RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 
 
 @corpus_app.command()
 def build(
     input_path: Annotated[Path, typer.Argument(help="Raw consultations JSONL (C0).")],
-    out: Annotated[Path, typer.Argument(help="Run folder for the store, corpus and manifest.")],
+    out: Annotated[
+        Path, typer.Argument(help="Run folder for the store, corpus and manifest." + RUN_PATH)
+    ],
     config_path: ConfigOption = None,
     engine: Annotated[
         Engine, typer.Option("--engine", help="local processes, or Ray Data for big corpora.")

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     LimitOption,
@@ -34,7 +35,7 @@ app.add_typer(deid_app, name="deid")
 
 @deid_app.command("run")
 def run(
-    run_dir: Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")],
+    run_dir: Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)],
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
     no_llm: Annotated[

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     ModelOption,
@@ -64,7 +65,9 @@ class GradingChoice(StrEnum):
 
 RunArgument = Annotated[
     Path,
-    typer.Argument(help="Run folder (or its store.sqlite) holding instances and rubrics."),
+    typer.Argument(
+        help="Run folder (or its store.sqlite) holding instances and rubrics." + RUN_PATH
+    ),
 ]
 GraderOption = Annotated[
     str,
@@ -88,7 +91,7 @@ OutOption = Annotated[
     typer.Option(
         "--out",
         help="Run folder for the results. Required for a release (read-only); for a builder's "
-        "run, omit it to store results in that run.",
+        "run, omit it to store results in that run." + RUN_PATH,
     ),
 ]
 

@@ -9,6 +9,7 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     AllowShrinkOption,
     DebugCallsOption,
     DryRunOption,
@@ -32,7 +33,7 @@ mccp_app = typer.Typer(
 )
 app.add_typer(mccp_app, name="mccp")
 
-OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 
 
 def _load_corpus(store: RunStore, corpus: Path, allow_shrink: bool) -> None:
@@ -47,7 +48,9 @@ def extract(
     corpus: Annotated[
         Path, typer.Argument(help=f"Folder with {CORPUS_FILE} and the images/ it references.")
     ],
-    out: Annotated[Path, typer.Argument(help="Run folder; created if missing, resumed if not.")],
+    out: Annotated[
+        Path, typer.Argument(help="Run folder; created if missing, resumed if not." + RUN_PATH)
+    ],
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Consultations processed at once.")] = 16,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import RUN_PATH, console, user_errors
 
 release_app = typer.Typer(
     help="Versioned releases: Parquet + images with a manifest, the DUA gate, and patient "
@@ -29,7 +29,7 @@ RegisterOption = Annotated[
 
 @release_app.command("build")
 def build(
-    store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite).")],
+    store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite)." + RUN_PATH)],
     out: Annotated[Path, typer.Argument(help="Folder to write the release into.")],
     version: Annotated[str, typer.Option("--version", help="Release version, X.Y or X.Y.Z.")],
     name: Annotated[str, typer.Option("--name", help="Dataset name (fixes the canary).")] = (
@@ -110,7 +110,9 @@ def withdraw(
     reason: Annotated[
         str, typer.Option("--reason", help="Kept privately in the register, never published.")
     ],
-    store: Annotated[Path, typer.Option("--store", help="Run folder (or its store.sqlite).")],
+    store: Annotated[
+        Path, typer.Option("--store", help="Run folder (or its store.sqlite)." + RUN_PATH)
+    ],
     when: Annotated[
         str | None, typer.Option("--date", help="Date of the request, YYYY-MM-DD (default today).")
     ] = None,

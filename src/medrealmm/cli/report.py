@@ -9,14 +9,17 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, user_errors
+from medrealmm.cli.common import RUN_PATH, console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 
 
 @app.command()
 def report(
     runstore: Annotated[
-        Path, typer.Argument(help="Run folder, or its store.sqlite, holding evaluation results.")
+        Path,
+        typer.Argument(
+            help="Run folder, or its store.sqlite, holding evaluation results." + RUN_PATH
+        ),
     ],
     out: Annotated[Path, typer.Argument(help="Folder to write index.html, figures/ and tables/.")],
     grader: Annotated[

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import ModelOption, ModelsConfigOption, console, user_errors
+from medrealmm.cli.common import RUN_PATH, ModelOption, ModelsConfigOption, console, user_errors
 from medrealmm.llm.egress import is_loopback
 
 review_app = typer.Typer(
@@ -20,7 +20,10 @@ review_app = typer.Typer(
 app.add_typer(review_app, name="review")
 
 StoreOption = Annotated[
-    Path, typer.Option("--store", help="Run folder (or its store.sqlite) the app reads and writes.")
+    Path,
+    typer.Option(
+        "--store", help="Run folder (or its store.sqlite) the app reads and writes." + RUN_PATH
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     LimitOption,
@@ -37,7 +38,7 @@ rubric_app = typer.Typer(
 )
 app.add_typer(rubric_app, name="rubric")
 
-RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Instances processed at once.")]
 MaxRoundsOption = Annotated[
     int, typer.Option("--max-rounds", min=0, help="Refinement rounds after round 0 (paper: 3).")
