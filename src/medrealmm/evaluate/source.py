@@ -112,12 +112,12 @@ def results_store(
             raise ValueError(
                 f"{source} is a release, which is read-only: give --out RUN for the results"
             )
-        check_output(out, option="--out", folder=True, inputs=[source])
+        check_output(store_file(out).parent, option="--out", folder=True, inputs=[source])
         benchmark = read_release(source)
     elif is_run(source):
         if out is None or _inside(out, source if source.is_dir() else source.parent):
             return RunStore(source, writer=writer), None
-        check_output(out, option="--out", folder=True, inputs=[source])
+        check_output(store_file(out).parent, option="--out", folder=True, inputs=[source])
         with RunStore(source, create=False) as builder:
             benchmark = read_run(builder)
             origin = builder.get_meta(stages.MCCP_SOURCE_META)

@@ -26,7 +26,6 @@ import os
 import shutil
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -160,6 +159,15 @@ def existing_store(path: Path | str) -> Path:
     return store
 
 
+def _stamp(path: str) -> tuple[int, int] | None:
+    """Which file is at ``path`` now (inode, modification time); None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns)
+
+
 def _missing_folder(folder: Path) -> Path | None:
     """The topmost folder of ``folder``'s path that does not exist yet (what a ``mkdir -p``
     of it creates), or None when it exists."""
@@ -179,16 +187,19 @@ class RunStore:
         ``create=False`` is for commands that continue a run: a mistyped folder is an error,
         not a new empty store."""
         path = existing_store(path) if not create else store_file(path)
+        self._derived = {
+            name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()
+        }
         #: what this open creates (the folder, the store file): a failed first command
         #: removes exactly these again (``close(failed=True)``), so a refusal leaves nothing
         self._made_folder = _missing_folder(path.parent)
         self._made_file = not path.exists()
-        self._opened_at = time.time() - 1 if self._made_file else None
+        # a new store wrote none of the derived folders already beside it (``--out .`` next to
+        # the release being evaluated): those, as they are now, are never its to remove
+        self._foreign = {n: _stamp(p) for n, p in self._derived.items()} if self._made_file else {}
         self._cases_changed = False  # rows dropped or a case withdrawn: see ``_after_write``
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        # what shows each derived folder is there (store.derived), checked on every write
-        self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -280,11 +291,8 @@ class RunStore:
         """Whether the run's derived folder ``name`` is there and is this run's to remove. A
         store this command created wrote none before it was opened: a folder beside a new
         store (``--out .`` next to a release being evaluated) is someone else's input."""
-        try:
-            made = os.stat(self._derived[name]).st_mtime
-        except OSError:
-            return False
-        return self._opened_at is None or made >= self._opened_at
+        stamp = _stamp(self._derived[name])
+        return stamp is not None and self._foreign.get(name) != stamp
 
     def current_cases(self) -> CurrentCases:
         """The releasable consultations and the instances the rows hold, less withdrawn cases."""
