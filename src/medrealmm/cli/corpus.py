@@ -96,7 +96,7 @@ def build(
     OUT/corpus.dropped.jsonl and OUT/manifest.json. Output is identical for either engine.
     """
     from medrealmm.llm.dryrun import dry_run_everywhere
-    from medrealmm.store.outputs import check_output
+    from medrealmm.release.outputs import check_output
     from medrealmm.store.scratch import scratch_run
 
     with (

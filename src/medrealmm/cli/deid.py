@@ -145,7 +145,7 @@ def image(
 ) -> None:
     """Mask one image and list every black box drawn."""
     from medrealmm.deid.stage import mask_image_file
-    from medrealmm.store.outputs import check_output
+    from medrealmm.release.outputs import check_output
 
     with user_errors():
         if not source.is_file():

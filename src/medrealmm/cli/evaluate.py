@@ -25,8 +25,8 @@ from medrealmm.cli.common import (
     report_failures,
     user_errors,
 )
+from medrealmm.release.outputs import check_output
 from medrealmm.store import RunStore
-from medrealmm.store.outputs import check_output
 
 if TYPE_CHECKING:
     from medrealmm.evaluate.results import Abstentions, PanelSummary, Results

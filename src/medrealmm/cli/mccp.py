@@ -23,8 +23,8 @@ from medrealmm.cli.common import (
 )
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.mccp.selection import DEFAULT_MIN_GAP
+from medrealmm.release.outputs import check_output
 from medrealmm.store import RunStore, stages
-from medrealmm.store.outputs import check_output
 
 mccp_app = typer.Typer(
     help="Phase 2: find each consultation's Multimodal Clinical Challenge Point (MCCP), cut it "

@@ -13,8 +13,8 @@ from rich.table import Table
 
 from medrealmm.cli.common import ModelsConfigOption, console, user_errors
 from medrealmm.cli.evaluate import RunArgument, eval_app
+from medrealmm.release.outputs import check_output
 from medrealmm.store import RunStore
-from medrealmm.store.outputs import check_output
 
 if TYPE_CHECKING:
     from medrealmm.stats.meta_eval import MetaRow

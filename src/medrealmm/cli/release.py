@@ -77,8 +77,8 @@ def build(
     """
     from medrealmm.release import ReleaseInfo, build_release
     from medrealmm.release.demo import run_dua
+    from medrealmm.release.outputs import check_output
     from medrealmm.store import RunStore, existing_store
-    from medrealmm.store.outputs import check_output
 
     with user_errors():
         store_path = existing_store(store)

@@ -50,9 +50,9 @@ def report(
     OUT gets a self-contained index.html (figures embedded, opens from disk), figures/*.png
     and tables/*.csv + *.json for every table. Incomplete cases are counted, never scored 0.
     """
+    from medrealmm.release.outputs import check_output
     from medrealmm.report import write_report
     from medrealmm.store import RunStore
-    from medrealmm.store.outputs import check_output
 
     with user_errors(), ExitStack() as stack:
         store = stack.enter_context(RunStore(runstore, create=False))

@@ -81,9 +81,9 @@ def export_suspects(
     its reviewer marked it as an identifier: dev data for the de-identification recognizers.
     The rows hold masked-corpus text, including what reviewers found still identifying: keep
     the file where the corpus is kept."""
+    from medrealmm.release.outputs import check_output
     from medrealmm.review.suspects import export_suspect_labels
     from medrealmm.store import RunStore
-    from medrealmm.store.outputs import check_output
 
     with user_errors(), RunStore(store, create=False) as run_store:
         check_output(out, option="--out", folder=False, stores=[run_store.path])

@@ -26,9 +26,9 @@ from medrealmm.cli.common import (
 from medrealmm.llm import LLMClient
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.mccp import unmasked_instances
+from medrealmm.release.outputs import check_output
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore, stages
-from medrealmm.store.outputs import check_output
 
 rubric_app = typer.Typer(
     help="Phase 3: generate a case-specific rubric per instance (Generator), export each round "

@@ -15,10 +15,10 @@ from pathlib import Path
 from medrealmm.evaluate.provenance import BENCHMARK_META, BenchmarkRef
 from medrealmm.release import layout
 from medrealmm.release.loader import is_release, load_release
+from medrealmm.release.outputs import check_output
 from medrealmm.rubric.rounds import evaluation_rubrics, round_key
 from medrealmm.schema import Instance, Rubric
 from medrealmm.store import STORE_FILENAME, RunStore, stages
-from medrealmm.store.outputs import check_output
 from medrealmm.store.runstore import store_file
 
 

@@ -187,9 +187,7 @@ class RunStore:
         ``create=False`` is for commands that continue a run: a mistyped folder is an error,
         not a new empty store."""
         path = existing_store(path) if not create else store_file(path)
-        self._derived = {
-            name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()
-        }
+        self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
         #: what this open creates (the folder, the store file): a failed first command
         #: removes exactly these again (``close(failed=True)``), so a refusal leaves nothing
         self._made_folder = _missing_folder(path.parent)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from medrealmm.release.loader import is_release
 from medrealmm.store.lock import lock_path
 from medrealmm.store.runstore import STORE_FILENAME, STORE_SUFFIX, is_sqlite_file
 
@@ -33,8 +34,6 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _release_at_or_above(path: Path) -> Path | None:
-    from medrealmm.release.loader import is_release
-
     for folder in (path, *path.parents):
         if is_release(folder):
             return folder
