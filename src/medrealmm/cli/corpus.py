@@ -104,7 +104,7 @@ def build(
         scratch_run(out, enabled=dry_run, must_exist=False) as folder,  # out unless --dry-run
         dry_run_everywhere() if dry_run else contextlib.nullcontext([]) as planned,
     ):
-        check_output(out, option="OUT", folder=True, inputs=[input_path])
+        check_output(out, option="OUT", folder=True)
         config = _with_overrides(
             load_config(config_path),
             seed=seed,

@@ -119,7 +119,7 @@ def extract(
     from medrealmm.store.scratch import scratch_run
 
     with user_errors():
-        check_output(out, option="OUT", folder=True, inputs=[corpus])
+        check_output(out, option="OUT", folder=True)
     with (
         user_errors(),
         scratch_run(out, enabled=dry_run, must_exist=False) as run_dir,
