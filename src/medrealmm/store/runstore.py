@@ -136,6 +136,8 @@ def store_file(path: Path | str) -> Path:
     is an existing SQLite file. So a dotted folder name (``results-0.2``, ``qwen2.5-vl``) is a
     folder, never a database file whose parent would be taken for the run."""
     path = Path(path)
+    if path.is_dir():
+        return path / STORE_FILENAME
     if path.suffix == STORE_SUFFIX:
         return path
     if path.is_file():
@@ -804,12 +806,6 @@ class RunStore:
     def connection(self) -> sqlite3.Connection:
         """For modules that keep tables of their own in the same file (review, rubric)."""
         return self._db
-
-    @property
-    def is_new(self) -> bool:
-        """Whether this open created the store file (a fresh run, or a fresh results folder):
-        no derived folder beside it can have been written by it."""
-        return self._made_file
 
     def _made_calls(self) -> bool:
         with self._lock:
