@@ -1,6 +1,7 @@
 """Issue item 6: the builder's own run is evaluable, and every offline command of the README and
 of the documentation site's pages (in the order of mkdocs.yml's nav) runs as printed, in order,
-on a fresh folder.
+on a fresh folder, then from the folder that holds the releases with dotted output names (issue
+46 item 1: ``--out results-0.2`` there deleted the release).
 
 A run folder holds the corpus build's ``manifest.json``; it was taken for a release manifest
 (read-only: "is a release"; with ``--out``: "release format None is not supported"). Releases
@@ -193,3 +194,28 @@ def test_readme_offline_commands_run_literally_in_order(tmp_path: Path) -> None:
     assert scores
     assert (tmp_path / "results" / "report" / "index.html").is_file()
     assert (tmp_path / "releases" / "1.1" / "manifest.json").is_file()
+    assert (tmp_path / "results-0.2" / "store.sqlite").is_file()  # a dotted name is a folder
+
+    # From the folder that holds the releases, with dotted output names: the release evaluated
+    # is never taken for a derived folder of the results (it was deleted), nor written.
+    here = tmp_path / "demo-output"
+    for command in (
+        "medrealmm eval run release --out results-0.1 --model offline --images off",
+        "medrealmm eval run release-0.2 --out qwen2.5-vl --model offline",
+        "medrealmm eval score qwen2.5-vl --json scores-v1.0.json",
+        "medrealmm report results-0.1 report-0.1 --add qwen2.5-vl",
+    ):
+        result = subprocess.run(
+            shlex.split(command), cwd=here, env=env, capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, f"{command}\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        assert "Traceback" not in result.stderr, command
+    for release in ("release", "release-0.2"):
+        verified = subprocess.run(
+            ["medrealmm", "release", "verify", release], cwd=here, env=env, check=False
+        )
+        assert verified.returncode == 0, release
+    for results in ("results-0.1", "qwen2.5-vl"):
+        assert (here / results / "store.sqlite").is_file(), results
+    assert json.loads((here / "scores-v1.0.json").read_text(encoding="utf-8"))
+    assert (here / "report-0.1" / "index.html").is_file()

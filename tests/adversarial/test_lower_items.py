@@ -43,7 +43,10 @@ def release(demo_dir: Path, tmp_path: Path) -> Path:
         store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in cases[:2]))
         store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(demo_dir))
     out = tmp_path / "release"
-    assert _invoke("release", "build", str(tmp_path / "run"), str(out), "--version", "1.0")[0] == 0
+    dua = tmp_path / "DUA.md"
+    dua.write_text("测试用数据使用协议。\n", encoding="utf-8")
+    build = ("release", "build", str(tmp_path / "run"), str(out), "--version", "1.0")
+    assert _invoke(*build, "--dua", str(dua))[0] == 0
     assert _invoke("release", "verify", str(out))[0] == 0
     return out
 

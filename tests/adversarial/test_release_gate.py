@@ -69,7 +69,9 @@ def _run(folder: Path, *, reviewed: bool) -> Path:
 
 
 def _build(run: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
-    args = ["release", "build", str(run), str(out), "--version", "1.0", *extra]
+    dua = run.parent / "DUA.md"
+    dua.write_text("测试用数据使用协议。\n", encoding="utf-8")
+    args = ["release", "build", str(run), str(out), "--version", "1.0", "--dua", str(dua), *extra]
     return CliRunner().invoke(app, args)
 
 

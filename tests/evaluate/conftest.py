@@ -94,7 +94,13 @@ def eval_store(tmp_path: Path) -> Iterator[RunStore]:
         yield store
 
 
-INFO = ReleaseInfo(name="medrealmm-test", version="1.0", title="test release", authors=("t",))
+INFO = ReleaseInfo(
+    name="medrealmm-test",
+    version="1.0",
+    title="test release",
+    authors=("t",),
+    dua="测试用数据使用协议。\n",
+)
 #: What the fake model server answers to every reply request.
 REPLY = "您好，请问症状持续多长时间了？既往病史和过敏史？请不要自行停药，症状加重请线下就诊。"
 
@@ -129,4 +135,6 @@ def release(builder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> P
 
 
 def accept(release: Path) -> None:
-    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-test 1.0")
+    record_acceptance(
+        release / "DUA.md", name="研究员", dataset="medrealmm-test", release="medrealmm-test 1.0"
+    )

@@ -51,7 +51,12 @@ def test_runs_of_different_benchmarks_are_refused(release: Path, tmp_path: Path)
     manifest = json.loads((other / "manifest.json").read_text("utf-8"))
     manifest["name"] = "another-benchmark"  # another version of one release is compared
     (other / "manifest.json").write_text(json.dumps(manifest), "utf-8")
-    record_acceptance(other / "DUA.md", name="研究员", release="another-benchmark 1.0")
+    record_acceptance(
+        other / "DUA.md",
+        name="研究员",
+        dataset="another-benchmark",
+        release="another-benchmark 1.0",
+    )
     b = evaluate(other, tmp_path / "b", EvalSettings(model="offline", images=False))
     result = CliRunner().invoke(app, ["report", str(a), str(tmp_path / "rep"), "--add", str(b)])
     assert result.exit_code == 2 and "one benchmark" in " ".join(result.output.split())

@@ -106,7 +106,9 @@ def test_demo_release_scores_as_the_demo_did(
     out, _ = demo_run
     release = out / "release"
     monkeypatch.setenv("MEDREALMM_DUA_FILE", str(tmp_path / "dua.json"))
-    record_acceptance(release / "DUA.md", name="研究员", release="medrealmm-demo 0.1")
+    record_acceptance(
+        release / "DUA.md", name="研究员", dataset="medrealmm-demo", release="medrealmm-demo 0.1"
+    )
     before = tree(release)
     result = CliRunner().invoke(
         app, ["eval", "run", str(release), "--out", str(tmp_path / "consumer")]
@@ -119,7 +121,9 @@ def test_demo_release_scores_as_the_demo_did(
 
     # version 0.2 into the same results folder: every unchanged case's reply is reused
     newer = out / "release-0.2"
-    record_acceptance(newer / "DUA.md", name="研究员", release="medrealmm-demo 0.2")
+    record_acceptance(
+        newer / "DUA.md", name="研究员", dataset="medrealmm-demo", release="medrealmm-demo 0.2"
+    )
     with RunStore(tmp_path / "consumer") as store:
         replies = {r.instance_id: r.eval_id for r in store.iter(stages.EVAL_RESPONSE, Response)}
     again = CliRunner().invoke(

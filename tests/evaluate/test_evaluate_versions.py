@@ -35,7 +35,13 @@ def _release(tmp_path: Path, instances: list[Instance], version: str) -> Path:
         fill_store(store, instances)
         store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in cases))
         store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(corpus))
-        info = ReleaseInfo(name="medrealmm-test", version=version, title="t", authors=("t",))
+        info = ReleaseInfo(
+            name="medrealmm-test",
+            version=version,
+            title="t",
+            authors=("t",),
+            dua="测试用数据使用协议。\n",
+        )
         target = tmp_path / f"release-{version}"
         out = release_store(store, target, info, register=tmp_path / "w", allow_unreviewed=True)
     accept(out.out)

@@ -23,7 +23,13 @@ from medrealmm.schema import (
     Rubric,
 )
 
-INFO = ReleaseInfo(name="medrealmm", version="1.0", title="测试集", authors=("维护者",))
+INFO = ReleaseInfo(
+    name="medrealmm",
+    version="1.0",
+    title="测试集",
+    authors=("维护者",),
+    dua="测试用数据使用协议。\n",
+)
 
 
 def test_every_schema_names_exactly_its_model_fields() -> None:
@@ -96,7 +102,9 @@ def test_the_loader_reads_both_layouts_alike(run_dir: Path, tmp_path: Path, dua_
     )
     loaded = []
     for folder in (new, old):
-        record_acceptance(folder / "DUA.md", name="李研究员", release="medrealmm 1.0")
+        record_acceptance(
+            folder / "DUA.md", name="李研究员", dataset="medrealmm", release="medrealmm 1.0"
+        )
         loaded.append(load_release(folder))
     assert loaded[0].instances == loaded[1].instances and loaded[0].instances
     assert loaded[0].rubrics == loaded[1].rubrics

@@ -20,7 +20,13 @@ from medrealmm.release import (
 from medrealmm.schema import Consultation, Instance
 from medrealmm.store import RunStore, stages
 
-INFO = ReleaseInfo(name="medrealmm", version="1.0", title="测试集", authors=("维护者",))
+INFO = ReleaseInfo(
+    name="medrealmm",
+    version="1.0",
+    title="测试集",
+    authors=("维护者",),
+    dua="测试用数据使用协议。\n",
+)
 
 
 def tree(folder: Path) -> dict[str, str]:
@@ -173,7 +179,9 @@ def test_never_overwrites_a_folder_that_is_not_a_release(run_dir: Path, tmp_path
 
 
 def test_bad_version_is_refused(run_dir: Path, tmp_path: Path) -> None:
-    bad = ReleaseInfo(name="medrealmm", version="v1", title="t", authors=("a",))
+    bad = ReleaseInfo(
+        name="medrealmm", version="v1", title="t", authors=("a",), dua="测试用数据使用协议。\n"
+    )
     with pytest.raises(ValueError, match=r"X\.Y"):
         build_release(run_dir, tmp_path / "rel", bad)
 
@@ -191,6 +199,8 @@ def test_demo_step_skips_without_masked_corpus_then_releases(
             release_demo(store, empty) == "release: skipped (no de-identified corpus in this run)"
         )
     with RunStore(run_dir) as store:
+        assert release_demo(store, run_dir).startswith("release: refused: give the dataset's own")
+        store.set_meta(stages.DEMO_META, True)  # the demo's own run: its bundled DUA
         line = release_demo(store, run_dir)
         assert line.startswith("release 0.1: 6 consultations, 6 instances")
         assert release_demo(store, run_dir) == line  # rerun rebuilds the same release
@@ -210,6 +220,6 @@ def test_release_without_rubrics_leaves_them_out_of_the_card(
     front = yaml.safe_load(card.split("---\n")[1])
     assert [c["config_name"] for c in front["configs"]] == ["consultations", "instances"]
     assert "Rubric stage: `none`" in card
-    record_acceptance(out / "DUA.md", name="x", release="medrealmm 1.0")
+    record_acceptance(out / "DUA.md", name="x", dataset="medrealmm", release="medrealmm 1.0")
     loaded = load_release(out)
     assert (len(loaded.instances), loaded.rubrics) == (6, [])

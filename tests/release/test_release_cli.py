@@ -26,7 +26,11 @@ def test_build_withdraw_accept_load_round_trip(
     run_dir: Path, tmp_path: Path, dua_file: Path
 ) -> None:
     v1 = tmp_path / "v1.0"
-    result = invoke("release", "build", str(run_dir), str(v1), "--version", "1.0")
+    dua = tmp_path / "our-DUA.md"
+    dua.write_text("测试用数据使用协议。\n", encoding="utf-8")
+    result = invoke(
+        "release", "build", str(run_dir), str(v1), "--version", "1.0", "--dua", str(dua)
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((v1 / "manifest.json").read_text(encoding="utf-8"))
 
@@ -37,7 +41,7 @@ def test_build_withdraw_accept_load_round_trip(
     assert result.exit_code == 0, result.output
     v2 = tmp_path / "v1.1"
     result = invoke(
-        "release", "build", str(run_dir), str(v2), "--version", "1.1",
+        "release", "build", str(run_dir), str(v2), "--version", "1.1", "--dua", str(dua),
         "--contamination-note", "none of our models saw it",
     )  # fmt: skip
     assert result.exit_code == 0, result.output

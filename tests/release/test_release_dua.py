@@ -18,7 +18,9 @@ from medrealmm.release import (
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
-INFO = ReleaseInfo(name="medrealmm", version="2.0", title="t", authors=("a",))
+INFO = ReleaseInfo(
+    name="medrealmm", version="2.0", title="t", authors=("a",), dua="测试用数据使用协议。\n"
+)
 
 
 @pytest.fixture()
@@ -37,7 +39,9 @@ def test_loader_refuses_without_dua_acceptance(release: Path, dua_file: Path) ->
 def test_loader_gives_schema_models_after_acceptance(
     release: Path, run_dir: Path, dua_file: Path
 ) -> None:
-    record_acceptance(release / "DUA.md", name="李研究员", release="medrealmm 2.0")
+    record_acceptance(
+        release / "DUA.md", name="李研究员", dataset="medrealmm", release="medrealmm 2.0"
+    )
     loaded = load_release(release)
     assert loaded.version == "2.0"
     assert loaded.acceptance.name == "李研究员"
@@ -59,7 +63,7 @@ def test_loader_gives_schema_models_after_acceptance(
 def test_acceptance_is_per_dua_text(release: Path, tmp_path: Path) -> None:
     other = tmp_path / "other-DUA.md"
     other.write_text("另一份协议", encoding="utf-8")
-    record_acceptance(other, name="x", release="other 1.0")
+    record_acceptance(other, name="x", dataset="other", release="other 1.0")
     with pytest.raises(DUANotAccepted):
         load_release(release)
 
@@ -67,13 +71,13 @@ def test_acceptance_is_per_dua_text(release: Path, tmp_path: Path) -> None:
 def test_edited_dua_is_refused_even_if_accepted(release: Path) -> None:
     dua = release / "DUA.md"
     dua.write_text(dua.read_text(encoding="utf-8") + "\n允许任何用途。\n", encoding="utf-8")
-    record_acceptance(dua, name="x", release="medrealmm 2.0")
+    record_acceptance(dua, name="x", dataset="medrealmm", release="medrealmm 2.0")
     with pytest.raises(ReleaseIntegrityError, match="DUA"):
         load_release(release)
 
 
 def test_tampered_or_added_files_fail_verification(release: Path) -> None:
-    record_acceptance(release / "DUA.md", name="x", release="medrealmm 2.0")
+    record_acceptance(release / "DUA.md", name="x", dataset="medrealmm", release="medrealmm 2.0")
     assert verify_release(release)["version"] == "2.0"
     image = next((release / "images").rglob("*.*"))
     image.write_bytes(image.read_bytes() + b"\0")

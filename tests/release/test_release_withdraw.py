@@ -19,7 +19,9 @@ from medrealmm.release import (
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
-INFO = ReleaseInfo(name="medrealmm", version="1.0", title="t", authors=("a",))
+INFO = ReleaseInfo(
+    name="medrealmm", version="1.0", title="t", authors=("a",), dua="测试用数据使用协议。\n"
+)
 REASON = "患者王小明本人来电要求删除"  # names the requester: must never be published
 
 
@@ -37,7 +39,9 @@ def test_withdrawal_removes_case_instances_rubrics_and_all_images(
     after = build_release(
         run_dir,
         tmp_path / "v1.1",
-        ReleaseInfo(name="medrealmm", version="1.1", title="t", authors=("a",)),
+        ReleaseInfo(
+            name="medrealmm", version="1.1", title="t", authors=("a",), dua="测试用数据使用协议。\n"
+        ),
     )
     out = tmp_path / "v1.1"
 
@@ -134,6 +138,7 @@ def test_a_withdrawal_removes_the_runs_release_and_report_and_says_so(run_dir: P
     from medrealmm.release.demo import release_demo
 
     with RunStore(run_dir) as store:
+        store.set_meta(stages.DEMO_META, True)  # the demo's run: its bundled DUA
         release_demo(store, run_dir, allow_unreviewed=True)  # the chain's release step
         victim = next(store.iter(stages.CORPUS_FINAL, Consultation))
     (run_dir / "report").mkdir()
@@ -172,7 +177,9 @@ def test_next_version_changelog_lists_added_and_withdrawn_cases(
         store.put_many(stages.RUBRIC_FINAL, ((cut(c).id, rubric(cut(c).id)) for c in new))
         victim = first.shipped["consultations"][0]
         record_withdrawal(store, default_register(run_dir), victim, REASON, date(2026, 3, 4))
-    info = ReleaseInfo(name="medrealmm", version="1.1", title="t", authors=("a",))
+    info = ReleaseInfo(
+        name="medrealmm", version="1.1", title="t", authors=("a",), dua="测试用数据使用协议。\n"
+    )
     second = build_release(run_dir, tmp_path / "v1.1", info)
     assert second.added == sorted(c.id for c in new)
     assert second.manifest["previous_version"] == "1.0"

@@ -48,8 +48,12 @@ def test_offline_baseline_gives_valid_rubrics_for_the_whole_demo(tmp_path: Path)
             assert len(instance.target_reply) <= rule.rule.limit <= settings.platform_char_limit
             assert not rubric.approved
         assert len(pending_review(store)) == len(demo_instances)
+        withdrawn = store.keys(stages.RELEASE_WITHDRAWN)  # the demo's 0.2 withdraws a case
+        kept = [i for i in demo_instances if i.consultation_id not in withdrawn]
     exported = (tmp_path / "rubric" / "review.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(exported) == len(demo_instances)
+    assert withdrawn and len(exported) == len(kept) < len(demo_instances)
+    assert not (tmp_path / "rubric" / "STALE").exists()
+    assert not (tmp_path / "mccp" / "STALE").exists()
     assert any(line.startswith("rubrics (offline baseline)") for line in summary)
 
 

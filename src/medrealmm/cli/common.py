@@ -46,6 +46,12 @@ def set_quiet(quiet: bool) -> None:
         os.environ[PROGRESS_ENV] = "0"
 
 
+#: Said by every argument that names a run: how a path is read (``store.runstore.store_file``).
+RUN_PATH = (
+    " Always a folder, dotted names too (results-0.2); only a path ending in .sqlite, or an "
+    "existing SQLite file, is the store file itself."
+)
+
 ModelOption = Annotated[
     str,
     typer.Option(

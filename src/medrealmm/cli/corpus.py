@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     AllowShrinkOption,
     DryRunOption,
     ModelsConfigOption,
@@ -39,13 +40,15 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Corpus YAML (completeness, balance, privacy, review)."),
 ]
-RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 
 
 @corpus_app.command()
 def build(
     input_path: Annotated[Path, typer.Argument(help="Raw consultations JSONL (C0).")],
-    out: Annotated[Path, typer.Argument(help="Run folder for the store, corpus and manifest.")],
+    out: Annotated[
+        Path, typer.Argument(help="Run folder for the store, corpus and manifest." + RUN_PATH)
+    ],
     config_path: ConfigOption = None,
     engine: Annotated[
         Engine, typer.Option("--engine", help="local processes, or Ray Data for big corpora.")
@@ -93,6 +96,7 @@ def build(
     OUT/corpus.dropped.jsonl and OUT/manifest.json. Output is identical for either engine.
     """
     from medrealmm.llm.dryrun import dry_run_everywhere
+    from medrealmm.release.outputs import check_output
     from medrealmm.store.scratch import scratch_run
 
     with (
@@ -100,6 +104,7 @@ def build(
         scratch_run(out, enabled=dry_run, must_exist=False) as folder,  # out unless --dry-run
         dry_run_everywhere() if dry_run else contextlib.nullcontext([]) as planned,
     ):
+        check_output(out, option="OUT", folder=True)
         config = _with_overrides(
             load_config(config_path),
             seed=seed,

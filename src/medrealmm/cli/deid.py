@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     LimitOption,
@@ -35,7 +36,7 @@ app.add_typer(deid_app, name="deid")
 
 @deid_app.command("run")
 def run(
-    run_dir: Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")],
+    run_dir: Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)],
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
     no_llm: Annotated[
@@ -145,10 +146,12 @@ def image(
 ) -> None:
     """Mask one image and list every black box drawn."""
     from medrealmm.deid.stage import mask_image_file
+    from medrealmm.release.outputs import check_output
 
     with user_errors():
         if not source.is_file():
             raise FileNotFoundError(f"image not found: {source}")
+        check_output(target, option="TARGET", folder=False, inputs=[source])
         record = mask_image_file(source, target, source.name)
     table = Table("kind", "label", "box")
     for box in record.boxes:

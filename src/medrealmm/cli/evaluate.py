@@ -15,6 +15,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     ModelOption,
@@ -27,6 +28,7 @@ from medrealmm.cli.common import (
     result_console,
     user_errors,
 )
+from medrealmm.release.outputs import check_output
 from medrealmm.stats.weighting import Weighting, weighted_mean
 from medrealmm.store import RunStore
 
@@ -68,7 +70,9 @@ class GradingChoice(StrEnum):
 
 RunArgument = Annotated[
     Path,
-    typer.Argument(help="Run folder (or its store.sqlite) holding instances and rubrics."),
+    typer.Argument(
+        help="Run folder (or its store.sqlite) holding instances and rubrics." + RUN_PATH
+    ),
 ]
 GraderOption = Annotated[
     str,
@@ -92,7 +96,7 @@ OutOption = Annotated[
     typer.Option(
         "--out",
         help="Run folder for the results. Required for a release (read-only); for a builder's "
-        "run, omit it to store results in that run.",
+        "run, omit it to store results in that run." + RUN_PATH,
     ),
 ]
 
@@ -354,6 +358,8 @@ def score_command(
     from medrealmm.evaluate.results import abstentions_by_grader, panel_summary, usage_with_cost
 
     with user_errors(), RunStore(run, create=False) as store:
+        if json_out is not None:
+            check_output(json_out, option="--json", folder=False, stores=[store.path])
         results = load_results(store, grader)
         if results.grader is None:
             raise ValueError(f"no scores in {store.path}; run `medrealmm eval run` first")

@@ -9,6 +9,7 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     AllowShrinkOption,
     DebugCallsOption,
     DryRunOption,
@@ -23,6 +24,7 @@ from medrealmm.cli.common import (
 )
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.mccp.selection import DEFAULT_MIN_GAP
+from medrealmm.release.outputs import check_output
 from medrealmm.store import RunStore, stages
 
 mccp_app = typer.Typer(
@@ -32,7 +34,7 @@ mccp_app = typer.Typer(
 )
 app.add_typer(mccp_app, name="mccp")
 
-OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+OutArgument = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 
 
 def _load_corpus(store: RunStore, corpus: Path, allow_shrink: bool) -> None:
@@ -47,7 +49,9 @@ def extract(
     corpus: Annotated[
         Path, typer.Argument(help=f"Folder with {CORPUS_FILE} and the images/ it references.")
     ],
-    out: Annotated[Path, typer.Argument(help="Run folder; created if missing, resumed if not.")],
+    out: Annotated[
+        Path, typer.Argument(help="Run folder; created if missing, resumed if not." + RUN_PATH)
+    ],
     model: ModelOption = "offline",
     models_config: ModelsConfigOption = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Consultations processed at once.")] = 16,
@@ -115,6 +119,8 @@ def extract(
     from medrealmm.mccp.extract import finished_consultations
     from medrealmm.store.scratch import scratch_run
 
+    with user_errors():
+        check_output(out, option="OUT", folder=True)
     with (
         user_errors(),
         scratch_run(out, enabled=dry_run, must_exist=False) as run_dir,
@@ -149,7 +155,7 @@ def extract(
         if dry_run:
             print_dry_run(client, resumed)
             return
-        instances, discarded = export_outputs(store, out / "mccp")
+        instances, discarded = export_outputs(store, store.path.parent / "mccp")
     if client.is_baseline:
         console.print("[yellow]agents ran on the offline baseline (rules, not a model)[/yellow]")
     for line in summary.lines():
@@ -180,6 +186,7 @@ def export_validation(
 
     target = to or out / "mccp" / "validation.csv"
     with user_errors(), RunStore(out, create=False, writer=True) as store:
+        check_output(target, option="--to", folder=False, stores=[store.path])
         count = export_validation_csv(store, target, n, seed)
     result_console.print(f"wrote {count} MCCPs for validation to {target}")
 

@@ -20,6 +20,7 @@ from medrealmm.cli.common import (
     user_errors,
 )
 from medrealmm.cli.evaluate import RunArgument, eval_app
+from medrealmm.release.outputs import check_output
 from medrealmm.store import RunStore
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ def meta_command(
     from medrealmm.evaluate.meta_eval import meta_eval
 
     with user_errors(), RunStore(run, create=False) as store:
+        if csv_out is not None:
+            check_output(csv_out, option="--csv", folder=False, stores=[store.path])
         rows = meta_eval(store, labels or (), seed=seed, resamples=resamples)
     if not rows:
         console.print("[yellow]no physician labels on LLM-graded criteria: nothing to compare")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, print_dry_run, result_console, user_errors
+from medrealmm.cli.common import RUN_PATH, console, print_dry_run, result_console, user_errors
 
 StageList = Annotated[
     list[str] | None,
@@ -20,7 +20,7 @@ StageList = Annotated[
 @app.command("run")
 def run(
     run_dir: Annotated[
-        Path, typer.Argument(help="Run folder; created if missing, resumed if not.")
+        Path, typer.Argument(help="Run folder; created if missing, resumed if not." + RUN_PATH)
     ],
     config: Annotated[
         Path, typer.Option("--config", help="Pipeline YAML (see examples/pipeline.yaml).")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, result_console, user_errors
+from medrealmm.cli.common import RUN_PATH, console, result_console, user_errors
 
 release_app = typer.Typer(
     help="Versioned releases: Parquet + images with a manifest, the DUA gate, and patient "
@@ -29,7 +29,7 @@ RegisterOption = Annotated[
 
 @release_app.command("build")
 def build(
-    store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite).")],
+    store: Annotated[Path, typer.Argument(help="Run folder (or its store.sqlite)." + RUN_PATH)],
     out: Annotated[Path, typer.Argument(help="Folder to write the release into.")],
     version: Annotated[str, typer.Option("--version", help="Release version, X.Y or X.Y.Z.")],
     name: Annotated[str, typer.Option("--name", help="Dataset name (fixes the canary).")] = (
@@ -49,6 +49,14 @@ def build(
         ),
     ] = None,
     register: RegisterOption = None,
+    dua: Annotated[
+        Path | None,
+        typer.Option(
+            "--dua",
+            help="The dataset's own Data Use Agreement (markdown), shipped as DUA.md; users "
+            "accept it for this dataset name. Required except on the demo's run.",
+        ),
+    ] = None,
     allow_unreviewed: Annotated[
         bool,
         typer.Option(
@@ -68,18 +76,25 @@ def build(
     rubrics and images. Building the same store and version twice gives identical files.
     """
     from medrealmm.release import ReleaseInfo, build_release
-    from medrealmm.store import existing_store
+    from medrealmm.release.demo import run_dua
+    from medrealmm.release.outputs import check_output
+    from medrealmm.store import RunStore, existing_store
 
-    info = ReleaseInfo(
-        name=name,
-        version=version,
-        title=title,
-        authors=tuple(author or ["MedRealMM benchmark maintainers"]),
-        contamination_disclosures=tuple(disclose or []),
-    )
     with user_errors():
+        store_path = existing_store(store)
+        check_output(out, option="OUT", folder=True, stores=[store_path], replaces_release=True)
+        with RunStore(store_path, create=False) as run:
+            text = run_dua(run, dua)
+        info = ReleaseInfo(
+            name=name,
+            version=version,
+            title=title,
+            authors=tuple(author or ["MedRealMM benchmark maintainers"]),
+            contamination_disclosures=tuple(disclose or []),
+            dua=text,
+        )
         result = build_release(
-            existing_store(store), out, info, register=register, allow_unreviewed=allow_unreviewed
+            store_path, out, info, register=register, allow_unreviewed=allow_unreviewed
         )
     counts = result.manifest["counts"]
     result_console.print(f"[green]release {version} written[/green] to [bold]{out}[/bold]")
@@ -95,7 +110,9 @@ def withdraw(
     reason: Annotated[
         str, typer.Option("--reason", help="Kept privately in the register, never published.")
     ],
-    store: Annotated[Path, typer.Option("--store", help="Run folder (or its store.sqlite).")],
+    store: Annotated[
+        Path, typer.Option("--store", help="Run folder (or its store.sqlite)." + RUN_PATH)
+    ],
     when: Annotated[
         str | None, typer.Option("--date", help="Date of the request, YYYY-MM-DD (default today).")
     ] = None,
@@ -133,7 +150,8 @@ def accept_dua(
 ) -> None:
     """Read and accept a release's Data Use Agreement; the loader refuses a release until then.
 
-    Records who accepted, when, and which DUA text (by sha256) in a user-level file
+    Records who accepted, when, for which dataset and which DUA text (by sha256) in a
+    user-level file
     (~/.config/medrealmm/dua-acceptances.json, or $MEDREALMM_DUA_FILE).
     """
     from medrealmm.release.dua import acceptance_file, record_acceptance
@@ -148,6 +166,7 @@ def accept_dua(
         record_acceptance(
             path,
             name=name,
+            dataset=str(manifest["name"]),
             affiliation=affiliation,
             release=f"{manifest['name']} {manifest['version']}",
         )

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import console, result_console, user_errors
+from medrealmm.cli.common import RUN_PATH, console, result_console, user_errors
 from medrealmm.stats.bootstrap import DEFAULT_RESAMPLES
 from medrealmm.stats.weighting import Weighting
 
@@ -23,7 +23,10 @@ class LangChoice(StrEnum):
 @app.command()
 def report(
     runstore: Annotated[
-        Path, typer.Argument(help="Run folder, or its store.sqlite, holding evaluation results.")
+        Path,
+        typer.Argument(
+            help="Run folder, or its store.sqlite, holding evaluation results." + RUN_PATH
+        ),
     ],
     out: Annotated[Path, typer.Argument(help="Folder to write index.html, figures/ and tables/.")],
     grader: Annotated[
@@ -77,12 +80,14 @@ def report(
     disk), cases/ (one page per case: the criteria each model met or missed), figures/*.png
     and tables/*.csv + *.json for every table. Incomplete cases are counted, never scored 0.
     """
+    from medrealmm.release.outputs import check_output
     from medrealmm.report import write_report
     from medrealmm.store import RunStore
 
     with user_errors(), ExitStack() as stack:
         store = stack.enter_context(RunStore(runstore, create=False))
         others = [stack.enter_context(RunStore(p, create=False)) for p in add or []]
+        check_output(out, option="OUT", folder=True, stores=[s.path for s in (store, *others)])
         stack.enter_context(console.status("computing tables and drawing figures"))
         result = write_report(
             store,

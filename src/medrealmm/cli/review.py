@@ -10,6 +10,7 @@ import typer
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     ModelOption,
     ModelsConfigOption,
     console,
@@ -26,7 +27,10 @@ review_app = typer.Typer(
 app.add_typer(review_app, name="review")
 
 StoreOption = Annotated[
-    Path, typer.Option("--store", help="Run folder (or its store.sqlite) the app reads and writes.")
+    Path,
+    typer.Option(
+        "--store", help="Run folder (or its store.sqlite) the app reads and writes." + RUN_PATH
+    ),
 ]
 
 
@@ -86,10 +90,12 @@ def export_suspects(
     its reviewer marked it as an identifier: dev data for the de-identification recognizers.
     The rows hold masked-corpus text, including what reviewers found still identifying: keep
     the file where the corpus is kept."""
+    from medrealmm.release.outputs import check_output
     from medrealmm.review.suspects import export_suspect_labels
     from medrealmm.store import RunStore
 
     with user_errors(), RunStore(store, create=False) as run_store:
+        check_output(out, option="--out", folder=False, stores=[run_store.path])
         count = export_suspect_labels(run_store, out)
     result_console.print(f"[green]{count} judged highlights[/green] written to {out}")
 

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
+    RUN_PATH,
     DebugCallsOption,
     DryRunOption,
     LimitOption,
@@ -26,6 +27,7 @@ from medrealmm.cli.common import (
 from medrealmm.llm import LLMClient
 from medrealmm.llm.session import open_client, run_with_client
 from medrealmm.mccp import unmasked_instances
+from medrealmm.release.outputs import check_output
 from medrealmm.runner import RunStats
 from medrealmm.store import RunStore, stages
 
@@ -37,7 +39,7 @@ rubric_app = typer.Typer(
 )
 app.add_typer(rubric_app, name="rubric")
 
-RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite.")]
+RunDir = Annotated[Path, typer.Argument(help="Run folder holding store.sqlite." + RUN_PATH)]
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Instances processed at once.")]
 MaxRoundsOption = Annotated[
     int, typer.Option("--max-rounds", min=0, help="Refinement rounds after round 0 (paper: 3).")
@@ -149,6 +151,7 @@ def export_round_command(
 
     folder = out or run / "rubric"
     with user_errors(), _open(run) as store:
+        check_output(folder, option="--out", folder=True, stores=[store.path])
         n = export_round(
             store, folder / "review.jsonl", folder / "feedback.jsonl", RubricSettings()
         )

@@ -315,7 +315,7 @@ def _persist(
                 ),
             }
         )
-    store.set_meta(stages.image_root_key(stages.CORPUS_SAMPLED), str(input_path.parent.resolve()))
+    store.set_image_root(stages.CORPUS_SAMPLED, input_path.parent)
     store.set_meta(MANIFEST_META, manifest.model_dump(mode="json"))
     manifest.write(out / MANIFEST_FILE)
 

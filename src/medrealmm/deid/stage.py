@@ -138,12 +138,12 @@ async def run_deid_stage(
         raise ValueError(
             f"{store.path} holds no {source_stage!r} stage; run `medrealmm corpus build` first"
         )
-    source_root = store.get_meta(stages.image_root_key(source_stage))
+    source_root = store.image_root(source_stage)
     if source_root is None:
         raise ValueError(f"store has no image root for stage {source_stage!r}")
     target_root = Path(run_dir) / OUTPUT_FOLDER
     target_root.mkdir(parents=True, exist_ok=True)
-    store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(target_root))
+    store.set_image_root(stages.CORPUS_DEID, target_root)
     run_secret(store)  # made once here, before units run concurrently
     store.prune_stale(stages.CORPUS_DEID)  # cases the corpus changed or dropped since
     store.prune_stale(stages.DEID_RECORD)

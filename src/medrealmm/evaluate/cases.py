@@ -36,8 +36,7 @@ def load_eval_cases(store: RunStore) -> tuple[list[EvalCase], list[str]]:
 
 
 def image_root(store: RunStore) -> Path | None:
-    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
-    return Path(root) if root else None
+    return store.image_root(stages.MCCP_INSTANCE)
 
 
 def pixel_root(store: RunStore, cases: Sequence[EvalCase], sends_pixels: bool) -> Path | None:

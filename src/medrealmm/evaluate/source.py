@@ -15,9 +15,11 @@ from pathlib import Path
 from medrealmm.evaluate.provenance import BENCHMARK_META, BenchmarkRef
 from medrealmm.release import layout
 from medrealmm.release.loader import is_release, load_release
+from medrealmm.release.outputs import check_output
 from medrealmm.rubric.rounds import evaluation_rubrics, round_key
 from medrealmm.schema import Instance, Rubric
 from medrealmm.store import STORE_FILENAME, RunStore, stages
+from medrealmm.store.runstore import store_file
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,10 @@ class Benchmark:
 
 
 def is_run(path: Path) -> bool:
-    return (path.is_file() and path.suffix == ".sqlite") or (path / STORE_FILENAME).is_file()
+    try:
+        return store_file(path).is_file()
+    except ValueError:  # a file that is not a run store
+        return False
 
 
 def read_release(root: Path) -> Benchmark:
@@ -50,12 +55,12 @@ def read_release(root: Path) -> Benchmark:
 
 def read_run(store: RunStore) -> Benchmark:
     """A builder's instances with the rubric evaluation applies (approved R*, else latest)."""
-    root = store.get_meta(stages.image_root_key(stages.MCCP_INSTANCE))
+    root = store.image_root(stages.MCCP_INSTANCE)
     return Benchmark(
         ref=BenchmarkRef(kind="run", location=str(store.path.parent.resolve())),
         instances=list(store.iter(stages.MCCP_INSTANCE, Instance)),
         rubrics=list(evaluation_rubrics(store).values()),
-        image_root=Path(root) if root else None,
+        image_root=root.resolve() if root else None,
     )
 
 
@@ -82,8 +87,7 @@ def copy_into(store: RunStore, benchmark: Benchmark) -> None:
             stages.RUBRIC_FINAL: ((r.instance_id, r) for r in benchmark.rubrics if r.approved),
         }
     )
-    root = str(benchmark.image_root) if benchmark.image_root else None
-    store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), root)
+    store.set_image_root(stages.MCCP_INSTANCE, benchmark.image_root)
     store.set_meta(BENCHMARK_META, benchmark.ref.model_dump(mode="json"))
 
 
@@ -108,13 +112,13 @@ def results_store(
             raise ValueError(
                 f"{source} is a release, which is read-only: give --out RUN for the results"
             )
-        if _inside(out, source):
-            raise ValueError(f"--out {out} is inside the release {source}; choose a folder outside")
+        check_output(store_file(out).parent, option="--out", folder=True, inputs=[source])
         benchmark = read_release(source)
     elif is_run(source):
         if out is None or _inside(out, source if source.is_dir() else source.parent):
             return RunStore(source, writer=writer), None
-        with RunStore(source) as builder:
+        check_output(store_file(out).parent, option="--out", folder=True, inputs=[source])
+        with RunStore(source, create=False) as builder:
             benchmark = read_run(builder)
             origin = builder.get_meta(stages.MCCP_SOURCE_META)
     else:
@@ -127,7 +131,7 @@ def results_store(
         copy_into(store, benchmark)
         if origin is not None:
             store.set_meta(stages.MCCP_SOURCE_META, origin)
-    except BaseException:
-        store.close()
+    except BaseException as exc:
+        store.close(failed=isinstance(exc, Exception))
         raise
     return store, benchmark

@@ -168,14 +168,14 @@ async def run_mccp(
     """
     if not store.is_built(source_stage):
         raise ValueError(f"{store.path} holds no {source_stage!r} stage to extract MCCPs from")
-    image_root = store.get_meta(stages.image_root_key(source_stage))
+    image_root = store.image_root(source_stage)
     if send_pixels(client, verifier_images) and image_root is None:
         raise ValueError(
             f"the run store has no image root for stage {source_stage!r}; "
             "load the corpus with its images first"
         )
     if image_root is not None:
-        store.set_meta(stages.image_root_key(stages.MCCP_INSTANCE), image_root)
+        store.set_image_root(stages.MCCP_INSTANCE, image_root)
     store.set_meta(stages.MCCP_SOURCE_META, source_stage)
     _check_points_setting(store, points, min_gap, points_slice)
 
@@ -266,10 +266,17 @@ def _setting(setting: dict[str, int]) -> str:
 
 
 def export_outputs(store: RunStore, out_dir: Path | str) -> tuple[Path, Path]:
-    """instances.jsonl (x with its hidden target y) and discarded.jsonl, in key order."""
+    """instances.jsonl (x with its hidden target y) and discarded.jsonl, in key order; a
+    withdrawn case is left out (its rows stay in the store, its patient asked to be removed)."""
     out_dir = Path(out_dir)
     instances = out_dir / "instances.jsonl"
     discarded = out_dir / "discarded.jsonl"
-    write_jsonl(instances, store.iter(stages.MCCP_INSTANCE, Instance))
-    write_jsonl(discarded, store.iter(stages.MCCP_DISCARDED, DiscardRecord))
+    withdrawn = store.keys(stages.RELEASE_WITHDRAWN)
+    kept = (
+        i for i in store.iter(stages.MCCP_INSTANCE, Instance) if i.consultation_id not in withdrawn
+    )
+    write_jsonl(instances, kept)
+    dropped = store.iter(stages.MCCP_DISCARDED, DiscardRecord)
+    write_jsonl(discarded, (d for d in dropped if d.consultation_id not in withdrawn))
+    store.refresh_kept()  # the folder's STALE marker, if any, described the files before
     return instances, discarded

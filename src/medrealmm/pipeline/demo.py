@@ -131,6 +131,7 @@ def run_demo(out: Path | str) -> list[str]:
     split = next(i for i, stage in enumerate(CHAIN) if stage.name == "evaluate") + 1
     report = stage_named("report")
     with RunStore(out, writer=True) as store:
+        store.set_meta(stages.DEMO_META, True)
         ctx = StageContext(store, out, settings)
         lines = [line for done in run_chain(ctx, CHAIN[:split]) for line in done.lines]
         lines.append(import_simulated_panel(store))

@@ -61,6 +61,11 @@ class ReleaseSettings(BaseModel):
         "approved; recorded in the manifest and the dataset card. Without it the release "
         "waits for review.",
     )
+    dua: Path | None = Field(
+        default=None,
+        description="The dataset's own Data Use Agreement (markdown) shipped as DUA.md; "
+        "required except on the demo's run.",
+    )
 
 
 class PipelineSettings(BaseModel):
@@ -120,7 +125,11 @@ def load_settings(path: Path | str) -> PipelineSettings:
         line = yaml_line(path, exc.errors()[0]["loc"])
         raise DataError.from_validation(path, line, exc) from None
     base = path.parent
-    updates: dict[str, Path] = {"input": base / settings.input}
+    updates: dict[str, object] = {"input": base / settings.input}
     if settings.models_config is not None:
         updates["models_config"] = base / settings.models_config
+    if settings.release.dua is not None:
+        updates["release"] = settings.release.model_copy(
+            update={"dua": base / settings.release.dua}
+        )
     return settings.model_copy(update=updates)

@@ -7,8 +7,11 @@ bytes (no timestamps, fixed ordering, images named by content).
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
+import logging
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -23,6 +26,8 @@ from medrealmm.release.sources import ReleaseSources, UnreviewedReleaseError, co
 from medrealmm.release.withdrawals import Withdrawal, all_withdrawals, default_register
 from medrealmm.schema import ImageOrigin, ImageRef
 from medrealmm.store import RunStore, stages
+
+log = logging.getLogger("medrealmm.release")
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,57 @@ def _check_target(out: Path) -> None:
         raise ValueError(f"{out} exists, is not empty and holds no release; choose another folder")
 
 
+#: A build's staging folder is ``.NAME.pid<PID>-<random>.building`` beside ``NAME``.
+STAGING_PID = "pid"
+
+
+def clean_killed_builds(out: Path) -> list[Path]:
+    """Remove the staging folders that killed builds of ``out`` left beside it (each a partial
+    copy of released data), and say so; a build still running (its pid alive) is left be."""
+    removed = []
+    for folder in sorted(out.parent.glob(f".{glob.escape(out.name)}.*.building")):
+        middle = folder.name[len(out.name) + 2 : -len(".building")]
+        pid = middle.removeprefix(STAGING_PID).partition("-")[0]
+        if middle.startswith(STAGING_PID) and pid.isdigit() and _running(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    if removed:
+        log.warning(
+            "removed %d partial release builds a killed build left: %s",
+            len(removed),
+            ", ".join(str(f) for f in removed),
+        )
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # this process builds one release at a time: an old folder of ours
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _hash_images(sources: ReleaseSources) -> dict[str, str]:
+    """Each shipped image's sha256, checked against the one de-identification recorded: an
+    image changed since it was masked (or read from another run's folder) is refused."""
     hashes: dict[str, str] = {}
+    recorded = layout.recorded_hashes(sources.consultations, sources.instances)
     for path in sorted(layout.image_paths(sources.consultations, sources.instances)):
         ref = ImageRef(path=path, origin=ImageOrigin.PATIENT)
-        hashes[path] = file_sha256(resolve_image(sources.image_root, ref))
+        file = resolve_image(sources.image_root, ref)
+        hashes[path] = file_sha256(file)
+        if path in recorded and recorded[path] != hashes[path]:
+            raise ValueError(
+                f"{file}: not the image de-identification wrote (sha256 {hashes[path][:12]}…, "
+                f"recorded {recorded[path][:12]}…); it changed since it was masked. Rerun "
+                "`medrealmm deid run` on the run, or restore the image; nothing was released"
+            )
     return hashes
 
 
@@ -89,6 +140,11 @@ def write_release(
     ``previous``: the version before this one and the consultations it shipped, so the
     changelog lists the cases this one adds."""
     layout.check_version(info.version)
+    if info.dua is None:
+        raise ValueError(
+            "give the dataset's own Data Use Agreement (release build --dua FILE): the bundled "
+            "agreement is the demo's, used only for the demo's run"
+        )
     out = Path(out)
     _check_target(out)
     shipped = layout.without_withdrawn(sources, (w.case_id for w in withdrawals))
@@ -99,7 +155,12 @@ def write_release(
     released = layout.rebase_images(shipped, hashes)
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".building"))
+    clean_killed_builds(out)
+    staging = Path(
+        tempfile.mkdtemp(
+            dir=out.parent, prefix=f".{out.name}.{STAGING_PID}{os.getpid()}-", suffix=".building"
+        )
+    )
     try:
         rows = {
             table: write_parquet(
@@ -121,7 +182,7 @@ def write_release(
                 for instance in released.instances
             ],
         )
-        dua = texts.dua_text()
+        dua = info.dua
         _write_text(staging / layout.DUA_FILE, dua)
         counts = layout.counts(released, images=len(moves), withdrawn=len(withdrawals))
         _write_text(

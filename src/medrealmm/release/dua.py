@@ -1,8 +1,10 @@
 """The Data Use Agreement gate: no release loads until its user has accepted its DUA.
 
 Acceptances live in a user-level JSON file (``~/.config/medrealmm/dua-acceptances.json``, or
-the file named by ``MEDREALMM_DUA_FILE``), one record per DUA text (by sha256): a changed
-agreement in a later version must be accepted again.
+the file named by ``MEDREALMM_DUA_FILE``), one record per dataset name and DUA text (by
+sha256): accepting one dataset's agreement (the demo's) unlocks no other dataset, even one that
+ships the same text, and a changed agreement in a later version must be accepted again.
+Records written before acceptances named their dataset unlock nothing: accept again.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class Acceptance(BaseModel):
     name: str = Field(min_length=1, description="Who accepted (a person, not a team).")
     affiliation: str = ""
     dua_sha256: str
+    dataset: str = Field(
+        default="", description="The release's dataset name (manifest ``name``) it unlocks."
+    )
     release: str = Field(description="Name and version of the release the DUA came with.")
     accepted_at: datetime
 
@@ -52,14 +57,22 @@ def read_acceptances(path: Path | None = None) -> list[Acceptance]:
         raise ValueError(f"{path}: not a valid DUA acceptance file ({exc})") from None
 
 
-def find_acceptance(dua_sha256: str, path: Path | None = None) -> Acceptance | None:
-    return next((a for a in read_acceptances(path) if a.dua_sha256 == dua_sha256), None)
+def find_acceptance(dua_sha256: str, dataset: str, path: Path | None = None) -> Acceptance | None:
+    return next(
+        (
+            a
+            for a in read_acceptances(path)
+            if a.dua_sha256 == dua_sha256 and a.dataset == dataset and dataset
+        ),
+        None,
+    )
 
 
 def record_acceptance(
     dua_path: Path,
     *,
     name: str,
+    dataset: str,
     release: str,
     affiliation: str = "",
     when: datetime | None = None,
@@ -70,10 +83,15 @@ def record_acceptance(
         name=name,
         affiliation=affiliation,
         dua_sha256=file_sha256(dua_path),
+        dataset=dataset,
         release=release,
         accepted_at=when or datetime.now(UTC),
     )
-    kept = [a for a in read_acceptances(path) if a.dua_sha256 != acceptance.dua_sha256]
+    kept = [
+        a
+        for a in read_acceptances(path)
+        if (a.dua_sha256, a.dataset) != (acceptance.dua_sha256, dataset)
+    ]
     payload = [a.model_dump(mode="json") for a in [*kept, acceptance]]
     with atomic_writer(path) as handle:
         json.dump(payload, handle, ensure_ascii=False, indent=2)
@@ -81,11 +99,12 @@ def record_acceptance(
     return acceptance
 
 
-def require_acceptance(dua_path: Path, release_dir: Path) -> Acceptance:
-    acceptance = find_acceptance(file_sha256(dua_path))
+def require_acceptance(dua_path: Path, release_dir: Path, dataset: str) -> Acceptance:
+    acceptance = find_acceptance(file_sha256(dua_path), dataset)
     if acceptance is None:
         raise DUANotAccepted(
-            f"the Data Use Agreement of {release_dir} ({dua_path.name}) has not been accepted "
-            f"on this account; read it, then run: medrealmm release accept-dua {release_dir}"
+            f"the Data Use Agreement of {release_dir} ({dua_path.name}, dataset {dataset!r}) "
+            f"has not been accepted on this account; read it, then run: medrealmm release "
+            f"accept-dua {release_dir}"
         )
     return acceptance

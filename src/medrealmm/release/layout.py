@@ -137,6 +137,13 @@ def image_paths(consultations: Iterable[Consultation], instances: Iterable[Insta
     return {ref.path for _, ref in _case_refs(consultations, instances)}
 
 
+def recorded_hashes(
+    consultations: Iterable[Consultation], instances: Iterable[Instance]
+) -> dict[str, str]:
+    """Source path -> the sha256 de-identification recorded for the masked image."""
+    return {ref.path: ref.sha256 for _, ref in _case_refs(consultations, instances) if ref.sha256}
+
+
 def image_moves(sources: ReleaseSources, hashes: Mapping[str, str]) -> dict[str, str]:
     """Released path -> source path, for every image the shipped rows refer to."""
     return {
@@ -154,6 +161,9 @@ class ReleaseInfo:
     title: str
     authors: tuple[str, ...]
     contamination_disclosures: tuple[str, ...] = ()
+    #: The dataset's own Data Use Agreement (markdown); none: the build is refused, since the
+    #: bundled agreement is the demo's (``texts.demo_dua_text``), not a hospital's.
+    dua: str | None = None
 
 
 def departments(sources: ReleaseSources) -> dict[str, dict[str, int]]:

@@ -14,6 +14,7 @@ from medrealmm.io import DataError, file_sha256, read_parquet_rows, resolve_imag
 from medrealmm.release import hf_images, layout
 from medrealmm.release.dua import Acceptance, require_acceptance
 from medrealmm.schema import Consultation, ImageRef, Instance, Rubric
+from medrealmm.store.derived import STALE_FILE, stale_note
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -126,9 +127,21 @@ def integrity_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     return problems
 
 
+def refuse_stale(root: Path) -> None:
+    """A release its run marked stale (``store.derived``: it holds withdrawn or dropped cases)
+    is never verified or evaluated."""
+    note = stale_note(root)
+    if note is not None:
+        raise ReleaseIntegrityError(
+            f"{root} is marked stale ({root / STALE_FILE}): {note} Rebuild it with `medrealmm "
+            "release build`"
+        )
+
+
 def verify_release(root: Path | str) -> dict[str, Any]:
     root = Path(root)
     manifest = read_manifest(root)
+    refuse_stale(root)
     problems = integrity_problems(root, manifest)
     if problems:
         shown = "; ".join(problems[:5]) + (
@@ -158,7 +171,8 @@ def load_release(root: Path | str, *, verify: bool = True) -> Release:
     """Refuses (``DUANotAccepted``) until ``medrealmm release accept-dua`` has been run."""
     root = Path(root)
     manifest = read_manifest(root)
-    acceptance = require_acceptance(dua_path(root, manifest), root)
+    refuse_stale(root)
+    acceptance = require_acceptance(dua_path(root, manifest), root, str(manifest["name"]))
     if verify:
         verify_release(root)
     return Release(

@@ -77,9 +77,9 @@ def image_root(store: RunStore, corpus_stage: str) -> Path:
     Never falls back to the raw or sampled roots: those hold unmasked images.
     """
     for stage in (corpus_stage, stages.CORPUS_DEID):
-        root = store.get_meta(stages.image_root_key(stage))
+        root = store.image_root(stage)
         if root:
-            return Path(root)
+            return root
     raise UnmaskedDataError(
         f"run store {store.path} records no image root for {corpus_stage} "
         f"(meta '{stages.image_root_key(corpus_stage)}'); cannot tell where the masked images are"

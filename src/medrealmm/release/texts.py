@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -29,8 +30,22 @@ def _template(name: str) -> jinja2.Template:
     return _ENV.from_string(_read(name))
 
 
-def dua_text() -> str:
+def demo_dua_text() -> str:
+    """The demo's Data Use Agreement: a release of any other data brings its own."""
     return _read(DUA_FILE)
+
+
+def read_dua(path: Path) -> str:
+    """A builder's DUA file (``release build --dua``), checked to hold text."""
+    if not path.is_file():
+        raise FileNotFoundError(f"--dua {path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--dua {path}: not UTF-8 text") from None
+    if not text.strip():
+        raise ValueError(f"--dua {path}: the agreement is empty")
+    return text if text.endswith("\n") else text + "\n"
 
 
 def citation(title: str, version: str, authors: tuple[str, ...]) -> str:
@@ -89,4 +104,4 @@ def dataset_card(manifest: dict[str, Any], rows: dict[str, int]) -> str:
     )
 
 
-__all__ = ["CARD", "changelog", "citation", "dataset_card", "dua_text"]
+__all__ = ["CARD", "changelog", "citation", "dataset_card", "demo_dua_text", "read_dua"]

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from medrealmm.io import append_jsonl, iter_jsonl
 from medrealmm.schema import Instance
 from medrealmm.store import RunStore, stages
+from medrealmm.store.runstore import store_file
 
 WITHDRAWN = stages.RELEASE_WITHDRAWN
 REGISTER_FILENAME = "withdrawals.jsonl"
@@ -33,9 +34,7 @@ class Withdrawal(BaseModel):
 
 def default_register(store_path: Path | str) -> Path:
     """The register lives beside the store unless the maintainers keep it elsewhere."""
-    store_path = Path(store_path)
-    folder = store_path if store_path.is_dir() or store_path.suffix == "" else store_path.parent
-    return folder / REGISTER_FILENAME
+    return store_file(store_path).parent / REGISTER_FILENAME
 
 
 def read_register(path: Path | str) -> list[Withdrawal]:

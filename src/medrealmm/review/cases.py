@@ -72,7 +72,7 @@ def image_path(store: RunStore, stage: str, key: str, event: int, image: int) ->
     events = events_of(store, stage, key)
     if not 0 <= event < len(events) or not 0 <= image < len(events[event].images):
         raise CaseNotFound("no such image")
-    root = store.get_meta(stages.image_root_key(stage))
+    root = store.image_root(stage)
     if root is None:
         raise CaseNotFound(f"the store records no image root for {stage}")
     try:

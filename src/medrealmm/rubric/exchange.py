@@ -51,9 +51,10 @@ class ReviewPacket(BaseModel):
 
 def review_packets(store: RunStore, settings: RubricSettings) -> list[ReviewPacket]:
     packets = []
+    withdrawn = store.keys(stages.RELEASE_WITHDRAWN)
     for rubric in pending_review(store):
         instance = store.get(stages.MCCP_INSTANCE, rubric.instance_id, Instance)
-        if instance is None:
+        if instance is None or instance.consultation_id in withdrawn:
             continue
         scores = overlap_scores(rubric, instance.target_reply, settings)
         rounds = round_history(store, rubric.instance_id)
@@ -94,6 +95,7 @@ def export_round(
         for packet in packets:
             line = {"instance_id": packet.instance_id, "round": packet.round, "items": []}
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    store.refresh_kept()  # the folder's STALE marker, if any, described the files before
     return len(packets)
 
 

@@ -34,13 +34,13 @@ def instance_image_root(
     if not send_pixels(client, settings.with_images):
         return None
     key = stages.image_root_key(stages.MCCP_INSTANCE)
-    root = store.get_meta(key)
+    root = store.image_root(stages.MCCP_INSTANCE)
     if root is None:
         raise ValueError(
             f"the run store has no image root for {stages.MCCP_INSTANCE} (meta {key!r}); "
             "run with images off or record where the instance images live"
         )
-    return Path(root)
+    return root
 
 
 def _record(store: RunStore, client: LLMClient, key: str, result: AgentResult) -> None:

@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -35,8 +36,18 @@ from pydantic_core import from_json
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
-from medrealmm.store.derived import DERIVED, REBUILD, derived_for, remove_derived
-from medrealmm.store.stages import built_key
+from medrealmm.store import stages as stage_names
+from medrealmm.store.derived import (
+    DERIVED,
+    REBUILD,
+    STALE_FILE,
+    CurrentCases,
+    derived_for,
+    kept_folders,
+    refresh_stale,
+    remove_derived,
+)
+from medrealmm.store.stages import built_key, image_root_key
 
 log = logging.getLogger("medrealmm.store")
 
@@ -107,14 +118,43 @@ def _usage_upsert(names: tuple[str, ...]) -> str:
     )
 
 
-def _store_file(path: Path | str) -> Path:
+#: The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+STORE_SUFFIX = ".sqlite"
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` is an existing SQLite database (by its header, not its name)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def store_file(path: Path | str) -> Path:
+    """The one rule from a run argument to its store file: a run is always a folder holding
+    ``store.sqlite``; a path names the store file itself only when it ends in ``.sqlite`` or
+    is an existing SQLite file. So a dotted folder name (``results-0.2``, ``qwen2.5-vl``) is a
+    folder, never a database file whose parent would be taken for the run."""
     path = Path(path)
-    return path / STORE_FILENAME if path.is_dir() or path.suffix == "" else path
+    if path.is_dir():
+        return path / STORE_FILENAME
+    if path.suffix == STORE_SUFFIX:
+        return path
+    if path.is_file():
+        if is_sqlite_file(path):
+            return path
+        raise ValueError(
+            f"{path} is a file, not a run folder or a run store ({STORE_FILENAME}); "
+            "give the run's folder"
+        )
+    return path / STORE_FILENAME
 
 
 def existing_store(path: Path | str) -> Path:
     """The store file of a run folder (or the file itself); a mistyped folder is an error."""
-    store = _store_file(path)
+    store = store_file(path)
     if not store.is_file():
         raise FileNotFoundError(
             f"{store.parent} holds no run store ({STORE_FILENAME}); "
@@ -123,17 +163,45 @@ def existing_store(path: Path | str) -> Path:
     return store
 
 
+def _stamp(path: str) -> tuple[int, int] | None:
+    """Which file is at ``path`` now (inode, modification time); None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns)
+
+
+def _missing_folder(folder: Path) -> Path | None:
+    """The topmost folder of ``folder``'s path that does not exist yet (what a ``mkdir -p``
+    of it creates), or None when it exists."""
+    made = None
+    while not folder.exists():
+        made = folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return made
+
+
 class RunStore:
     def __init__(self, path: Path | str, *, writer: bool = False, create: bool = True) -> None:
         """Open (or create) a run's store. ``writer=True`` takes the single-writer lock: what
         runs stages does, so a second such process is refused with the holder named.
         ``create=False`` is for commands that continue a run: a mistyped folder is an error,
         not a new empty store."""
-        path = existing_store(path) if not create else _store_file(path)
+        path = existing_store(path) if not create else store_file(path)
+        self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
+        #: what this open creates (the folder, the store file): a failed first command
+        #: removes exactly these again (``close(failed=True)``), so a refusal leaves nothing
+        self._made_folder = _missing_folder(path.parent)
+        self._made_file = not path.exists()
+        # a new store wrote none of the derived folders already beside it (``--out .`` next to
+        # the release being evaluated): those, as they are now, are never its to remove
+        self._foreign = {n: _stamp(p) for n, p in self._derived.items()} if self._made_file else {}
+        self._cases_changed = False  # rows dropped or a case withdrawn: see ``_after_write``
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        # what shows each derived folder is there (store.derived), checked on every write
-        self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -211,7 +279,7 @@ class RunStore:
         """Rows of ``stage`` are about to change: the run's folders made from them
         (``store.derived``) go first, so none outlives its rows. Every row write calls it;
         it costs a stat per derived folder while none is there. Says what went, never a row."""
-        names = tuple(n for n in derived_for(stage) if os.path.isfile(self._derived[n]))
+        names = tuple(n for n in derived_for(stage) if self._derived_here(n))
         removed = remove_derived(self.path.parent, names) if names else []
         if removed:
             log.warning(
@@ -219,6 +287,47 @@ class RunStore:
                 stage,
                 " and ".join(str(self.path.parent / name) for name in removed),
                 " and ".join(REBUILD[name] for name in removed),
+            )
+
+    def _derived_here(self, name: str) -> bool:
+        """Whether the run's derived folder ``name`` is there and is this run's to remove. A
+        store this command created wrote none before it was opened: a folder beside a new
+        store (``--out .`` next to a release being evaluated) is someone else's input."""
+        stamp = _stamp(self._derived[name])
+        return stamp is not None and self._foreign.get(name) != stamp
+
+    def current_cases(self) -> CurrentCases:
+        """The releasable consultations and the instances the rows hold, less withdrawn cases."""
+        withdrawn = self.keys(stage_names.RELEASE_WITHDRAWN)
+        corpus = self.keys(stage_names.CORPUS_FINAL) | self.keys(stage_names.CORPUS_DEID)
+        instances = (
+            key
+            for key, case in self.fields(stage_names.MCCP_INSTANCE, ("consultation_id",))
+            if case not in withdrawn
+        )
+        return CurrentCases(frozenset(corpus - withdrawn), frozenset(instances))
+
+    def _after_write(self) -> None:
+        """After rows were dropped or a case withdrawn: every folder kept beside the run that
+        holds a case the rows no longer hold is marked ``STALE``, and said (``store.derived``)."""
+        if self._cases_changed:
+            self._cases_changed = False
+            self.refresh_kept()
+
+    def refresh_kept(self) -> None:
+        """Mark (or, once rewritten, unmark) the kept folders beside the run (``store.derived``):
+        the row writes that drop cases call it, and so do the exports once they rewrote theirs."""
+        folders = kept_folders(self.path.parent)
+        if not folders:
+            return
+        for folder, gone in refresh_stale(folders, self.current_cases()):
+            log.warning(
+                "%s holds %d cases the run no longer holds (withdrawn or dropped), e.g. %s: "
+                "marked stale (%s)",
+                folder,
+                len(gone),
+                gone[0],
+                folder / STALE_FILE,
             )
 
     # -- generic records -------------------------------------------------------------
@@ -249,6 +358,8 @@ class RunStore:
             )
             self._link(stage, key, sources)
             self._drop_stale_children(stage, key)
+        self._cases_changed |= stage == stage_names.RELEASE_WITHDRAWN
+        self._after_write()
 
     def _link(self, stage: str, key: str, sources: Iterable[tuple[str, str]]) -> None:
         self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
@@ -302,6 +413,7 @@ class RunStore:
                 if payload is None or content_sha(payload) != sha
             }
             dropped = self._drop_with_descendants(stale)
+        self._after_write()
         return dropped
 
     def _drop_with_descendants(self, rows: set[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -323,6 +435,7 @@ class RunStore:
                     todo.append(child)
         for stage in sorted({stage for stage, _ in dropped}):
             self._rows_changing(stage)  # before the caller's commit, as for a written row
+        self._cases_changed |= bool(dropped)
         return sorted(dropped)
 
     def put_many(
@@ -343,6 +456,8 @@ class RunStore:
                 if sources is not None:
                     self._link(stage, key, sources.get(key, ()))
                 self._drop_stale_children(stage, key)
+                self._cases_changed |= stage == stage_names.RELEASE_WITHDRAWN
+        self._after_write()
 
     def replace(self, rows: Mapping[str, Iterable[tuple[str, BaseModel]]]) -> None:
         """Swap each named stage's rows for the given ones in one transaction, and mark them
@@ -358,6 +473,8 @@ class RunStore:
                 )
                 self._set_meta(built_key(stage), True)
                 self._drop_stale_children(stage)
+            self._cases_changed = True
+        self._after_write()
 
     def clear(self, stages: Iterable[str]) -> None:
         """Drop the rows and the built mark of ``stages``, and every row made from them, in one
@@ -369,6 +486,8 @@ class RunStore:
                 self._db.execute("DELETE FROM lineage WHERE stage=?", (stage,))
                 self._db.execute("DELETE FROM meta WHERE key=?", (built_key(stage),))
                 self._drop_stale_children(stage)
+            self._cases_changed = True
+        self._after_write()
 
     def mark_built(self, stage: str) -> None:
         self.set_meta(built_key(stage), True)
@@ -595,6 +714,8 @@ class RunStore:
                 self._db.execute("DELETE FROM records WHERE stage=? AND key=?", (stage, key))
                 self._db.execute("DELETE FROM lineage WHERE stage=? AND key=?", (stage, key))
             self._drop_stale_children(stage, key)
+            self._cases_changed = True
+        self._after_write()
 
     # -- accounting ------------------------------------------------------------------
     def record_calls(
@@ -649,11 +770,60 @@ class RunStore:
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
+    # -- image folders -------------------------------------------------------------
+    def set_image_root(self, stage: str, root: Path | str | None) -> None:
+        """Record where ``stage``'s images live: relative to the run folder when inside it (the
+        masked copies), so a copied or moved run reads its own images; an input's folder
+        outside the run stays absolute."""
+        if root is None:
+            self.set_meta(image_root_key(stage), None)
+            return
+        path, run = Path(root).resolve(), self.path.parent.resolve()
+        inside = path == run or run in path.parents
+        self.set_meta(
+            image_root_key(stage), path.relative_to(run).as_posix() if inside else str(path)
+        )
+
+    def image_root(self, stage: str) -> Path | None:
+        """Where ``stage``'s images live (``set_image_root``). A run written before roots were
+        kept relative recorded its own folders absolute: one that names a folder of another
+        run (a copy's original) is this run's folder of that name, said once."""
+        value = self.get_meta(image_root_key(stage))
+        if not value:
+            return None
+        recorded, run = Path(value), self.path.parent
+        if not recorded.is_absolute():
+            return run / recorded
+        own = run / recorded.name
+        elsewhere = recorded.parent.resolve() != run.resolve()
+        if elsewhere and (recorded.parent / STORE_FILENAME).is_file() and own.is_dir():
+            log.warning(
+                "%s records images of stage %s in another run's folder %s; reading this run's "
+                "%s instead",
+                self.path,
+                stage,
+                recorded,
+                own,
+            )
+            return own
+        return recorded
+
     def connection(self) -> sqlite3.Connection:
         """For modules that keep tables of their own in the same file (review, rubric)."""
         return self._db
 
-    def close(self) -> None:
+    def _made_calls(self) -> bool:
+        with self._lock:
+            usage = self._db.execute("SELECT 1 FROM usage LIMIT 1").fetchone()
+            cached = self._db.execute("SELECT 1 FROM llm_cache LIMIT 1").fetchone()
+        return bool(usage or cached)
+
+    def close(self, *, failed: bool = False) -> None:
+        """Close; ``failed``: the command that opened it failed. A store this open created and
+        that recorded no model call is then removed with the folder made for it, and the
+        removal said: a refused command (a mistyped model, a bad option) creates nothing,
+        while a run that made calls keeps them to resume."""
+        discard = failed and self._made_file and not self._closed and not self._made_calls()
         self.cache.close()
         with self._lock:
             self._commit_pending()
@@ -662,12 +832,31 @@ class RunStore:
         if self._writer_lock is not None:
             lock.release(self._writer_lock)
             self._writer_lock = None
+        if discard:
+            self._discard()
+
+    def _discard(self) -> None:
+        """Remove what this open created: the store's files, and the folder if it made it."""
+        files = [self.path, lock.lock_path(self.path)]
+        files += [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
+        for file in files:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+        if self._made_folder is not None:
+            shutil.rmtree(self._made_folder, ignore_errors=True)
+            log.warning("removed %s, which this failed command had created", self._made_folder)
+        else:
+            log.warning("removed %s, which this failed command had created", self.path)
 
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        failed = kind is not None and issubclass(kind, Exception)
+        # ``typer.Exit`` carries a finished command's own exit code, not a refusal
+        if failed and hasattr(rest[0], "exit_code"):
+            failed = False
+        self.close(failed=failed)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from medrealmm.store.runstore import STORE_FILENAME, existing_store
+from medrealmm.store.runstore import STORE_FILENAME, existing_store, store_file
 
 
 @contextmanager
@@ -20,7 +20,7 @@ def scratch_run(run_dir: Path, *, enabled: bool = True, must_exist: bool = True)
     if not enabled:
         yield run_dir
         return
-    source = existing_store(run_dir) if must_exist else Path(run_dir) / STORE_FILENAME
+    source = existing_store(run_dir) if must_exist else store_file(run_dir)
     with tempfile.TemporaryDirectory(prefix="medrealmm-dry-run-") as folder:
         if source.is_file():
             src, dst = sqlite3.connect(source), sqlite3.connect(Path(folder) / STORE_FILENAME)

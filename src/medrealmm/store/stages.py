@@ -56,6 +56,8 @@ PRICES_META = "llm.prices"  # the grader whose scores the report leads with
 #: set when the panel's verdicts were simulated (the demo): a note the report shows beside them
 PANEL_SIMULATED_META = "panel.simulated"
 REVIEW_SECRET_META = "review:secret"  # the review app's session-signing secret
+#: set by `medrealmm demo` on its run: only there does a release default to the demo's DUA
+DEMO_META = "demo"
 
 
 #: Stages holding patient data that de-identification has not masked.

@@ -34,9 +34,9 @@ def load_raw(
     consultations already, before the shrink guard (``--allow-shrink``); the run's release and
     report, made from the rows about to change, go with the first write (``store.derived``)."""
     source = input_file(corpus_dir)
-    root = str(corpus_dir.resolve())
-    recorded = store.get_meta(stages.image_root_key(stages.RAW))
-    if recorded and recorded != root and store.count(stages.RAW):
+    root = corpus_dir.resolve()
+    recorded = store.image_root(stages.RAW)
+    if recorded and recorded.resolve() != root and store.count(stages.RAW):
         raise ValueError(
             f"{store.path} already holds a run over {recorded}; use another run folder"
         )
@@ -44,7 +44,7 @@ def load_raw(
     held = (key for (key,) in store.fields(stages.RAW, ()))
     check_shrink(store.path.parent, held, summary.ids, allow=allow_shrink)
     store.replace({stages.RAW: islice(_unique(source), limit)})
-    store.set_meta(stages.image_root_key(stages.RAW), root)
+    store.set_image_root(stages.RAW, root)
     store.set_meta(
         stages.INPUT_META, {"path": str(source.resolve()), "sha256": file_sha256(source)}
     )

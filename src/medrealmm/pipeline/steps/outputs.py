@@ -17,10 +17,9 @@ class Release(Stage):
     cli = "medrealmm release build"
 
     def run(self, ctx: StageContext) -> StageReport:
-        allow = ctx.settings.release.allow_unreviewed
-        return StageReport(
-            self.name, [release_demo(ctx.store, ctx.run_dir, allow_unreviewed=allow)]
-        )
+        allow, dua = ctx.settings.release.allow_unreviewed, ctx.settings.release.dua
+        line = release_demo(ctx.store, ctx.run_dir, allow_unreviewed=allow, dua=dua)
+        return StageReport(self.name, [line])
 
 
 class Report(Stage):
