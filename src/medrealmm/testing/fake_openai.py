@@ -31,6 +31,8 @@ class FakeReply:
     #: Promise the whole body, send this many bytes (of a stream: token chunks), hang up.
     cut_after: int | None = None
     refusal: str | None = None  # the message's ``refusal`` field (the model declined)
+    #: Seconds to sit on the request before answering: a hung call, for timeout tests.
+    hang_s: float = 0.0
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -265,6 +267,8 @@ class FakeOpenAIServer:
             if self.latency_s:
                 time.sleep(self.latency_s)
             reply = scripted if scripted is not None else self.responder(body)
+            if reply.hang_s:
+                time.sleep(reply.hang_s)
             generated = reply.status == 200 and reply.raw_body is None
             held = stream and generated
             if generated and not stream:
