@@ -82,7 +82,7 @@ def user_errors() -> Iterator[None]:
     """Turn expected failures into one clear line and exit code 2 instead of a traceback."""
     try:
         yield
-    except (FileNotFoundError, ValueError) as exc:  # DataError is a ValueError
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:  # DataError: a ValueError
         print_error(str(exc))
         raise typer.Exit(2) from None
 
