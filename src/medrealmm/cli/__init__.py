@@ -17,10 +17,19 @@ from medrealmm.cli import (
     rubric,  # noqa: F401
 )
 from medrealmm.cli.app import app
+from medrealmm.cli.common import print_error
+from medrealmm.io.diskfull import disk_full_message, is_disk_full
 
 
 def main() -> None:
-    app()
+    """The console script: the app, with a full disk told in one line (any command)."""
+    try:
+        app()
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        print_error(disk_full_message(exc))
+        raise SystemExit(2) from None
 
 
 __all__ = ["app", "main"]

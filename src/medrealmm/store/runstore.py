@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic_core import from_json
 
+from medrealmm.io import diskfull
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
@@ -135,6 +136,7 @@ class RunStore:
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        diskfull.opened(path)  # a full disk's one-line error names this file
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
@@ -163,20 +165,32 @@ class RunStore:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
                     yield
+                    self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
-                self._db.execute("COMMIT")
                 return
             self._db.execute("SAVEPOINT write")
             try:
                 yield
             except BaseException:
-                self._db.execute("ROLLBACK TO write")
-                self._db.execute("RELEASE write")
+                # A full disk (SQLITE_FULL) may already have rolled the whole transaction back.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
                 raise
             self._db.execute("RELEASE write")
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not already (it rolls back on a full
+        disk): a second error here would hide the first."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     def write_soon(self, sql: str, args: Sequence[object]) -> None:
         """Run one write whose commit may wait for the end of the current event-loop step: the
@@ -654,6 +668,7 @@ class RunStore:
             self._commit_pending()
             self._closed = True
             self._db.close()
+        diskfull.closed(self.path)
         if self._writer_lock is not None:
             lock.release(self._writer_lock)
             self._writer_lock = None
