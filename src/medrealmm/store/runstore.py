@@ -135,6 +135,7 @@ class RunStore:
         self._derived = {name: os.path.join(path.parent, name, f) for name, f in DERIVED.items()}
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
+        self._held = False  # inside ``transaction``: nested writes leave the commit to it
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         diskfull.opened(path)  # a full disk's one-line error names this file
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -180,11 +181,28 @@ class RunStore:
                     self._db.execute("RELEASE write")
                 raise
             self._db.execute("RELEASE write")
+            if self._held:
+                return  # inside ``transaction``: it commits
             try:
                 self._db.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several reads and writes as one (a read-modify-write no other writer, thread or
+        process, can come between); the writes inside nest in it and commit with it."""
+        with self._lock:
+            if self._held:
+                yield
+                return
+            with self._transaction():
+                self._held = True
+                try:
+                    yield
+                finally:
+                    self._held = False
 
     def _rollback(self) -> None:
         """Undo the open transaction, if SQLite has not already (it rolls back on a full
