@@ -7,6 +7,7 @@ after the usual backoff) gets the answer. Over both transports, plain and stream
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections.abc import Callable
 
@@ -15,6 +16,7 @@ import pytest
 from medrealmm.llm import ChatRequest, LLMError, Message
 from medrealmm.llm.openai_compat import OpenAICompatibleClient
 from medrealmm.llm.transport import TRANSPORTS
+from medrealmm.runner import run_units
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
 TASKS = ("test.task", "evaluate.respond")  # the second is streamed
@@ -66,3 +68,31 @@ async def test_a_call_that_hangs_twice_is_a_recorded_timeout(transport: str) -> 
             await client.complete(_request("test.task"))
     assert caught.value.reason == "timeout" and not caught.value.permanent
     assert caught.value.attempts == 2 and len(server.requests) == 2
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_run_with_some_hung_calls_finishes_every_unit(transport: str) -> None:
+    """Twenty units, concurrent, a quarter of whose first requests hang: all are answered."""
+    hung: set[str] = set()
+    lock = threading.Lock()
+
+    def respond(body: dict) -> FakeReply:
+        text = str(body["messages"][-1]["content"])
+        with lock:
+            first = int(text.removeprefix("问")) % 4 == 0 and text not in hung
+            hung.add(text)
+        if first:
+            time.sleep(0.8)
+        return FakeReply(content="好的")
+
+    answers: dict[str, str] = {}
+    with FakeOpenAIServer(respond) as server:
+        client = _client(server, transport)
+
+        async def work(key: str) -> None:
+            request = ChatRequest(task="test.task", messages=[Message.text("user", f"问{key}")])
+            answers[key] = (await client.complete(request)).text
+
+        stats = await run_units([str(n) for n in range(20)], work, description="t", concurrency=8)
+    assert stats.failed == 0 and len(answers) == 20, stats.errors
+    assert client.failed_calls == 0 and len(server.requests) == 25  # 5 hung, each sent twice

@@ -174,6 +174,8 @@ def verify(
     with user_errors():
         manifest = verify_release(release) if key is None else verify_signature(release, key)
     signed = f"; signed by {key if key.startswith('ed25519:') else 'the given key'}" if key else ""
+    if key is None and manifest.get("signing_key"):
+        signed = f"; signed with {manifest['signing_key']}, not checked: pass --key (the builder's)"
     console.print(
         f"[green]ok[/green]: {len(manifest['files'])} files match the manifest "
         f"of {manifest['name']} {manifest['version']}{signed}"
