@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from medrealmm.losses import Loss
 from medrealmm.mccp import export_outputs, run_mccp
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.pipeline.settings import PipelineSettings
@@ -34,6 +33,5 @@ class ExtractMccp(Stage):
             ),
         )
         export_outputs(ctx.store, ctx.run_dir / "mccp")
-        lost = summary.discarded + summary.failed
-        screened = Loss("mccp (discarded or failed)", summary.consultations, lost)
-        return StageReport(self.name, summary.lines(), failed=summary.failed, losses=[screened])
+        losses = [summary.loss()]
+        return StageReport(self.name, summary.lines(), failed=summary.failed, losses=losses)
