@@ -169,3 +169,21 @@ def test_feedback_items_append_and_a_reimport_repeats_none(served: tuple[str, Pa
         ("doc1", "询问用药史"),
         ("doc2", "询问过敏史"),
     ]
+
+
+def test_a_store_transaction_commits_its_writes_together(tmp_path: Path) -> None:
+    """``RunStore.transaction``: nested writes (a row, a cache write) commit with it, or not
+    at all when it fails."""
+    from medrealmm.schema import Response
+
+    reply = Response(instance_id="i1", model="m", text="好")
+    with RunStore(tmp_path / "run") as store:
+        with pytest.raises(RuntimeError), store.transaction():
+            store.put(stages.EVAL_RESPONSE, "a", reply)
+            store.write_soon("INSERT INTO meta(key, value) VALUES ('x', '1')", ())
+            raise RuntimeError("undo")
+        assert store.count(stages.EVAL_RESPONSE) == 0 and store.get_meta("x") is None
+        with store.transaction():
+            store.put(stages.EVAL_RESPONSE, "a", reply)
+            store.put(stages.EVAL_RESPONSE, "b", reply)
+        assert store.count(stages.EVAL_RESPONSE) == 2

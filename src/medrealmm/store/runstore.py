@@ -222,7 +222,7 @@ class RunStore:
                 loop = None
             if loop is None:
                 self._db.execute(sql, args)
-                if self._db.in_transaction:
+                if self._db.in_transaction and not self._held:  # ``transaction`` commits it
                     self._db.execute("COMMIT")  # with what a loop in another thread left open
                 return
             if not self._db.in_transaction:
