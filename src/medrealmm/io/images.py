@@ -83,8 +83,7 @@ def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
         return f"image path escapes the dataset folder: {relative}"
     if not path.is_file():
         return f"image not found: {relative}"
-    real_root = os.path.realpath(root)
-    if Path(real_root) not in Path(os.path.realpath(path)).parents:
+    if _links_outside(root, relative, path):
         return (
             f"image {relative} is a symbolic link (or lies in a linked folder) that leads "
             "outside the dataset folder; copy the images into it"
@@ -105,6 +104,18 @@ def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
     except Image.DecompressionBombError:
         return f"image {relative} is over Pillow's decompression-bomb limit"
     return None
+
+
+def _links_outside(root: Path | str, relative: str, path: Path) -> bool:
+    """Whether a symbolic link on the way from ``root`` down to ``path`` leads outside
+    ``root``. Only the components below ``root`` are looked at (an lstat each), and the whole
+    path is resolved only when one of them is a link: most datasets have none."""
+    current = os.path.abspath(root)
+    for part in os.path.normpath(relative).split(os.sep):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return Path(os.path.realpath(root)) not in Path(os.path.realpath(path)).parents
+    return False
 
 
 def _jpeg_ends(handle: io.BufferedReader) -> bool:
