@@ -22,6 +22,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from medrealmm.io.diskfull import is_disk_full
+
 T = TypeVar("T")
 
 
@@ -117,6 +119,8 @@ async def run_units(
                     await work(key)
                     stats.done += 1
                 except Exception as exc:  # one bad unit must not sink the run
+                    if is_disk_full(exc):
+                        raise  # ...but a full disk sinks every unit after it: stop, say where
                     stats.failed += 1
                     stats.errors[key] = f"{type(exc).__name__}: {exc}"
                 finally:

@@ -36,7 +36,7 @@ def _symlink_case() -> BadInput:
         write_dataset(folder, [_line(good_record("c1"))], image=False)
         _symlink_out(folder)
 
-    return BadInput("image-symlink-out", build, "cannot be decoded")
+    return BadInput("image-symlink-out", build, "outside the dataset folder")
 
 
 #: The checks only ``validate`` made before (images, time order): now every command makes them.

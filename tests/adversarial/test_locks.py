@@ -362,6 +362,8 @@ NOT_WRITERS = {
     "report": "reads the rows into another folder",
     "release build": "reads the rows into another folder",
     "release verify": "reads a release",
+    "release keygen": "writes a key pair, no run",
+    "release sign": "signs a release folder, no run",
     "release accept-dua": "writes a user-level acceptance file",
     "review export-suspects": "writes a file from decided tasks",
     # The review app and its accounts write while pipeline commands run, by design: a

@@ -5,6 +5,7 @@ with a UTC offset are not mixed in one consultation (they cannot be ordered with
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ def _case(demo_corpus: Path) -> dict:
 
 
 def _write(folder: Path, demo_dir: Path, *records: dict) -> Path:
-    (folder / "images").symlink_to(demo_dir / "images")
+    shutil.copytree(demo_dir / "images", folder / "images")
     path = folder / "consultations.jsonl"
     lines = [json.dumps(r, ensure_ascii=False) for r in records]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

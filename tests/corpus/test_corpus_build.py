@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,7 @@ def test_a_bad_line_names_file_line_and_field(demo_corpus: Path, tmp_path: Path)
     broken = json.loads(lines[2])
     del broken["department"]
     lines[2] = json.dumps(broken, ensure_ascii=False)
-    (tmp_path / "images").symlink_to(demo_corpus.parent / "images")  # the same images
+    shutil.copytree(demo_corpus.parent / "images", tmp_path / "images")  # a copy of the images
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(DataError) as info:
@@ -115,7 +116,7 @@ def test_a_bad_line_names_file_line_and_field(demo_corpus: Path, tmp_path: Path)
 
 def test_duplicate_ids_are_rejected(demo_corpus: Path, tmp_path: Path) -> None:
     lines = demo_corpus.read_text(encoding="utf-8").splitlines()
-    (tmp_path / "images").symlink_to(demo_corpus.parent / "images")  # the same images
+    shutil.copytree(demo_corpus.parent / "images", tmp_path / "images")  # a copy of the images
     bad = tmp_path / "dup.jsonl"
     bad.write_text("\n".join([*lines, "", lines[0]]) + "\n", encoding="utf-8")
     with pytest.raises(DataError) as info:

@@ -80,11 +80,11 @@ async def test_permanent_errors_are_asked_once(status: int, message: str, reason
     assert len(server.requests) == 1 and f"[{reason}]" in str(caught.value)
 
 
-async def test_a_timed_out_call_is_not_sent_again_in_the_run() -> None:
+async def test_a_timed_out_call_is_sent_once_more_then_recorded() -> None:
     with FakeOpenAIServer(latency_s=0.6) as server, pytest.raises(LLMError) as caught:
         await _client(server, timeout_s=0.15).complete(_request())
     assert caught.value.reason == "timeout" and not caught.value.permanent
-    assert len(server.requests) == 1
+    assert len(server.requests) == 2 and caught.value.attempts == 2
 
 
 async def test_a_connection_reset_mid_body_is_retried_then_counted() -> None:

@@ -96,9 +96,11 @@ async def test_feedback_only_on_the_latest_round(store: RunStore, tinea_instance
         approve(store, iid, reviewer="dr_li")
     await generate_all(store, OfflineClient(), SETTINGS)
     save_feedback(store, _reweight(iid, 0, "c01", 10))
-    save_feedback(store, _reweight(iid, 0, "c01", 12))  # a resubmission replaces the first
+    # feedback is appended, never replaced: a second weight for c01 contradicts the first
+    with pytest.raises(FeedbackError, match="already given a weight"):
+        save_feedback(store, _reweight(iid, 0, "c01", 12))
     await refine_all(store, OfflineClient(), SETTINGS)
-    assert round_history(store, iid)[1].criteria[0].weight == 12
+    assert round_history(store, iid)[1].criteria[0].weight == 10
     with pytest.raises(FeedbackError, match="round 1"):
         save_feedback(store, _reweight(iid, 0, "c01", 3))
 

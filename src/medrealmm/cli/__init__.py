@@ -18,6 +18,8 @@ from medrealmm.cli import (
     rubric,  # noqa: F401
 )
 from medrealmm.cli.app import app
+from medrealmm.cli.common import print_error
+from medrealmm.io.diskfull import disk_full_message, is_disk_full
 
 #: Top-level modules of the optional parts, by the extra that installs them.
 EXTRAS = {
@@ -39,6 +41,7 @@ EXTRAS = {
             "argon2",
             "multipart",
             "python_multipart",
+            "pypinyin",
         ),
         "build",
     ),
@@ -53,20 +56,24 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 
 
 def main() -> None:
-    """The ``medrealmm`` command. A builder-only command on the core install says which extra
-    to add, in one line, instead of a traceback."""
+    """The ``medrealmm`` command: the app, with two user situations told in one line instead
+    of a traceback: a builder-only command on the core install (which extra to add) and a full
+    disk (which file, how much to free)."""
     try:
         app()
     except ModuleNotFoundError as exc:
         extra = missing_extra(exc)
         if extra is None:
             raise
-        from medrealmm.cli.common import print_error
-
         print_error(
             f"this command needs the {extra!r} extra ({exc.name} is not installed): "
             f'pip install "medrealmm[{extra}]"'
         )
+        raise SystemExit(2) from None
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        print_error(disk_full_message(exc))
         raise SystemExit(2) from None
 
 

@@ -7,12 +7,15 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from medrealmm.losses import Loss
 
 #: Width of output that goes to a pipe or a file: wide enough that no line or table is cut.
 UNWRAPPED_WIDTH = 10_000
@@ -79,6 +82,15 @@ AllowShrinkOption = Annotated[
     ),
 ]
 
+AllowMassDropOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-mass-drop",
+        help="Exit 0 even when a step drops or fails more than half of its input (it is "
+        "still warned about); without it such a run exits 1.",
+    ),
+]
+
 DryRunOption = Annotated[
     bool,
     typer.Option(
@@ -104,9 +116,24 @@ def user_errors() -> Iterator[None]:
     """Turn expected failures into one clear line and exit code 2 instead of a traceback."""
     try:
         yield
-    except (FileNotFoundError, ValueError) as exc:  # DataError is a ValueError
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:  # DataError: a ValueError
         print_error(str(exc))
         raise typer.Exit(2) from None
+
+
+def warn_mass_drops(losses: Iterable[Loss], *, allow: bool) -> None:
+    """Warn about every step that lost more than half its input; exit 1 unless ``allow``."""
+    from medrealmm.losses import mass_losses
+
+    heavy = mass_losses(losses)
+    for loss in heavy:
+        console.print(Text.assemble(("warning:", "yellow"), " ", loss.warning()), soft_wrap=True)
+    if heavy and not allow:
+        print_error(
+            "most of a step's input was lost (see the warnings above); check its inputs, "
+            "screens and model, or pass --allow-mass-drop if this is meant"
+        )
+        raise typer.Exit(1)
 
 
 def plain_row(table: Table, *cells: object) -> None:

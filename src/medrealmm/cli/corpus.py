@@ -12,6 +12,7 @@ from rich.table import Table
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     RUN_PATH,
+    AllowMassDropOption,
     AllowShrinkOption,
     DryRunOption,
     ModelsConfigOption,
@@ -19,9 +20,11 @@ from medrealmm.cli.common import (
     print_table,
     result_console,
     user_errors,
+    warn_mass_drops,
 )
 from medrealmm.corpus import CorpusConfig, Engine, Manifest, build_corpus, load_config
 from medrealmm.corpus import review as queue
+from medrealmm.corpus.manifest import corpus_losses
 from medrealmm.store import RunStore, stages
 
 corpus_app = typer.Typer(
@@ -89,6 +92,7 @@ def build(
     ] = None,
     allow_shrink: AllowShrinkOption = False,
     dry_run: DryRunOption = False,
+    allow_mass_drop: AllowMassDropOption = False,
 ) -> None:
     """Run C0 -Φimg-> C1 -Φcmpl-> C2 -Φbal-> C3 -4a-> C3' and print what each step dropped.
 
@@ -134,6 +138,7 @@ def build(
         return
     print_manifest(manifest)
     result_console.print(f"[green]corpus written[/green] to [bold]{out}[/bold]")
+    warn_mass_drops(corpus_losses(manifest), allow=allow_mass_drop)
 
 
 def _with_overrides(

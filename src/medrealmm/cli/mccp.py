@@ -10,6 +10,7 @@ import typer
 from medrealmm.cli.app import app
 from medrealmm.cli.common import (
     RUN_PATH,
+    AllowMassDropOption,
     AllowShrinkOption,
     DebugCallsOption,
     DryRunOption,
@@ -21,6 +22,7 @@ from medrealmm.cli.common import (
     result_console,
     show_rejected,
     user_errors,
+    warn_mass_drops,
 )
 from medrealmm.demo import CORPUS_FILE
 from medrealmm.mccp.selection import DEFAULT_MIN_GAP
@@ -102,6 +104,7 @@ def extract(
     allow_shrink: AllowShrinkOption = False,
     dry_run: DryRunOption = False,
     debug_calls: DebugCallsOption = False,
+    allow_mass_drop: AllowMassDropOption = False,
 ) -> None:
     """Extract MCCPs per consultation: Cropper over the whole dialogue, Verifier over the
     history up to each candidate, t* = argmax of the summed scores (with --points k, up to k
@@ -164,6 +167,7 @@ def extract(
         console.print(f"[red]failed[/red] {key}: {error}")
     show_rejected(store.cache.rejected_now)
     result_console.print(f"wrote {instances} and {discarded}")
+    warn_mass_drops([summary.loss()], allow=allow_mass_drop)
     if summary.failed:
         raise typer.Exit(1)
 

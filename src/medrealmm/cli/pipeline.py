@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 
 from medrealmm.cli.app import app
-from medrealmm.cli.common import RUN_PATH, console, print_dry_run, result_console, user_errors
+from medrealmm.cli.common import (
+    RUN_PATH,
+    AllowMassDropOption,
+    console,
+    print_dry_run,
+    result_console,
+    user_errors,
+    warn_mass_drops,
+)
 
 StageList = Annotated[
     list[str] | None,
@@ -54,6 +62,7 @@ def run(
             "later agents on the offline baseline's answers; release and report are skipped).",
         ),
     ] = False,
+    allow_mass_drop: AllowMassDropOption = False,
 ) -> None:
     """Run every stage in order: ingest -> corpus -> deid -> review -> mccp -> rubric ->
     evaluate -> release -> report.
@@ -94,6 +103,10 @@ def run(
         for client in planned:
             print_dry_run(client, None)
         return
+    ran = [report for report in reports if not report.skipped]
+    per_stage = ", ".join(f"{report.stage} {report.failed}" for report in ran)
+    console.print(f"failed units per stage: {per_stage}")
+    warn_mass_drops((loss for report in ran for loss in report.losses), allow=allow_mass_drop)
     failed = sum(report.failed for report in reports)
     if failed:
         console.print(f"[red]{failed} units failed[/red]; rerun to retry them")

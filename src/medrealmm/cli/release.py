@@ -176,13 +176,55 @@ def accept_dua(
 @release_app.command("verify")
 def verify(
     release: Annotated[Path, typer.Argument(help="Release folder to check.")],
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="Also check the manifest's Ed25519 signature against this public key: "
+            "'ed25519:BASE64' as the builder published it, or their .pub file.",
+        ),
+    ] = None,
 ) -> None:
-    """Check every file of a release against the sha256 sums in its manifest."""
+    """Check every file of a release against the sha256 sums in its manifest (and, with
+    --key, that the builder signed that manifest)."""
     from medrealmm.release import verify_release
+    from medrealmm.release.signing import verify_signature
 
     with user_errors():
-        manifest = verify_release(release)
+        manifest = verify_release(release) if key is None else verify_signature(release, key)
+    signed = f"; signed by {key if key.startswith('ed25519:') else 'the given key'}" if key else ""
+    if key is None and manifest.get("signing_key"):
+        signed = f"; signed with {manifest['signing_key']}, not checked: pass --key (the builder's)"
     result_console.print(
         f"[green]ok[/green]: {len(manifest['files'])} files match the manifest "
-        f"of {manifest['name']} {manifest['version']}"
+        f"of {manifest['name']} {manifest['version']}{signed}"
     )
+
+
+@release_app.command("keygen")
+def keygen(
+    path: Annotated[
+        Path, typer.Argument(help="Private key file to create (the public key goes to PATH.pub).")
+    ],
+) -> None:
+    """Make an Ed25519 key pair for `release sign` (no openssl needed). Keep the private key
+    off shared disks; publish the .pub line where your users can check it."""
+    from medrealmm.release.signing import generate_key
+
+    with user_errors():
+        public = generate_key(path)
+    console.print(f"private key: {path} (owner-only); public key: {path}.pub\n{public}")
+
+
+@release_app.command("sign")
+def sign(
+    release: Annotated[Path, typer.Argument(help="Release folder to sign.")],
+    key: Annotated[Path, typer.Option("--key", help="Private key file (release keygen).")],
+) -> None:
+    """Sign a release's manifest with Ed25519: the public key goes into the dataset card and
+    the manifest, the signature into manifest.json.sig. The release must match its manifest."""
+    from medrealmm.release.signing import sign_release
+
+    with user_errors():
+        public = sign_release(release, key)
+    console.print(f"[green]signed[/green] {release} with {public}")

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from medrealmm.io.errors import DataError
+from medrealmm.io.yamlfile import compose_yaml, load_yaml
 
 REFUND_KEYWORDS = ("退款", "退费", "退钱", "取消问诊", "取消订单", "取消咨询", "不问了", "撤销")
 # A physician message naming any of these is about the order, not the patient's problem.
@@ -162,7 +163,7 @@ def load_config(path: Path | str | None) -> CorpusConfig:
     if path is None:
         return CorpusConfig()
     path = Path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
     try:
         return CorpusConfig.model_validate(data)
     except ValidationError as exc:
@@ -173,7 +174,7 @@ def load_config(path: Path | str | None) -> CorpusConfig:
 
 def yaml_line(path: Path, loc: tuple[int | str, ...]) -> int:
     """1-based line of the deepest YAML node on ``loc`` (where the user must look)."""
-    node = yaml.compose(path.read_text(encoding="utf-8"))
+    node = compose_yaml(path)
     line = 1
     for part in loc:
         if isinstance(node, yaml.MappingNode):

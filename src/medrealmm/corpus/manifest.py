@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from medrealmm.corpus.config import CorpusConfig
 from medrealmm.corpus.reasons import Drop, Operator
 from medrealmm.io import atomic_writer
+from medrealmm.losses import Loss
 
 # Corpus snapshots named as in paper 3.1 (C3' is C3 after the 4a removal).
 SNAPSHOTS = ("C0", "C1", "C2", "C3", "C3'")
@@ -83,3 +84,13 @@ def department_table(snapshots: dict[str, Counter[str]]) -> dict[str, dict[str, 
         name: {snap: snapshots[snap].get(name, 0) for snap in SNAPSHOTS if snap in snapshots}
         for name in names
     }
+
+
+def corpus_losses(manifest: Manifest) -> list[Loss]:
+    """What each screen dropped of its input. Balance is left out: its department cap samples
+    on purpose, as configured; the image, completeness and privacy screens judge cases."""
+    return [
+        Loss(f"corpus {count.operator.value} screen", count.input, sum(count.dropped.values()))
+        for count in manifest.stages
+        if count.operator is not Operator.BALANCE
+    ]

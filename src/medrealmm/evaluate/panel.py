@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
-import yaml
-
 from medrealmm.evaluate.provenance import PanelMethod, PanelRef
 from medrealmm.io import DataError
+from medrealmm.io.yamlfile import load_yaml
 from medrealmm.llm import display_name
 from medrealmm.schema import Criterion, Verdict, VerdictStatus
 from medrealmm.store.keys import SEP
@@ -132,7 +131,7 @@ def panel_from_graders(
 def load_panels(config: Path) -> dict[str, Panel]:
     """``panels: [{name, graders: [...], method, weights: {grader: w}}]`` of a models YAML;
     errors name the file, the entry and the field."""
-    data = yaml.safe_load(Path(config).read_text(encoding="utf-8")) or {}
+    data = load_yaml(config) or {}
     panels: dict[str, Panel] = {}
     for index, entry in enumerate(data.get("panels", []) or [], start=1):
         if not isinstance(entry, dict):

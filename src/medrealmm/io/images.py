@@ -19,8 +19,9 @@ class MissingImageError(FileNotFoundError):
 def contained_path(root: Path | str, relative: str) -> Path | None:
     """``root/relative`` when it stays inside ``root`` as written, else None.
 
-    The one containment rule for every command: ``..`` and absolute paths are refused, but
-    symlinks are not followed, so a symlinked ``images/`` folder inside the dataset is fine.
+    The containment rule for reading: ``..`` and absolute paths are refused; symbolic links
+    are not followed here (``check_image``, which every ingest runs, refuses a link that leads
+    outside the dataset folder).
     """
     root = Path(os.path.abspath(root))
     path = Path(os.path.normpath(root / relative))
@@ -63,10 +64,18 @@ def file_sha256(path: Path | str) -> str:
     return digest.hexdigest()
 
 
+#: Bytes at the end of a JPEG searched for its end-of-image marker (some cameras append data).
+JPEG_TAIL_BYTES = 64 * 1024
+
+
 def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
     """Why the image at ``relative`` cannot be used, or None. Containment is checked on the
-    path as written (a symlinked ``images/`` folder inside the dataset is fine); the pixel cap
-    is checked from the header, before any decoding, so a decompression bomb costs nothing."""
+    path as written and again where its symbolic links lead: an image, or an ``images/``
+    folder, that links outside the dataset folder is refused (its bytes are not the dataset's
+    and would ship in a release). The pixel cap is checked from the header, before any
+    decoding, so a decompression bomb costs nothing; a JPEG cut short (no end-of-image marker
+    after its last scan) is refused here, not hours later in de-identification. The file is
+    opened once."""
     from PIL import Image, UnidentifiedImageError
 
     path = contained_path(root, relative)
@@ -74,8 +83,13 @@ def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
         return f"image path escapes the dataset folder: {relative}"
     if not path.is_file():
         return f"image not found: {relative}"
+    if _links_outside(root, relative, path):
+        return (
+            f"image {relative} is a symbolic link (or lies in a linked folder) that leads "
+            "outside the dataset folder; copy the images into it"
+        )
     try:
-        with Image.open(path) as image:
+        with path.open("rb") as handle, Image.open(handle) as image:
             width, height = image.size
             if width * height > max_pixels:
                 return (
@@ -83,8 +97,32 @@ def check_image(root: Path | str, relative: str, max_pixels: int) -> str | None:
                     f"over the {max_pixels / 1e6:.0f} Mpx cap (MEDREALMM_MAX_PIXELS)"
                 )
             image.verify()
+            if image.format == "JPEG" and not _jpeg_ends(handle):
+                return f"image {relative} is truncated: no JPEG end-of-image marker"
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         return f"image {relative} cannot be decoded: {type(exc).__name__}"
     except Image.DecompressionBombError:
         return f"image {relative} is over Pillow's decompression-bomb limit"
     return None
+
+
+def _links_outside(root: Path | str, relative: str, path: Path) -> bool:
+    """Whether a symbolic link on the way from ``root`` down to ``path`` leads outside
+    ``root``. Only the components below ``root`` are looked at (an lstat each), and the whole
+    path is resolved only when one of them is a link: most datasets have none."""
+    current = os.path.abspath(root)
+    for part in os.path.normpath(relative).split(os.sep):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return Path(os.path.realpath(root)) not in Path(os.path.realpath(path)).parents
+    return False
+
+
+def _jpeg_ends(handle: io.BufferedReader) -> bool:
+    """Whether an end-of-image marker (FF D9) follows the last start-of-scan (FF DA) in the
+    file's tail: entropy-coded data never holds either (an FF there is followed by 00 or a
+    restart marker), and an embedded thumbnail's marker comes before the main scan."""
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(max(0, size - JPEG_TAIL_BYTES))
+    tail = handle.read()
+    return tail.rfind(b"\xff\xd9") > tail.rfind(b"\xff\xda")

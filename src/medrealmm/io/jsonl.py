@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from medrealmm.io.errors import DataError
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 BOM = b"\xef\xbb\xbf"
@@ -74,17 +75,46 @@ def dump_line(record: BaseModel) -> str:
 
 @contextmanager
 def atomic_writer(path: Path | str) -> Iterator[IO[str]]:
-    """Write to a temp file beside ``path`` and rename, so a killed run never leaves half a file."""
+    """Write to a temp file beside ``path`` and rename, so a killed run never leaves half a file.
+
+    A write's ``OSError`` (a full disk) names ``path``: the OS names no file for a write."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            yield handle
+            yield cast(IO[str], _NamedWrites(handle, path))
+            _named(handle.flush, path)  # what close would flush: its error names the file too
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class _NamedWrites:
+    """A text handle whose write errors name the file being written."""
+
+    def __init__(self, handle: IO[str], path: Path) -> None:
+        self._handle = handle
+        self._path = path
+
+    def write(self, text: str) -> int:
+        return _named(lambda: self._handle.write(text), self._path)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        _named(lambda: self._handle.writelines(lines), self._path)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+
+def _named(call: Callable[[], T], path: Path) -> T:
+    try:
+        return call()
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
 
 
 def write_jsonl(path: Path | str, records: Iterable[BaseModel]) -> int:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.io.errors import DataError
+from medrealmm.io.yamlfile import load_yaml
 from medrealmm.llm.cache import CachedClient, LLMCache
 from medrealmm.llm.client import LLMClient
 from medrealmm.llm.offline import OFFLINE_NAME, OfflineClient
@@ -80,7 +80,7 @@ OFFLINE_SPEC = ModelSpec(name=OFFLINE_NAME, backend="offline")
 def load_model_specs(path: Path | str) -> dict[str, ModelSpec]:
     """Read ``models: [{name: ..., ...}, ...]`` from YAML; errors name the file and entry."""
     path = Path(path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
     specs: dict[str, ModelSpec] = {}
     for index, entry in enumerate(data.get("models", [])):
         try:

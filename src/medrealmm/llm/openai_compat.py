@@ -65,6 +65,11 @@ _STREAM_REJECTIONS = frozenset({400, 404, 405, 415, 422, 501})
 
 STREAM_OFF_NOTE = "not streamed: stream is false in the model's config"
 
+#: A timed-out call is sent once more, after the usual backoff, with its timeout this many
+#: times longer (a slow reply gets room; a one-at-a-time server is not flooded with copies); a
+#: second timeout is final and recorded as the failure ``timeout``.
+TIMEOUT_RETRY_FACTOR = 2.0
+
 #: Longest server-requested wait we honour before a retry; longer ones count as a failure.
 MAX_RETRY_AFTER_S = 120.0
 
@@ -223,6 +228,7 @@ class OpenAICompatibleClient:
         self._semaphore = asyncio.Semaphore(concurrency)
         self._limiter = RateLimiter(rpm)
         self._max_attempts = max_attempts
+        self._timeout_s = timeout_s
         self._backoff = (backoff_initial_s, backoff_max_s)
         # ``auto``: the first structured call settles the mode; the others wait for it.
         self._mode: StructuredMode = "json_schema" if structured_mode == "auto" else structured_mode
@@ -309,6 +315,7 @@ class OpenAICompatibleClient:
         images = _image_parts(request) if self.vision else ()
         streamed = request.task in STREAMED_TASKS
         initial, maximum = self._backoff
+        timeout_s: float | None = None  # the configured bound until a call timed out
         for attempt in range(1, self._max_attempts + 1):
             self.attempts += 1
             try:
@@ -319,9 +326,11 @@ class OpenAICompatibleClient:
                     note = self.stream_note if streamed else None
                     try:
                         if streamed and self.stream_note is None:
-                            data, first, note, started = await self._stream(payload, images)
+                            data, first, note, started = await self._stream(
+                                payload, images, timeout_s
+                            )
                         else:
-                            data = await self._transport.post_chat(payload, images)
+                            data = await self._transport.post_chat(payload, images, timeout_s)
                     except ValueError as exc:  # a body cut short or not JSON at all
                         raise _Malformed(f"undecodable body: {exc}") from None
                     latency = time.perf_counter() - started
@@ -336,11 +345,11 @@ class OpenAICompatibleClient:
             except (openai.OpenAIError, HTTPFailure, _Malformed) as exc:
                 reason = "malformed_response" if isinstance(exc, _Malformed) else classify(exc)
                 wait = retry_after_s(exc)
-                # A timed-out call is not re-sent in this run: a one-at-a-time server may still
-                # be computing it, and a second copy would only queue behind the first.
+                # A timed-out call is re-sent once, with a longer timeout; a second timeout is
+                # final (a one-at-a-time server may still be computing the first copies).
                 final = (
                     is_permanent(reason)
-                    or reason == "timeout"
+                    or (reason == "timeout" and timeout_s is not None)
                     or attempt == self._max_attempts
                     or (wait is not None and wait > MAX_RETRY_AFTER_S)
                 )
@@ -353,13 +362,21 @@ class OpenAICompatibleClient:
                         status=getattr(exc, "status_code", None),
                         attempts=attempt,
                     ) from exc
+                if reason == "timeout":
+                    timeout_s = self._timeout_s * TIMEOUT_RETRY_FACTOR
+                    log.warning(
+                        "%s: a call timed out after %.0f s; sending it once more with %.0f s",
+                        self.name,
+                        self._timeout_s,
+                        timeout_s,
+                    )
                 if wait is None:
                     wait = min(maximum, initial * 2 ** (attempt - 1)) + random.uniform(0, initial)
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _stream(
-        self, payload: dict[str, Any], images: tuple[ImagePart, ...]
+        self, payload: dict[str, Any], images: tuple[ImagePart, ...], timeout_s: float | None
     ) -> tuple[object, float | None, str | None, float]:
         """One streamed exchange: (body, time to first token, note, when the answering request
         went out). Under ``auto`` a server that refuses streams, or answers one with a whole
@@ -368,7 +385,7 @@ class OpenAICompatibleClient:
 
         started = time.perf_counter()
         try:
-            result = await self._transport.stream_chat(payload, images)
+            result = await self._transport.stream_chat(payload, images, timeout_s)
         except (openai.APIStatusError, HTTPFailure) as exc:
             status = getattr(exc, "status_code", None)
             if self.stream != "auto" or status not in _STREAM_REJECTIONS:
@@ -382,7 +399,7 @@ class OpenAICompatibleClient:
             log.warning("%s: stream request refused: %s", self.name, _describe(exc))
             await self._limiter.wait()
             started = time.perf_counter()
-            data = await self._transport.post_chat(payload, images)
+            data = await self._transport.post_chat(payload, images, timeout_s)
             # Settled only once the plain request went through: a request the server rejects
             # either way says nothing about streaming.
             self._stream_off(note)

@@ -68,16 +68,25 @@ class HTTPFailure(Exception):
 
 
 class ChatTransport(Protocol):
-    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
+    async def post_chat(
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
+    ) -> object:
         """The decoded JSON body of a 2xx reply; ``ValueError`` when it is not JSON.
 
         ``images``: the parts whose URLs the payload carries, for a transport that splices
         their pre-encoded bytes (``medrealmm.llm.wire``); the body sent is the same either way.
+        ``timeout_s``: this call's bound, when not the configured one (a timed-out call's retry).
         """
         ...
 
     async def stream_chat(
-        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
     ) -> StreamResult:
         """``payload`` sent as a stream request; the whole reply and its time to first token.
 
@@ -113,24 +122,38 @@ class SDKTransport:
         )
         self._timeout_s = timeout_s
 
-    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
-        return await self._client.post("/chat/completions", body=payload, cast_to=object)
+    async def post_chat(
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
+    ) -> object:
+        options: Any = {} if timeout_s is None else {"timeout": timeout_s}
+        return await self._client.post(
+            "/chat/completions", body=payload, cast_to=object, options=options
+        )
 
     async def stream_chat(
-        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
     ) -> StreamResult:
         import openai
+
+        total = self._timeout_s if timeout_s is None else timeout_s
 
         started = time.perf_counter()
         model = str(payload.get("model", ""))
         try:
             # The SDK's timeout bounds each read; a stream as a whole gets the same total
             # bound as the ``http`` transport's.
-            async with asyncio.timeout(self._timeout_s):
+            async with asyncio.timeout(total):
                 stream = await self._client.post(
                     "/chat/completions",
                     body={**payload, **STREAM_FIELDS},
                     cast_to=object,
+                    options={"timeout": total},
                     stream=True,
                     stream_cls=openai.AsyncStream[object],
                 )
@@ -192,13 +215,20 @@ class HTTPTransport:
             self._loop = loop
         return self._session
 
-    async def post_chat(self, payload: dict[str, Any], images: Sequence[ImagePart] = ()) -> object:
+    async def post_chat(
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
+    ) -> object:
         import aiohttp
 
         session = self._current_session()
         body = encode_body(payload, images)
         try:
-            async with session.post(self._url, data=body, allow_redirects=False) as response:
+            async with session.post(
+                self._url, data=body, allow_redirects=False, **_timeout(timeout_s)
+            ) as response:
                 raw = await response.read()
                 _raise_for_status(response, raw)
         except TimeoutError:
@@ -211,7 +241,10 @@ class HTTPTransport:
             raise ValueError(f"{exc}") from None
 
     async def stream_chat(
-        self, payload: dict[str, Any], images: Sequence[ImagePart] = ()
+        self,
+        payload: dict[str, Any],
+        images: Sequence[ImagePart] = (),
+        timeout_s: float | None = None,
     ) -> StreamResult:
         import aiohttp
 
@@ -220,7 +253,9 @@ class HTTPTransport:
         started = time.perf_counter()
         assembler = ChunkAssembler(started)
         try:
-            async with session.post(self._url, data=body, allow_redirects=False) as response:
+            async with session.post(
+                self._url, data=body, allow_redirects=False, **_timeout(timeout_s)
+            ) as response:
                 content_type = response.headers.get("Content-Type")
                 if response.status >= 300 or not is_event_stream(content_type):
                     raw = await response.read()
@@ -279,6 +314,15 @@ def _raise_for_status(response: aiohttp.ClientResponse, raw: bytes) -> None:
             status=response.status,
             headers={k.lower(): v for k, v in response.headers.items()},
         )
+
+
+def _timeout(timeout_s: float | None) -> dict[str, Any]:
+    """aiohttp's per-request override of the session's total bound, when one is asked."""
+    if timeout_s is None:
+        return {}
+    import aiohttp
+
+    return {"timeout": aiohttp.ClientTimeout(total=timeout_s)}
 
 
 async def _lines(pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

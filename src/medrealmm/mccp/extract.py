@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from medrealmm.io import write_jsonl
 from medrealmm.llm import LLMClient, send_pixels
+from medrealmm.losses import Loss
 from medrealmm.mccp.agents import INTENT_TASK, STAGE_TASK, MccpAgents
 from medrealmm.mccp.candidates import (
     candidate_turns,
@@ -115,6 +116,10 @@ class MccpSummary:
     reused: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     errors: dict[str, str] = field(default_factory=dict)
+
+    def loss(self) -> Loss:
+        """Consultations that gave no instance: discarded (no challenge point) or failed."""
+        return Loss("mccp (discarded or failed)", self.consultations, self.discarded + self.failed)
 
     def lines(self) -> list[str]:
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.reasons.items())) or "none"

@@ -7,10 +7,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from medrealmm.io.errors import DataError
+from medrealmm.io.yamlfile import load_yaml
 
 
 class Label(BaseModel):
@@ -63,12 +63,7 @@ BUILTIN = ("intent", "stage")
 
 def load_taxonomy(path: Path | str) -> Taxonomy:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise DataError(path, line, "<yaml>", f"not valid YAML: {exc}") from None
+    data = load_yaml(path)
     try:
         return Taxonomy.model_validate(data)
     except ValidationError as exc:

@@ -16,6 +16,7 @@ from typing import ClassVar, TypeVar
 
 from medrealmm.llm import LLMClient
 from medrealmm.llm.session import open_client, run_with_client
+from medrealmm.losses import Loss
 from medrealmm.pipeline.settings import PipelineSettings
 from medrealmm.store import RunStore
 
@@ -24,12 +25,14 @@ T = TypeVar("T")
 
 @dataclass
 class StageReport:
-    """What a stage did: summary lines for the operator and how many units failed."""
+    """What a stage did: summary lines for the operator, how many units failed, and what each
+    of its steps lost (``run_stage`` adds the stage's failed rows to what it reports)."""
 
     stage: str
     lines: list[str] = field(default_factory=list)
     failed: int = 0
     skipped: bool = False
+    losses: list[Loss] = field(default_factory=list)
 
 
 @dataclass

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from medrealmm.losses import Loss
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
-from medrealmm.store import RunStore
+from medrealmm.store import FAILED, RunStore
 from medrealmm.store.derived import DERIVED, remove_derived
 
 
@@ -33,7 +34,19 @@ def run_stage(stage: Stage, ctx: StageContext) -> StageReport:
     report = stage.run(ctx)
     for written in stage.writes:
         ctx.store.mark_built(written)
+    count_failures(ctx.store, stage, report)
     return report
+
+
+def count_failures(store: RunStore, stage: Stage, report: StageReport) -> None:
+    """Failures recorded as data (a rubric or reply the model never gave) count as failed:
+    a unit that stored its failure returned normally, so the stage's own count missed it.
+    Adds the stage's loss (its rows and units that raised, against the failed of them)."""
+    recorded = sum(store.count(written, FAILED) for written in stage.writes)
+    done = sum(store.count(written) for written in stage.writes)
+    report.failed = max(report.failed, recorded)
+    if done + report.failed:
+        report.losses.append(Loss(stage.name, done + report.failed, report.failed))
 
 
 def check_stage_names(

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.corpus.config import CorpusConfig, yaml_line
 from medrealmm.engines import Engine
 from medrealmm.evaluate import ONLINE
 from medrealmm.io.errors import DataError
+from medrealmm.io.yamlfile import load_yaml
 from medrealmm.llm import OFFLINE_NAME
 from medrealmm.mccp.selection import DEFAULT_MIN_GAP
 from medrealmm.store import stages
@@ -116,7 +116,7 @@ def load_settings(path: Path | str) -> PipelineSettings:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"pipeline config not found: {path}")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path) or {}
     if not isinstance(data, dict):
         raise DataError(path, 1, "<config>", "expected a mapping of settings")
     try:

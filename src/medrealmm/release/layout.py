@@ -24,6 +24,7 @@ FORMAT = 1
 DATA_DIR = "data"
 IMAGE_DIR = "images"
 MANIFEST = "manifest.json"
+SIGNATURE = "manifest.json.sig"  # release/signing.py: the builder's Ed25519 signature of it
 DUA_FILE = "DUA.md"
 CHANGELOG = "CHANGELOG.md"
 CITATION = "CITATION.cff"

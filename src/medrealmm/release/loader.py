@@ -115,7 +115,11 @@ def integrity_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     followed); a Hugging Face copy's hub files are allowed."""
     expected: dict[str, str] = manifest["files"]
     files, links = _walk(root)
-    present = {name for name in files if name != layout.MANIFEST and not _hub_housekeeping(name)}
+    unlisted = (
+        layout.MANIFEST,
+        layout.SIGNATURE,
+    )  # the manifest cannot list itself or its signature
+    present = {name for name in files if name not in unlisted and not _hub_housekeeping(name)}
     problems = [f"symbolic link (not allowed in a release): {name}" for name in links]
     problems += [f"missing: {name}" for name in sorted(set(expected) - present)]
     problems += [f"not part of the release: {name}" for name in sorted(present - set(expected))]

@@ -24,7 +24,7 @@ from medrealmm.llm.structured import schema_for
 from medrealmm.mccp.taxonomy import builtin_taxonomy
 from medrealmm.rubric.assemble import refiner_schema, rubric_from_generator, rubric_from_refiner
 from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput, RefinerOutput
-from medrealmm.rubric.feedback import RoundFeedback
+from medrealmm.rubric.feedback import ATTRIBUTION, RoundFeedback
 from medrealmm.rubric.overlap import flag_reference_overlap
 from medrealmm.rubric.settings import MAX_CRITERIA, MIN_CRITERIA, RubricSettings
 from medrealmm.schema import MAX_WEIGHT, MIN_WEIGHT, Instance, Rubric
@@ -117,7 +117,7 @@ async def refine_rubric(
 ) -> AgentResult:
     """R^(k+1) from R^(k) and F^(k). The model never sees y_orig; code re-flags overlap with it."""
     criteria = [c.model_dump(mode="json") for c in current.criteria]
-    items = [i.model_dump(mode="json") for i in feedback.items]
+    items = [i.model_dump(mode="json", exclude=set(ATTRIBUTION)) for i in feedback.items]
     messages = dialogue_messages(
         PROMPTS,
         "refiner",

@@ -63,6 +63,10 @@ class FeedbackItem(BaseModel):
     weight: int | None = None
     parts: list[SplitPart] = Field(default_factory=list)
     comment: str = ""
+    #: Who gave this item and when: a round's items come from every physician who gave
+    #: feedback on it (``rounds.save_feedback`` appends, never replaces); filled on saving.
+    reviewer: str | None = None
+    submitted_at: datetime | None = None
 
     @field_validator("weight")
     @classmethod
@@ -92,8 +96,13 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
+#: The fields that say who gave an item, not what it asks: left out of the Refiner's prompt.
+ATTRIBUTION = frozenset({"reviewer", "submitted_at"})
+
+
 class RoundFeedback(BaseModel):
-    """F^(k) for one instance's round k; ``items == []`` approves the round."""
+    """F^(k) for one instance's round k; ``items == []`` approves the round. ``reviewer`` and
+    ``submitted_at`` are the first submission's; each item names its own reviewer."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -128,9 +137,19 @@ def check_feedback(rubric: Rubric, feedback: RoundFeedback) -> None:
         raise FeedbackError(None, "round", f"the rubric under review is round {rubric.round}")
     by_id = {c.id: c for c in rubric.criteria}
     structural: dict[str, int] = {}
+    reweighted: dict[str, int] = {}
     for index, item in enumerate(feedback.items):
         if item.criterion_id is None:
             continue
+        if item.type is FeedbackType.WRONG_WEIGHT:
+            if item.criterion_id in reweighted:
+                raise FeedbackError(
+                    index,
+                    "criterion_id",
+                    f"{item.criterion_id} is already given a weight by item "
+                    f"{reweighted[item.criterion_id]}",
+                )
+            reweighted[item.criterion_id] = index
         criterion = by_id.get(item.criterion_id)
         if criterion is None:
             known = ", ".join(by_id)

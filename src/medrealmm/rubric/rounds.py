@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from medrealmm.rubric.feedback import FeedbackError, RoundFeedback, check_feedback
+from medrealmm.rubric.feedback import FeedbackError, FeedbackItem, RoundFeedback, check_feedback
 from medrealmm.rubric.settings import RubricSettings
 from medrealmm.schema import CriterionKind, Rubric
 from medrealmm.store import DONE, FAILED, RunStore, stages
@@ -167,7 +167,15 @@ def load_feedback(store: RunStore, instance_id: str, round_: int) -> RoundFeedba
 
 def validate_feedback(store: RunStore, feedback: RoundFeedback) -> Rubric:
     """The round the feedback is about, or ``FeedbackError`` naming the offending field: the
-    round must be the instance's latest, not yet approved, and the items must fit it."""
+    round must be the instance's latest, not yet approved, and the items, with those already
+    given on it, must fit it (an approval only when none wait for the Refiner)."""
+    return _merged(store, feedback)[0]
+
+
+def _merged(store: RunStore, feedback: RoundFeedback) -> tuple[Rubric, RoundFeedback]:
+    """The round under review and its feedback once ``feedback`` joins what was given before:
+    items appended (each stamped with its reviewer and time; one given before by the same
+    reviewer is not repeated), notes kept."""
     current = latest_round(store, feedback.instance_id)
     if current is None:
         raise FeedbackError(None, "instance_id", f"no rubric for {feedback.instance_id!r} yet")
@@ -175,19 +183,70 @@ def validate_feedback(store: RunStore, feedback: RoundFeedback) -> Rubric:
     final = final_rubric(store, feedback.instance_id)
     if final is not None and not (feedback.approves and final.round == feedback.round):
         raise FeedbackError(None, "round", f"the rubric was approved in round {final.round}")
-    return current
-
-
-def save_feedback(store: RunStore, feedback: RoundFeedback) -> None:
-    """Record F^(k) for the latest round, replacing an earlier submission for that round;
-    empty feedback approves it (R* = R^(k)). Raises ``FeedbackError`` (a ValueError)."""
-    current = validate_feedback(store, feedback)
-    key = round_key(feedback.instance_id, feedback.round)
-    made_from = [(stages.RUBRIC_ROUND, key)]  # feedback and R* go with the round they judge
-    store.put(stages.RUBRIC_FEEDBACK, key, feedback, sources=made_from)
+    stamped = [_attributed(item, feedback) for item in feedback.items]
+    mine = feedback.model_copy(update={"items": stamped})
+    earlier = load_feedback(store, feedback.instance_id, feedback.round)
+    if earlier is None or not earlier.items:
+        return current, mine
+    who = ", ".join(sorted({item.reviewer or earlier.reviewer for item in earlier.items}))
     if feedback.approves:
-        approved = current.model_copy(update={"approved": True})
-        store.put(stages.RUBRIC_FINAL, feedback.instance_id, approved, sources=made_from)
+        raise FeedbackError(
+            None,
+            "round",
+            f"round {feedback.round} has feedback from {who} waiting for the Refiner; "
+            "approve the next round once it is refined",
+        )
+    seen = [_content(item) for item in earlier.items]
+    added = [item for item in stamped if _content(item) not in seen]
+    notes = dict.fromkeys(note for note in (earlier.note, feedback.note) if note)
+    merged = earlier.model_copy(
+        update={"items": [*earlier.items, *added], "note": "\n".join(notes)}
+    )
+    try:
+        check_feedback(current, merged)
+    except FeedbackError as exc:
+        given = len(earlier.items)
+        index = exc.index - given if exc.index is not None and exc.index >= given else None
+        raise FeedbackError(
+            index,
+            exc.field,
+            f"{exc.message} (items 0-{given - 1}: the feedback {who} already gave on this round, "
+            "waiting for the Refiner)",
+        ) from None
+    return current, merged
+
+
+def save_feedback(store: RunStore, feedback: RoundFeedback) -> RoundFeedback:
+    """Record F^(k) for the latest round and return the round's feedback as stored.
+
+    Items are appended to those already given on the round, never replacing them, each
+    attributed: two physicians reviewing one round both keep their say. Empty feedback
+    approves the round (R* = R^(k)), refused while items on it wait for the Refiner, naming
+    whose. One transaction, so two submissions at once cannot lose either. Raises
+    ``FeedbackError`` (a ValueError)."""
+    with store.transaction():
+        current, kept = _merged(store, feedback)
+        key = round_key(feedback.instance_id, feedback.round)
+        made_from = [(stages.RUBRIC_ROUND, key)]  # feedback and R* go with the round they judge
+        store.put(stages.RUBRIC_FEEDBACK, key, kept, sources=made_from)
+        if feedback.approves:
+            approved = current.model_copy(update={"approved": True})
+            store.put(stages.RUBRIC_FINAL, feedback.instance_id, approved, sources=made_from)
+        return kept
+
+
+def _attributed(item: FeedbackItem, feedback: RoundFeedback) -> FeedbackItem:
+    return item.model_copy(
+        update={
+            "reviewer": item.reviewer or feedback.reviewer,
+            "submitted_at": item.submitted_at or feedback.submitted_at,
+        }
+    )
+
+
+def _content(item: FeedbackItem) -> dict[str, object]:
+    """What an item asks and who asked it, without when: a re-import repeats nothing."""
+    return item.model_dump(mode="json", exclude={"submitted_at"})
 
 
 def approve(

@@ -25,6 +25,9 @@ from medrealmm.store import FAILED, RunStore, stages
 from medrealmm.store.keys import RoundKey, usage_label
 
 USAGE_STAGE = usage_label(stages.RUBRIC_ROUND)
+#: Passes over rounds whose feedback grew while the Refiner worked on them (each pass reads
+#: every item given so far); any still growing wait for the next run or submission.
+LATE_FEEDBACK_PASSES = 3
 
 
 def instance_image_root(
@@ -103,6 +106,8 @@ async def refine_all(
         and latest_round(store, iid) is not None
     )[:limit]
     image_root = instance_image_root(store, client, settings)
+    late: set[str] = set()
+    late_events = 0
 
     async def work(instance_id: str) -> None:
         instance = store.get(stages.MCCP_INSTANCE, instance_id, Instance)
@@ -115,6 +120,24 @@ async def refine_all(
         result = await refine_rubric(
             client, instance, current, feedback, settings, used_ids=used, image_root=image_root
         )
-        _record(store, client, round_key(instance_id, current.round + 1), result)
+        with store.transaction():
+            # Feedback given while the Refiner worked would be lost under a round made
+            # without it: the round is refined again, from every item.
+            if load_feedback(store, instance_id, current.round) != feedback:
+                nonlocal late_events
+                late.add(instance_id)
+                late_events += 1
+                return
+            _record(store, client, round_key(instance_id, current.round + 1), result)
 
-    return await run_units(ready, work, description="rubric: refine", concurrency=concurrency)
+    stats = await run_units(ready, work, description="rubric: refine", concurrency=concurrency)
+    for _ in range(LATE_FEEDBACK_PASSES):
+        if not late:
+            break
+        again, late = sorted(late), set()
+        more = await run_units(again, work, description="rubric: refine", concurrency=concurrency)
+        stats.done += more.done
+        stats.failed += more.failed
+        stats.errors.update(more.errors)
+    stats.done -= late_events  # a late unit wrote nothing; any still late wait for the next run
+    return stats

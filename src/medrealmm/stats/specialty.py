@@ -7,10 +7,10 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.io.errors import DataError
+from medrealmm.io.yamlfile import load_yaml, parse_yaml
 
 BUILTIN = "specialty_groups.yaml"
 
@@ -45,7 +45,7 @@ def load_specialty_groups(path: Path | str | None = None) -> SpecialtyGroups:
         return builtin_specialty_groups()
     path = Path(path)
     try:
-        return SpecialtyGroups.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return SpecialtyGroups.model_validate(load_yaml(path))
     except ValidationError as exc:
         raise DataError.from_validation(path, 1, exc) from None
 
@@ -53,4 +53,4 @@ def load_specialty_groups(path: Path | str | None = None) -> SpecialtyGroups:
 @cache
 def builtin_specialty_groups() -> SpecialtyGroups:
     text = (resources.files("medrealmm.stats") / BUILTIN).read_text(encoding="utf-8")
-    return SpecialtyGroups.model_validate(yaml.safe_load(text))
+    return SpecialtyGroups.model_validate(parse_yaml(text, BUILTIN))

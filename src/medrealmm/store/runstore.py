@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic_core import from_json
 
+from medrealmm.io import diskfull
 from medrealmm.llm.cache import LLMCache
 from medrealmm.llm.types import Completion
 from medrealmm.store import lock
@@ -204,7 +205,9 @@ class RunStore:
         self.path = path
         self._writer_lock = lock.acquire(path) if writer else None
         self._lock = threading.RLock()
+        self._held = False  # inside ``transaction``: nested writes leave the commit to it
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        diskfull.opened(path)  # a full disk's one-line error names this file
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
@@ -233,20 +236,49 @@ class RunStore:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
                     yield
+                    self._db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    self._rollback()
                     raise
-                self._db.execute("COMMIT")
                 return
             self._db.execute("SAVEPOINT write")
             try:
                 yield
             except BaseException:
-                self._db.execute("ROLLBACK TO write")
-                self._db.execute("RELEASE write")
+                # A full disk (SQLITE_FULL) may already have rolled the whole transaction back.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
                 raise
             self._db.execute("RELEASE write")
-            self._db.execute("COMMIT")
+            if self._held:
+                return  # inside ``transaction``: it commits
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several reads and writes as one (a read-modify-write no other writer, thread or
+        process, can come between); the writes inside nest in it and commit with it."""
+        with self._lock:
+            if self._held:
+                yield
+                return
+            with self._transaction():
+                self._held = True
+                try:
+                    yield
+                finally:
+                    self._held = False
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not already (it rolls back on a full
+        disk): a second error here would hide the first."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     def write_soon(self, sql: str, args: Sequence[object]) -> None:
         """Run one write whose commit may wait for the end of the current event-loop step: the
@@ -260,7 +292,7 @@ class RunStore:
                 loop = None
             if loop is None:
                 self._db.execute(sql, args)
-                if self._db.in_transaction:
+                if self._db.in_transaction and not self._held:  # ``transaction`` commits it
                     self._db.execute("COMMIT")  # with what a loop in another thread left open
                 return
             if not self._db.in_transaction:
@@ -829,6 +861,7 @@ class RunStore:
             self._commit_pending()
             self._closed = True
             self._db.close()
+        diskfull.closed(self.path)
         if self._writer_lock is not None:
             lock.release(self._writer_lock)
             self._writer_lock = None

@@ -33,6 +33,8 @@ class FakeReply:
     refusal: str | None = None  # the message's ``refusal`` field (the model declined)
     #: False: a server that does not say what a call used (no usage, streamed or not)
     usage: bool = True
+    #: Seconds to sit on the request before answering: a hung call, for timeout tests.
+    hang_s: float = 0.0
 
 
 Responder = Callable[[dict[str, Any]], FakeReply]
@@ -269,6 +271,8 @@ class FakeOpenAIServer:
             if self.latency_s:
                 time.sleep(self.latency_s)
             reply = scripted if scripted is not None else self.responder(body)
+            if reply.hang_s:
+                time.sleep(reply.hang_s)
             generated = reply.status == 200 and reply.raw_body is None
             held = stream and generated
             if generated and not stream:

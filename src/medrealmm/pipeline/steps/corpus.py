@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from medrealmm.corpus import ReviewConfig, build_corpus
 from medrealmm.corpus import review as review_queue
+from medrealmm.corpus.manifest import corpus_losses
 from medrealmm.pipeline.contract import Stage, StageContext, StageReport
 from medrealmm.pipeline.steps.ingest import ingested_file
 from medrealmm.store import stages
@@ -34,7 +35,7 @@ class CorpusBuild(Stage):
         first, last = manifest.stages[0], manifest.stages[-1]
         dropped = sum(sum(stage.dropped.values()) for stage in manifest.stages)
         line = f"corpus: {first.input} raw -> {last.output} sampled, {dropped} dropped with reasons"
-        return StageReport(self.name, [line])
+        return StageReport(self.name, [line], losses=corpus_losses(manifest))
 
 
 class ReviewQueue(Stage):

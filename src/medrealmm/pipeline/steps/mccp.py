@@ -33,4 +33,5 @@ class ExtractMccp(Stage):
             ),
         )
         export_outputs(ctx.store, ctx.run_dir / "mccp")
-        return StageReport(self.name, summary.lines(), failed=summary.failed)
+        losses = [summary.loss()]
+        return StageReport(self.name, summary.lines(), failed=summary.failed, losses=losses)
