@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +24,13 @@ from PIL import Image, ImageOps
 
 from medrealmm.deid.image_fit import fit_to_ink
 from medrealmm.deid.image_labels import (
+    FILLER,
     bare_label,
     continuation,
     inline_values,
     institution_span,
     page_angle,
+    trailing_label,
     value_line,
     wrapped,
 )
@@ -114,8 +116,13 @@ def _area(box: Box) -> int:
     return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
 
 
+# OCR reads full-width brackets as their ASCII forms: as a line's first or last
+# character they still take a Han glyph's width on the page.
+_WIDE_ASCII = frozenset("()[]")
+
+
 def _char_weight(char: str) -> float:
-    return 0.55 if ord(char) < 0x2E80 else 1.0
+    return 0.55 if ord(char) < 0x2E80 and char not in _WIDE_ASCII else 1.0
 
 
 # Half a glyph's width and the margin beyond it, as fractions of the line's height, around
@@ -246,26 +253,39 @@ def glued_label_start(text: str, start: int) -> int:
 
 def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     """Read each row as one string (label and value may be separate OCR boxes), run the text
-    recognizers, and map every span back onto the boxes it came from."""
-    out: list[ImageBox] = []
+    recognizers, and map every span back onto the boxes it came from. A row of several boxes
+    is also read box by box: a table's cells and a header's fields are separate values, and
+    read as one sentence a name beside an ID number reads as words of it."""
+    found: dict[tuple[int, int, int], str] = {}
     for row in _rows(lines):
-        joined = ""
-        offsets: list[tuple[int, OcrLine]] = []
-        for line in row:
-            if joined:
-                joined += " "
-            offsets.append((len(joined), line))
-            joined += line.text
-        for span in find_spans(joined):
-            start, end = glued_label_start(joined, span.start), span.end
-            if span.type.value == "NAME":
-                title = _TITLE.match(joined, end)
-                end = title.end() if title else end
-            for offset, line in offsets:
-                lo = max(start, offset) - offset
-                hi = min(end, offset + len(line.text)) - offset
-                if hi > lo:
-                    out.append(text_box(line, lo, hi, "text", span.type.value))
+        readings = [row] if len(row) == 1 else [row, *([line] for line in row)]
+        for cells in readings:
+            for index, lo, hi, label in _flagged_spans(cells):
+                found.setdefault((id(cells[index]), lo, hi), label)
+    by_id = {id(line): line for line in lines}
+    return [text_box(by_id[key], lo, hi, "text", label) for (key, lo, hi), label in found.items()]
+
+
+def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
+    """(line index, start, end, type) of each recognizer span in ``row`` read as one string."""
+    joined = ""
+    offsets: list[tuple[int, OcrLine]] = []
+    for line in row:
+        if joined:
+            joined += " "
+        offsets.append((len(joined), line))
+        joined += line.text
+    out: list[tuple[int, int, int, str]] = []
+    for span in find_spans(joined):
+        start, end = glued_label_start(joined, span.start), span.end
+        if span.type.value == "NAME":
+            title = _TITLE.match(joined, end)
+            end = title.end() if title else end
+        for index, (offset, line) in enumerate(offsets):
+            lo = max(start, offset) - offset
+            hi = min(end, offset + len(line.text)) - offset
+            if hi > lo:
+                out.append((index, lo, hi, span.type.value))
     return out
 
 
@@ -309,28 +329,80 @@ def numbered_field_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     ]
 
 
-def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+def labelled_boxes(
+    lines: list[OcrLine], unread: Sequence[OcrLine] = (), gray: np.ndarray | None = None
+) -> list[ImageBox]:
     """Values a form's identifying labels name (deid.image_labels), on the label's line, in
-    the cell to its right or on the line below, and letterhead institution names."""
+    the cell to its right or on the line below, and letterhead institution names.
+
+    A value OCR could not read (``unread``: hand-writing, a smudge) is masked as a read one
+    is; a label with no value box at all has the ink right of it masked (``gray``), when
+    there is ink there (a scribble the detector missed)."""
     out: list[ImageBox] = []
     angle = page_angle(lines)
+    # What OCR guessed for an unread box is noise (often blank or a dash): it counts as one
+    # value whatever it says.
+    unread = [replace(item, text="?" * max(1, len(item.text.strip()))) for item in unread]
+    pool = [*lines, *unread]
     for line in lines:
         values = inline_values(line)
         tail: OcrLine | None = line if values and values[-1][1] == len(line.text) else None
         for start, end in values:
             out.append(text_box(line, glued_label_start(line.text, start), end, "field", None))
-        if bare_label(line):
-            tail = value_line(line, lines, angle)
+        bare = bare_label(line)
+        if bare or trailing_label(line):
+            tail = value_line(line, pool, angle, below_too=bare)
             if tail is not None:
-                for part in [tail, *wrapped(tail, lines, angle)]:
-                    out.append(text_box(part, 0, len(part.text), "field", None))
+                for part in [tail, *wrapped(tail, pool, angle)]:
+                    label = "illegible" if part in unread else None
+                    out.append(text_box(part, 0, len(part.text), "field", label))
+            elif gray is not None:
+                out += _ink_after(gray, line, pool)
         # A value that runs to the end of its box may go on in the next box of the row.
-        for more in continuation(tail, lines, angle) if tail is not None else []:
-            out.append(text_box(more, 0, len(more.text), "field", None))
+        for more in continuation(tail, pool, angle) if tail is not None else []:
+            label = "illegible" if more in unread else None
+            out.append(text_box(more, 0, len(more.text), "field", label))
         found = institution_span(line)
         if found is not None:
             out.append(text_box(line, *found, "field", "HOSPITAL"))
     return out
+
+
+# Ink is this much darker than the paper (grey levels), and covers this share of the value's
+# place, for a label's empty-looking value to count as written.
+INK_CONTRAST = 60
+INK_SHARE = 0.02
+
+
+def _ink_after(gray: np.ndarray, line: OcrLine, pool: Sequence[OcrLine]) -> list[ImageBox]:
+    """The place of a label's value right of it on a level line (up to eight line heights,
+    or the next box of the row), masked when ink is there that OCR found no line in."""
+    if _tilted(line):
+        return []
+    x0, y0, x1, y1 = line.box
+    h = max(1, y1 - y0)
+    right = min(gray.shape[1], x1 + 8 * h)
+    for other in pool:
+        o_mid = (other.box[1] + other.box[3]) / 2
+        if other is not line and y0 <= o_mid <= y1 and other.box[0] >= x1 - h // 2:
+            right = min(right, other.box[0])
+    top, bottom = max(0, y0 - h // 4), min(gray.shape[0], y1 + h // 4)
+    # OCR may swallow the scribble into the label's box (read as ^ or ~): the value's place
+    # starts where the label and its colon end, not where the box does.
+    label_end = len(line.text.rstrip(FILLER))
+    colon = label_end + (line.text[label_end : label_end + 1] in (":", "："))
+    start = min(gray.shape[1], max(x0, int(x0 + _along(line, 0, colon, x1 - x0, h)[1])))
+    if right - start < h:
+        return []
+    place = gray[top:bottom, start:right].astype(np.int16)
+    paper = int(np.median(gray[top:bottom, max(0, x0 - h) : right]))
+    ink = paper - place > INK_CONTRAST
+    # A table's rules run through a cell from side to side: they are not a value.
+    ink[ink.mean(axis=1) > 0.6, :] = False
+    ink[:, ink.mean(axis=0) > 0.6] = False
+    if float(np.mean(ink)) < INK_SHARE:
+        return []
+    return [ImageBox(kind="field", box=(start, top, right, bottom), label="illegible")]
 
 
 def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
@@ -566,6 +638,10 @@ def barcode_like_boxes(
         if vertical / horizontal < 3.0:  # bars: edges across, none along
             continue
         (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        # The quiet zone at either end of the bars (a tenth of the run each side) belongs to
+        # the symbol; a photo's perspective also leans its ends off the traced rectangle.
+        quiet = 0.1 * max(rw, rh)
+        rw, rh = (rw + 2 * quiet, rh) if rw >= rh else (rw, rh + 2 * quiet)
         corners = cv2.boxPoints(((cx, cy), (rw + 20, rh + 20), angle))
         polygon = [(round(float(px)), round(float(py))) for px, py in corners]
         xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
@@ -723,7 +799,9 @@ FACE_SIDE = 960
 
 
 # Margins added to a detected face (fractions of its width or height): each side, above, below.
-FACE_MARGIN = (0.1, 0.05, 0.2)
+# A detector's box runs from the brows to the lips; the hair, the forehead and the ears
+# identify too, so the mask covers the head: a third of the box above it, a sixth each side.
+FACE_MARGIN = (0.17, 0.35, 0.2)
 
 
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
@@ -754,7 +832,7 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
     boxes = []
     for x, y, w, h in found:
         # A detector's face box runs from the brow to the lips: the chin and jaw lie below
-        # it, the forehead mostly inside it.
+        # it, the forehead and hair above it.
         side, top, bottom = FACE_MARGIN
         box = (
             (x - side * w) / scale,
@@ -877,10 +955,10 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     started = time.perf_counter()
     page = read_page(rgb)
     if page.turns == 0:
-        result = _mask_upright(rgb, page.lines)
+        result = _mask_upright(rgb, page.lines, page.unread)
     else:
         upright = np.ascontiguousarray(np.rot90(rgb, page.turns))
-        result = _mask_upright(upright, page.lines)
+        result = _mask_upright(upright, page.lines, page.unread)
         back = 4 - page.turns
         height, width = upright.shape[:2]
         result.image = np.ascontiguousarray(np.rot90(result.image, back))
@@ -901,8 +979,11 @@ def _turn_box(item: ImageBox, turns: int, width: int, height: int) -> ImageBox:
     return item.model_copy(update={"box": box, "polygon": polygon})
 
 
-def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
-    """The masker on a page whose text stands upright, given what OCR read on it."""
+def _mask_upright(
+    rgb: np.ndarray, lines: list[OcrLine], unread: Sequence[OcrLine] = ()
+) -> MaskResult:
+    """The masker on a page whose text stands upright, given what OCR read on it (and the
+    text regions it could not read)."""
     import cv2
 
     height, width = rgb.shape[:2]
@@ -914,7 +995,7 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
     else:
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
-        boxes += labelled_boxes(lines)
+        boxes += labelled_boxes(lines, unread, gray)
     if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:
         boxes += latin_tag_boxes(gray, lines)
     # Text masks were placed from estimates with generous margins: shrink each to its ink
@@ -951,6 +1032,8 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
         needs_review.append("faces not checked: no face detector available")
     if faces:
         needs_review.append("face masked: if the diagnosis depends on it, remove the case (4a)")
+    if any(item.label == "illegible" for item in boxes):
+        needs_review.append("a label's value OCR could not read was masked: check the mask")
     masked = rgb.copy()
     clipped: list[ImageBox] = []
     for item in boxes:

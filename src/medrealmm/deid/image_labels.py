@@ -57,7 +57,7 @@ _LABEL = re.compile(
     "|".join(sorted(map(re.escape, ID_LABELS + OTHER_LABELS), key=len)[::-1]), re.IGNORECASE
 )
 _COLON_LABEL = re.compile(r"[\u4e00-\u9fff]{2,6}(?=[:：])")
-_FILLER = " :：.·_-~～^|"
+FILLER = " :：.·_-~～^|"
 _CLAUSE_END = re.compile(r"[，,；;。、]")
 _ID = {word.casefold() for word in ID_LABELS}
 
@@ -106,7 +106,7 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
     for i, (_, end, identifying) in enumerate(labels):
         stop = labels[i + 1][0] if i + 1 < len(labels) else len(line.text)
         start = end
-        while start < stop and line.text[start] in _FILLER:
+        while start < stop and line.text[start] in FILLER:
             start += 1
         # 患者：张三，男，45岁 — a value ends at the clause's punctuation.
         found = _CLAUSE_END.search(line.text, start + 1, stop)
@@ -118,8 +118,17 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
 
 def bare_label(line: OcrLine) -> bool:
     """A line that is only an identifying label (its value is another OCR box)."""
-    text = "".join(line.text.split()).strip(_FILLER).casefold()
+    text = "".join(line.text.split()).strip(FILLER).casefold()
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
+
+
+def trailing_label(line: OcrLine) -> bool:
+    """A line that ends with an identifying label and no value (``姓名：张三 床号：``): the
+    value is the next box to the right, or ink OCR found no line in (a hand-written entry)."""
+    labels = _labels(line.text)
+    if not labels or not labels[-1][2]:
+        return False
+    return not line.text[labels[-1][1] :].strip(FILLER)
 
 
 def _corners(line: OcrLine) -> np.ndarray:
@@ -148,9 +157,12 @@ def _extent(line: OcrLine, u: np.ndarray, n: np.ndarray) -> tuple[float, float, 
     return float(along.min()), float(along.max()), float(across.min()), float(across.max())
 
 
-def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrLine | None:
+def value_line(
+    label: OcrLine, lines: list[OcrLine], angle: float = 0.0, below_too: bool = True
+) -> OcrLine | None:
     """The box holding a bare label's value: the nearest one to its right on the same row,
-    else the nearest one under it, starting near its left edge (in the page's frame)."""
+    else (``below_too``) the nearest one under it, starting near its left edge (in the
+    page's frame)."""
     u = np.array([np.cos(angle), np.sin(angle)])
     n = np.array([-np.sin(angle), np.cos(angle)])
     left, right_edge, top, bottom = _extent(label, u, n)
@@ -159,7 +171,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
     right: list[tuple[float, OcrLine]] = []
     below: list[tuple[float, OcrLine]] = []
     for other in lines:
-        if other is label or not other.text.strip(_FILLER):
+        if other is label or not other.text.strip(FILLER):
             continue
         o_left, o_right, o_top, o_bottom = _extent(other, u, n)
         if (
@@ -176,7 +188,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
             # nearest row first, the most centred box of it next.
             shift = abs((o_left + o_right) / 2 - (left + right_edge) / 2)
             below.append((o_top - bottom + 0.1 * shift, other))
-    for found in (right, below):
+    for found in (right, below) if below_too else (right,):
         for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
             starts = _labels(candidate.text)
             if not (starts and starts[0][0] == 0):  # the next cell is another label
@@ -253,7 +265,7 @@ _SENTENCE = re.compile(r"[我你他她了去到在的是说看还就要想过]")
 
 def institution_span(line: OcrLine) -> tuple[int, int] | None:
     text = line.text
-    lead = len(text) - len(text.lstrip(_FILLER))
+    lead = len(text) - len(text.lstrip(FILLER))
     match = _INSTITUTION.match(text[lead:])
     if match is None or len(text) - lead - match.end() > 8 or _SENTENCE.search(match.group()):
         return None

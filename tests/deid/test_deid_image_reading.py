@@ -1,0 +1,103 @@
+"""Images are read like text: a header's fields and a table's cells one by one, a value OCR
+could not read after an identifying label, an account id in a chat bubble, and masks that
+take in a head's hair and a barcode's quiet zone."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from medrealmm.deid.image import (
+    FACE_MARGIN,
+    _faces_with,
+    barcode_like_boxes,
+    box_coverage,
+    flagged_text_boxes,
+    labelled_boxes,
+    mask_image,
+)
+from medrealmm.deid.image_labels import trailing_label
+from medrealmm.deid.ocr import OcrLine
+from medrealmm.fonts import require_cjk_font
+from medrealmm.testing.demo_corpus import drawing
+
+
+def _font(size: int = 28) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(require_cjk_font()), size)
+
+
+def test_a_header_name_beside_an_id_is_read_as_its_own_cell() -> None:
+    # OCR glued a stray stroke to the name: read with the ID after it the row is one token
+    # soup, read alone the cell is a name.
+    row = [
+        OcrLine((17, 24, 116, 66), "阝郑晓东", 0.87),
+        OcrLine((259, 34, 439, 60), "ID5829301746", 0.99),
+    ]
+    labels = {item.label for item in flagged_text_boxes(row)}
+    assert "NAME" in labels
+
+
+def test_a_wechat_account_id_in_a_chat_bubble_is_masked() -> None:
+    for text in ("我微信号wxid_k29fj3la7", "我的微信wxid_k29fj3la7", "加 wxid_k29fj3la7"):
+        line = OcrLine((0, 0, 40 * len(text), 36), text, 0.99)
+        boxes = flagged_text_boxes([line])
+        assert boxes, text
+        assert max(item.box[2] for item in boxes) >= line.box[2] - 5, text
+
+
+def _scribble(draw: ImageDraw.ImageDraw, x: int, y: int, width: int, seed: int) -> None:
+    """Hand-writing OCR cannot read: a loose polyline, a few strokes high."""
+    rng = random.Random(seed)
+    points = [(x + i * width // 12, y + rng.randint(0, 26)) for i in range(13)]
+    draw.line(points, fill=(30, 30, 90), width=3)
+
+
+def test_a_handwritten_value_after_an_identifying_label_is_masked_and_noted() -> None:
+    img = Image.new("RGB", (900, 260), (250, 250, 247))
+    draw = ImageDraw.Draw(img)
+    draw.text((30, 40), "姓名：____  床号：", font=_font(), fill=(20, 20, 20))
+    label_end = int(draw.textbbox((30, 40), "姓名：____  床号：", font=_font())[2])
+    _scribble(draw, label_end + 20, 40, 150, seed=5)
+    draw.text((30, 160), "诊断：慢性胃炎，口服奥美拉唑", font=_font(), fill=(20, 20, 20))
+    rgb = np.array(img)
+    result = mask_image(rgb)
+    ink = np.all(rgb < 120, axis=-1)
+    ink[:, : label_end + 10] = False
+    ink[120:, :] = False
+    assert np.all(result.image[ink] == 0)  # every stroke of the scribble
+    clinical = (30, 160, 450, 195)
+    assert box_coverage(result.image, clinical) < 0.05, result.boxes
+    assert any("could not read" in note for note in result.needs_review)
+
+
+def test_an_unread_box_right_of_a_label_is_its_value() -> None:
+    gray = np.full((120, 700), 245, np.uint8)
+    label = OcrLine((20, 30, 140, 62), "姓名：张三 床号：", 0.99)
+    unread = OcrLine((160, 28, 260, 64), "~", 0.3)
+    far = OcrLine((20, 80, 300, 110), "主诉：腹痛三天", 0.99)
+    assert trailing_label(label)
+    boxes = labelled_boxes([label, far], [unread], gray)
+    assert any(item.label == "illegible" and item.box[0] <= 165 for item in boxes)
+    # Blank paper after a label with no box is not a value.
+    assert not [item for item in labelled_boxes([label], [], gray) if item.label == "illegible"]
+
+
+def test_a_face_mask_takes_in_the_hair_above_the_detected_box() -> None:
+    class Detector:
+        def detectMultiScale(self, gray: np.ndarray, **_: object) -> list[tuple[int, ...]]:
+            return [(100, 120, 100, 100)]
+
+    _, (face,) = _faces_with("opencv-haar", Detector(), np.zeros((400, 400, 3), np.uint8))
+    x0, y0, x1, _ = face.box
+    assert y0 <= 120 - 30  # a third of the box above the brows
+    assert x0 <= 100 - 15 and x1 >= 215
+    assert FACE_MARGIN[1] >= 0.3
+
+
+def test_an_undecodable_barcode_is_masked_with_its_quiet_zone() -> None:
+    page = Image.new("RGB", (600, 300), (250, 250, 247))
+    page.paste(drawing._barcode(random.Random(3), 220, 60), (120, 120))
+    (found,) = barcode_like_boxes(np.array(page.convert("L")), [])
+    assert found.box[0] <= 120 - 15 and found.box[2] >= 340 + 15
