@@ -101,3 +101,44 @@ def test_an_undecodable_barcode_is_masked_with_its_quiet_zone() -> None:
     page.paste(drawing._barcode(random.Random(3), 220, 60), (120, 120))
     (found,) = barcode_like_boxes(np.array(page.convert("L")), [])
     assert found.box[0] <= 120 - 15 and found.box[2] >= 340 + 15
+
+
+def _cell(text: str, x: int, y: int, width: int, height: int = 24) -> OcrLine:
+    return OcrLine((x, y, x + width, y + height), text, 0.99)
+
+
+def test_every_cell_under_a_date_header_of_a_table_is_masked() -> None:
+    header = [
+        _cell("疫苗名称", 20, 40, 96),
+        _cell("剂次", 220, 40, 48),
+        _cell("接种日期", 320, 40, 96),
+    ]
+    rows = []
+    for i, (vaccine, when) in enumerate(
+        [
+            ("乙肝疫苗", "2019.03.04"),
+            ("卡介苗", "19-03-04"),
+            ("脊灰疫苗", "4月16日"),
+            ("百白破", "05-21"),
+        ]
+    ):
+        y = 80 + 40 * i
+        rows += [_cell(vaccine, 20, y, 96), _cell(f"第{i + 1}剂", 220, y, 60)]
+        rows.append(_cell(when, 320, y, 12 * len(when)))
+    boxes = labelled_boxes(header + rows)
+    dates = [cell for cell in rows if cell.box[0] == 320]
+    for cell in dates:
+        assert any(
+            item.box[1] <= cell.box[1] and item.box[3] >= cell.box[3] and item.box[0] <= cell.box[0]
+            for item in boxes
+        ), cell.text
+    assert not any(item.box[2] < 300 for item in boxes)  # vaccines and doses stay
+
+
+def test_under_a_cards_label_the_value_wraps_twice_at_most_not_down_a_column() -> None:
+    label = _cell("复诊日期", 20, 40, 96)
+    value = _cell("2023-05-04", 20, 70, 120)
+    notes = [_cell(text, 20, 104 + 34 * i, 200) for i, text in enumerate(["一", "二", "三"])]
+    boxes = labelled_boxes([label, value, *notes])
+    assert any(item.box[1] <= 70 for item in boxes)
+    assert not any(item.box[3] > notes[2].box[1] for item in boxes)

@@ -26,7 +26,9 @@ from medrealmm.deid.image_fit import fit_to_ink
 from medrealmm.deid.image_labels import (
     FILLER,
     bare_label,
+    column,
     continuation,
+    header_row,
     inline_values,
     institution_span,
     page_angle,
@@ -353,7 +355,14 @@ def labelled_boxes(
         if bare or trailing_label(line):
             tail = value_line(line, pool, angle, below_too=bare)
             if tail is not None:
-                for part in [tail, *wrapped(tail, pool, angle)]:
+                # Under a table's header the whole column is values (a vaccination
+                # record's dates); under a card's label a value wraps at most twice.
+                under = _below(line, tail)
+                if under and header_row(line, lines, angle):
+                    more = column(tail, pool, angle)
+                else:
+                    more = wrapped(tail, pool, angle)
+                for part in [tail, *more]:
                     label = "illegible" if part in unread else None
                     out.append(text_box(part, 0, len(part.text), "field", label))
             elif gray is not None:
@@ -366,6 +375,11 @@ def labelled_boxes(
         if found is not None:
             out.append(text_box(line, *found, "field", "HOSPITAL"))
     return out
+
+
+def _below(label: OcrLine, value: OcrLine) -> bool:
+    """``value`` lies under ``label`` rather than beside it."""
+    return (value.box[1] + value.box[3]) / 2 > label.box[3]
 
 
 # Ink is this much darker than the paper (grey levels), and covers this share of the value's
@@ -999,8 +1013,13 @@ def _mask_upright(
     if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:
         boxes += latin_tag_boxes(gray, lines)
     # Text masks were placed from estimates with generous margins: shrink each to its ink
-    # (a badge's plate is measured already).
-    boxes = [fit_to_ink(gray, item, PAD) if item.kind != "tag" else item for item in boxes]
+    # (a badge's plate is measured already). A film's overlay only across its line: it
+    # stands alone on the dark border, where a margin along it covers no neighbour, and a
+    # glyph's side bearing (卜, 川) leaves its cell's edge well outside the ink.
+    boxes = [
+        item if item.kind == "tag" else fit_to_ink(gray, item, PAD, item.kind != "overlay")
+        for item in boxes
+    ]
     if kind != "film":
         boxes += signature_boxes(lines, width)
     # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
