@@ -14,6 +14,7 @@ from medrealmm.deid.image import (
     _faces_with,
     barcode_like_boxes,
     box_coverage,
+    chat_title_boxes,
     flagged_text_boxes,
     labelled_boxes,
     mask_image,
@@ -142,3 +143,15 @@ def test_under_a_cards_label_the_value_wraps_twice_at_most_not_down_a_column() -
     boxes = labelled_boxes([label, value, *notes])
     assert any(item.box[1] <= 70 for item in boxes)
     assert not any(item.box[3] > notes[2].box[1] for item in boxes)
+
+
+def test_a_chat_screenshots_navigation_title_is_masked_an_apps_page_title_is_not() -> None:
+    clock = _cell("9:41", 24, 20, 70, 40)
+    for title, masked in (("快乐小鱼儿", True), ("Sunny", True), ("检验报告详情", False)):
+        line = _cell(title, 360 - 12 * len(title), 86, 24 * len(title), 44)
+        notice = _cell("以下为新消息", 290, 200, 140)
+        boxes = chat_title_boxes([clock, line, notice], 720, 1560)
+        assert bool(boxes) is masked, title
+        assert all(item.box[3] < 200 for item in boxes)  # the centred notice below stays
+    # No status bar: a report's centred heading is not a chat's title.
+    assert not chat_title_boxes([_cell("欧阳小雨", 300, 86, 120, 44)], 720, 1560)

@@ -455,6 +455,41 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
     return out
 
 
+# A phone's status bar: the clock at the top of the screen.
+_STATUS_CLOCK = re.compile(r"^\s*(?:[上下]午)?\d{1,2}:\d{2}\s*$")
+# Page titles an app prints in its navigation bar; any other title there names the person or
+# the group the chat is with (a nickname no recognizer knows: 小雨妈妈, Sunny).
+_APP_TITLE = re.compile(
+    r"报告|详情|記錄|记录|问诊|咨询|諮詢|消息|设置|首页|订单|处方|病历|檢查|检查|检验|結果|结果|聊天信息"
+    r"|通讯录|发现|朋友圈|支付|账单|门诊|住院|挂号|预约|缴费|搜索|微信|图片|视频|文件|相册|健康|我的"
+)
+
+
+def chat_title_boxes(lines: list[OcrLine], width: int, height: int) -> list[ImageBox]:
+    """The navigation-bar title of a phone screenshot: centred under the status bar's clock.
+    In a chat it is the other side's name or nickname, which the text recognizers read as an
+    ordinary word; an app's own page titles are kept."""
+    clocks = [
+        line for line in lines if line.box[3] <= 0.06 * height and _STATUS_CLOCK.match(line.text)
+    ]
+    if not clocks:
+        return []
+    floor = max(line.box[3] for line in clocks)
+    titles = [
+        line
+        for line in lines
+        if floor <= line.box[1] <= floor + 0.06 * height
+        and abs((line.box[0] + line.box[2]) / 2 - width / 2) <= 0.08 * width
+        and line.box[2] - line.box[0] <= 0.7 * width
+    ]
+    if not titles:
+        return []
+    title = min(titles, key=lambda line: line.box[1])  # the bar's, not a centred notice's
+    if _APP_TITLE.search(title.text):
+        return []
+    return [text_box(title, 0, len(title.text), "title", "NAME")]
+
+
 # A photo with fewer text lines than this is a picture of a person or a lesion, not a page.
 PHOTO_LINES = 3
 _LATIN_TAG = re.compile(r"[A-Za-z][A-Za-z.'-]*(?:\s+[A-Za-z][A-Za-z.'-]*)+")
@@ -1010,6 +1045,8 @@ def _mask_upright(
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines, unread, gray)
+    if kind == "screenshot":
+        boxes += chat_title_boxes(lines, width, height)
     if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:
         boxes += latin_tag_boxes(gray, lines)
     # Text masks were placed from estimates with generous margins: shrink each to its ink
