@@ -18,6 +18,7 @@ from medrealmm.deid.image import (
     flagged_text_boxes,
     labelled_boxes,
     mask_image,
+    place_title_boxes,
 )
 from medrealmm.deid.image_labels import trailing_label
 from medrealmm.deid.ocr import OcrLine
@@ -155,3 +156,13 @@ def test_a_chat_screenshots_navigation_title_is_masked_an_apps_page_title_is_not
         assert all(item.box[3] < 200 for item in boxes)  # the centred notice below stays
     # No status bar: a report's centred heading is not a chat's title.
     assert not chat_title_boxes([_cell("欧阳小雨", 300, 86, 120, 44)], 720, 1560)
+
+
+def test_a_place_named_over_its_address_in_a_location_card_is_masked() -> None:
+    name = _cell("枫林湾购物广场B座", 40, 300, 260, 40)
+    address = _cell("江苏省南京市鼓楼区中山北路88号", 40, 346, 320, 28)
+    (item,) = place_title_boxes([name, address])
+    assert item.label == "ADDRESS" and item.box[1] <= 300 and item.box[3] >= 340
+    # A sentence wrapped onto the address line is the same size: not a place's name.
+    said = _cell("我们家就在", 40, 306, 130, 28)
+    assert not place_title_boxes([said, address])

@@ -32,6 +32,7 @@ from medrealmm.deid.image_labels import (
     inline_values,
     institution_span,
     page_angle,
+    starts_with_label,
     trailing_label,
     value_line,
     wrapped,
@@ -289,6 +290,35 @@ def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
             if hi > lo:
                 out.append((index, lo, hi, span.type.value))
     return out
+
+
+def place_title_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+    """The place's name over its address in a shared location (a map app's or a chat's
+    location card, a shop's page): a larger line right above a line that is an address,
+    flush with it. The name is a landmark or a building no recognizer knows by name."""
+    out: list[ImageBox] = []
+    for line in lines:
+        text = line.text.strip()
+        spans = [span for span in find_spans(text) if span.type.value == "ADDRESS"]
+        if not text or sum(span.end - span.start for span in spans) < 0.5 * len(text):
+            continue
+        height = max(1, line.box[3] - line.box[1])
+        for above in lines:
+            gap = line.box[1] - above.box[3]
+            if (
+                above is not line
+                and -0.2 * height <= gap <= 1.2 * height
+                and abs(above.box[0] - line.box[0]) <= height
+                and above.box[3] - above.box[1] >= 1.1 * height
+                and 2 <= len(above.text.strip()) <= 24
+                and not above.text.rstrip().endswith(_SENTENCE_END)
+                and not starts_with_label(above.text)
+            ):
+                out.append(text_box(above, 0, len(above.text), "text", "ADDRESS"))
+    return out
+
+
+_SENTENCE_END = ("，", ",", "。", "；", "：", ":", "！", "？")
 
 
 def near_miss_boxes(lines: list[OcrLine], masked: Sequence[ImageBox]) -> list[ImageBox]:
@@ -1045,6 +1075,7 @@ def _mask_upright(
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
         boxes += labelled_boxes(lines, unread, gray)
+        boxes += place_title_boxes(lines)
     if kind == "screenshot":
         boxes += chat_title_boxes(lines, width, height)
     if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:

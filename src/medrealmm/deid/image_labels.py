@@ -132,6 +132,12 @@ def bare_label(line: OcrLine) -> bool:
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
 
 
+def starts_with_label(text: str) -> bool:
+    """``text`` opens with a label (identifying or not): a field of a form, not a name."""
+    found = _labels(text)
+    return bool(found) and found[0][0] == 0
+
+
 def trailing_label(line: OcrLine) -> bool:
     """A line that ends with an identifying label and no value (``姓名：张三 床号：``): the
     value is the next box to the right, or ink OCR found no line in (a hand-written entry)."""
