@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 from medrealmm.deid.image import (
     FACE_MARGIN,
     _faces_with,
+    badge_boxes,
     barcode_like_boxes,
     box_coverage,
     chat_title_boxes,
@@ -22,6 +23,7 @@ from medrealmm.deid.image import (
 )
 from medrealmm.deid.image_labels import trailing_label
 from medrealmm.deid.ocr import OcrLine
+from medrealmm.deid.record import ImageBox
 from medrealmm.fonts import require_cjk_font
 from medrealmm.testing.demo_corpus import drawing
 
@@ -166,3 +168,17 @@ def test_a_place_named_over_its_address_in_a_location_card_is_masked() -> None:
     # A sentence wrapped onto the address line is the same size: not a place's name.
     said = _cell("我们家就在", 40, 306, 130, 28)
     assert not place_title_boxes([said, address])
+
+
+def test_a_name_badge_under_a_face_is_masked_a_blank_dressing_is_not() -> None:
+    img = Image.new("L", (800, 900), 200)  # the wall
+    draw = ImageDraw.Draw(img)
+    draw.rectangle((150, 420, 650, 900), fill=25)  # a dark jacket under the face
+    draw.rectangle((200, 560, 330, 600), fill=175)  # the badge
+    draw.text((210, 568), "JO KIM", font=_font(22), fill=30)
+    draw.rectangle((470, 560, 600, 600), fill=235)  # a blank dressing
+    face = ImageBox(kind="face", box=(280, 150, 520, 420))
+    found = badge_boxes(np.array(img), [face])
+    assert len(found) == 1
+    (badge,) = found
+    assert badge.box[0] <= 200 and badge.box[2] >= 330 and badge.box[3] >= 600

@@ -923,6 +923,53 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
     return name, boxes
 
 
+# A badge is paler than this grey level, and this much paler than what it is pinned on.
+BADGE_SHADE = 120
+BADGE_CONTRAST = 40
+
+
+def badge_boxes(gray: np.ndarray, faces: Sequence[ImageBox]) -> list[ImageBox]:
+    """Name badges worn under a face: a pale, filled rectangle two to six times as wide as
+    tall, with dark marks on it (letters, an emblem), on the chest within a few face heights.
+    Its words are often too small for OCR to find (a few pixels high in a portrait), and a
+    badge names its wearer whatever it says."""
+    import cv2
+
+    height, width = gray.shape
+    out: list[ImageBox] = []
+    for face in faces:
+        fx0, fy0, fx1, fy1 = face.box
+        fw, fh = max(1, fx1 - fx0), max(1, fy1 - fy0)
+        x0, x1 = max(0, fx0 - fw), min(width, fx1 + fw)
+        y0, y1 = max(0, fy1), min(height, fy1 + 3 * fh)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        window = gray[y0:y1, x0:x1]
+        pale = (window > BADGE_SHADE).astype(np.uint8)
+        pale = cv2.morphologyEx(pale, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(pale)
+        for i in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if not (2.0 <= w / max(1, h) <= 6.0 and 0.06 * fh <= h <= 0.5 * fh):
+                continue
+            if area < 0.7 * w * h:
+                continue  # not a filled plate: a collar, a shirt's edge
+            plate = window[y : y + h, x : x + w].astype(np.int16)
+            shade = int(np.median(plate))
+            marks = float(np.mean(plate < shade - 50))
+            if not 0.03 <= marks <= 0.4:
+                continue  # blank (a dressing, a sticker) or mostly dark
+            ring = gray[
+                max(0, y0 + y - h // 2) : y0 + y + h + h // 2,
+                max(0, x0 + x - h // 2) : x0 + x + w + h // 2,
+            ]
+            if float(np.median(ring)) > shade - BADGE_CONTRAST:
+                continue  # not worn on something darker: part of a pale shirt or the wall
+            box = (x0 + x, y0 + y, x0 + x + w, y0 + y + h)
+            out.append(ImageBox(kind="tag", box=_pad(box, max(3, h // 6)), label="NAME"))
+    return out
+
+
 # -- the masker ------------------------------------------------------------------------
 def kind_cues(gray: np.ndarray, rgb: np.ndarray, lines: list[OcrLine] | None) -> dict[str, float]:
     """Independent cues the class is voted from, each a fraction of the image."""
@@ -1114,6 +1161,8 @@ def _mask_upright(
     if kind != "photo" or len(lines) >= 3:
         faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
+    if kind != "film":
+        boxes += badge_boxes(gray, faces)
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":
         needs_review.append("faces not checked: no face detector available")
