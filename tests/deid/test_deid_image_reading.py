@@ -39,8 +39,17 @@ def test_a_header_name_beside_an_id_is_read_as_its_own_cell() -> None:
         OcrLine((17, 24, 116, 66), "阝郑晓东", 0.87),
         OcrLine((259, 34, 439, 60), "ID5829301746", 0.99),
     ]
-    labels = {item.label for item in flagged_text_boxes(row)}
+    trace = OcrLine((60, 600, 400, 630), "25mm/s 10mm/mV", 0.99)
+    labels = {item.label for item in flagged_text_boxes([*row, trace])}
     assert "NAME" in labels
+    # Down a table, a cell alone has no context: a vaccine's name is not read as a person's.
+    table = [
+        OcrLine((20, 300, 90, 324), "百白破", 0.99),
+        OcrLine((220, 300, 280, 324), "第2剂", 0.99),
+        OcrLine((320, 300, 440, 324), "2021.05.21", 0.99),
+        trace,
+    ]
+    assert {item.label for item in flagged_text_boxes(table)} == {"DATE"}
 
 
 def test_a_wechat_account_id_in_a_chat_bubble_is_masked() -> None:

@@ -254,17 +254,32 @@ def glued_label_start(text: str, start: int) -> int:
     return found.start()
 
 
+# The top of a page (a fraction of the text's extent) where its header prints the patient's
+# name, ID and date as separate fields.
+HEADER_BAND = 0.2
+
+
 def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     """Read each row as one string (label and value may be separate OCR boxes), run the text
     recognizers, and map every span back onto the boxes it came from. A row of several boxes
     is also read box by box: a table's cells and a header's fields are separate values, and
     read as one sentence a name beside an ID number reads as words of it."""
     found: dict[tuple[int, int, int], str] = {}
+    header_band = HEADER_BAND * max((line.box[3] for line in lines), default=0)
     for row in _rows(lines):
-        readings = [row] if len(row) == 1 else [row, *([line] for line in row)]
-        for cells in readings:
-            for index, lo, hi, label in _flagged_spans(cells):
-                found.setdefault((id(cells[index]), lo, hi), label)
+        whole = _flagged_spans(row)
+        for index, lo, hi, label in whole:
+            found.setdefault((id(row[index]), lo, hi), label)
+        if len(row) == 1:
+            continue
+        for line in row:
+            for _, lo, hi, label in _flagged_spans([line]):
+                # A cell alone has no context: a name read there counts only in a page's
+                # header beside another identifier (a drug or vaccine cell of a table row
+                # may read as a name alone).
+                if label == "NAME" and not (whole and row[0].box[1] <= header_band):
+                    continue
+                found.setdefault((id(line), lo, hi), label)
     by_id = {id(line): line for line in lines}
     return [text_box(by_id[key], lo, hi, "text", label) for (key, lo, hi), label in found.items()]
 
