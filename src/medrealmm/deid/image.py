@@ -313,23 +313,24 @@ def place_title_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     flush with it. The name is a landmark or a building no recognizer knows by name."""
     out: list[ImageBox] = []
     for line in lines:
+        height = max(1, line.box[3] - line.box[1])
+        names = [
+            above
+            for above in lines
+            if above is not line
+            and -0.2 * height <= line.box[1] - above.box[3] <= 1.2 * height
+            and abs(above.box[0] - line.box[0]) <= height
+            and above.box[3] - above.box[1] >= 1.1 * height
+            and 2 <= len(above.text.strip()) <= 24
+            and not above.text.rstrip().endswith(_SENTENCE_END)
+            and not starts_with_label(above.text)
+        ]
+        if not names:
+            continue  # the layout first: the recognizers only where it fits
         text = line.text.strip()
         spans = [span for span in find_spans(text) if span.type.value == "ADDRESS"]
-        if not text or sum(span.end - span.start for span in spans) < 0.5 * len(text):
-            continue
-        height = max(1, line.box[3] - line.box[1])
-        for above in lines:
-            gap = line.box[1] - above.box[3]
-            if (
-                above is not line
-                and -0.2 * height <= gap <= 1.2 * height
-                and abs(above.box[0] - line.box[0]) <= height
-                and above.box[3] - above.box[1] >= 1.1 * height
-                and 2 <= len(above.text.strip()) <= 24
-                and not above.text.rstrip().endswith(_SENTENCE_END)
-                and not starts_with_label(above.text)
-            ):
-                out.append(text_box(above, 0, len(above.text), "text", "ADDRESS"))
+        if text and sum(span.end - span.start for span in spans) >= 0.5 * len(text):
+            out += [text_box(above, 0, len(above.text), "text", "ADDRESS") for above in names]
     return out
 
 
