@@ -173,7 +173,12 @@ def test_a_place_named_over_its_address_in_a_location_card_is_masked() -> None:
     name = _cell("枫林湾购物广场B座", 40, 300, 260, 40)
     address = _cell("江苏省南京市鼓楼区中山北路88号", 40, 346, 320, 28)
     (item,) = place_title_boxes([name, address])
-    assert item.label == "ADDRESS" and item.box[1] <= 300 and item.box[3] >= 340
+    assert (
+        item.kind == "place"
+        and item.label == "ADDRESS"
+        and item.box[1] <= 300
+        and item.box[3] >= 340
+    )
     # A sentence wrapped onto the address line is the same size: not a place's name.
     said = _cell("我们家就在", 40, 306, 130, 28)
     assert not place_title_boxes([said, address])

@@ -330,7 +330,7 @@ def place_title_boxes(lines: list[OcrLine]) -> list[ImageBox]:
         text = line.text.strip()
         spans = [span for span in find_spans(text) if span.type.value == "ADDRESS"]
         if text and sum(span.end - span.start for span in spans) >= 0.5 * len(text):
-            out += [text_box(above, 0, len(above.text), "text", "ADDRESS") for above in names]
+            out += [text_box(above, 0, len(above.text), "place", "ADDRESS") for above in names]
     return out
 
 
