@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +24,16 @@ from PIL import Image, ImageOps
 
 from medrealmm.deid.image_fit import fit_to_ink
 from medrealmm.deid.image_labels import (
+    FILLER,
     bare_label,
+    column,
     continuation,
+    header_row,
     inline_values,
     institution_span,
     page_angle,
+    starts_with_label,
+    trailing_label,
     value_line,
     wrapped,
 )
@@ -114,8 +119,13 @@ def _area(box: Box) -> int:
     return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
 
 
+# OCR reads full-width brackets as their ASCII forms: as a line's first or last
+# character they still take a Han glyph's width on the page.
+_WIDE_ASCII = frozenset("()[]")
+
+
 def _char_weight(char: str) -> float:
-    return 0.55 if ord(char) < 0x2E80 else 1.0
+    return 0.55 if ord(char) < 0x2E80 and char not in _WIDE_ASCII else 1.0
 
 
 # Half a glyph's width and the margin beyond it, as fractions of the line's height, around
@@ -244,29 +254,87 @@ def glued_label_start(text: str, start: int) -> int:
     return found.start()
 
 
+# The top of a page (a fraction of the text's extent) where its header prints the patient's
+# name, ID and date as separate fields.
+HEADER_BAND = 0.2
+
+
 def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     """Read each row as one string (label and value may be separate OCR boxes), run the text
-    recognizers, and map every span back onto the boxes it came from."""
-    out: list[ImageBox] = []
+    recognizers, and map every span back onto the boxes it came from. A row of several boxes
+    is also read box by box: a table's cells and a header's fields are separate values, and
+    read as one sentence a name beside an ID number reads as words of it."""
+    found: dict[tuple[int, int, int], str] = {}
+    header_band = HEADER_BAND * max((line.box[3] for line in lines), default=0)
     for row in _rows(lines):
-        joined = ""
-        offsets: list[tuple[int, OcrLine]] = []
+        whole = _flagged_spans(row)
+        for index, lo, hi, label in whole:
+            found.setdefault((id(row[index]), lo, hi), label)
+        if len(row) == 1:
+            continue
         for line in row:
-            if joined:
-                joined += " "
-            offsets.append((len(joined), line))
-            joined += line.text
-        for span in find_spans(joined):
-            start, end = glued_label_start(joined, span.start), span.end
-            if span.type.value == "NAME":
-                title = _TITLE.match(joined, end)
-                end = title.end() if title else end
-            for offset, line in offsets:
-                lo = max(start, offset) - offset
-                hi = min(end, offset + len(line.text)) - offset
-                if hi > lo:
-                    out.append(text_box(line, lo, hi, "text", span.type.value))
+            for _, lo, hi, label in _flagged_spans([line]):
+                # A cell alone has no context: a name read there counts only in a page's
+                # header beside another identifier (a drug or vaccine cell of a table row
+                # may read as a name alone).
+                if label == "NAME" and not (whole and row[0].box[1] <= header_band):
+                    continue
+                found.setdefault((id(line), lo, hi), label)
+    by_id = {id(line): line for line in lines}
+    return [text_box(by_id[key], lo, hi, "text", label) for (key, lo, hi), label in found.items()]
+
+
+def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
+    """(line index, start, end, type) of each recognizer span in ``row`` read as one string."""
+    joined = ""
+    offsets: list[tuple[int, OcrLine]] = []
+    for line in row:
+        if joined:
+            joined += " "
+        offsets.append((len(joined), line))
+        joined += line.text
+    out: list[tuple[int, int, int, str]] = []
+    for span in find_spans(joined):
+        start, end = glued_label_start(joined, span.start), span.end
+        if span.type.value == "NAME":
+            title = _TITLE.match(joined, end)
+            end = title.end() if title else end
+        for index, (offset, line) in enumerate(offsets):
+            lo = max(start, offset) - offset
+            hi = min(end, offset + len(line.text)) - offset
+            if hi > lo:
+                out.append((index, lo, hi, span.type.value))
     return out
+
+
+def place_title_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+    """The place's name over its address in a shared location (a map app's or a chat's
+    location card, a shop's page): a larger line right above a line that is an address,
+    flush with it. The name is a landmark or a building no recognizer knows by name."""
+    out: list[ImageBox] = []
+    for line in lines:
+        height = max(1, line.box[3] - line.box[1])
+        names = [
+            above
+            for above in lines
+            if above is not line
+            and -0.2 * height <= line.box[1] - above.box[3] <= 1.2 * height
+            and abs(above.box[0] - line.box[0]) <= height
+            and above.box[3] - above.box[1] >= 1.1 * height
+            and 2 <= len(above.text.strip()) <= 24
+            and not above.text.rstrip().endswith(_SENTENCE_END)
+            and not starts_with_label(above.text)
+        ]
+        if not names:
+            continue  # the layout first: the recognizers only where it fits
+        text = line.text.strip()
+        spans = [span for span in find_spans(text) if span.type.value == "ADDRESS"]
+        if text and sum(span.end - span.start for span in spans) >= 0.5 * len(text):
+            out += [text_box(above, 0, len(above.text), "place", "ADDRESS") for above in names]
+    return out
+
+
+_SENTENCE_END = ("，", ",", "。", "；", "：", ":", "！", "？")
 
 
 def near_miss_boxes(lines: list[OcrLine], masked: Sequence[ImageBox]) -> list[ImageBox]:
@@ -309,28 +377,92 @@ def numbered_field_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     ]
 
 
-def labelled_boxes(lines: list[OcrLine]) -> list[ImageBox]:
+def labelled_boxes(
+    lines: list[OcrLine], unread: Sequence[OcrLine] = (), gray: np.ndarray | None = None
+) -> list[ImageBox]:
     """Values a form's identifying labels name (deid.image_labels), on the label's line, in
-    the cell to its right or on the line below, and letterhead institution names."""
+    the cell to its right or on the line below, and letterhead institution names.
+
+    A value OCR could not read (``unread``: hand-writing, a smudge) is masked as a read one
+    is; a label with no value box at all has the ink right of it masked (``gray``), when
+    there is ink there (a scribble the detector missed)."""
     out: list[ImageBox] = []
     angle = page_angle(lines)
+    # What OCR guessed for an unread box is noise (often blank or a dash): it counts as one
+    # value whatever it says.
+    unread = [replace(item, text="?" * max(1, len(item.text.strip()))) for item in unread]
+    pool = [*lines, *unread]
     for line in lines:
         values = inline_values(line)
         tail: OcrLine | None = line if values and values[-1][1] == len(line.text) else None
         for start, end in values:
             out.append(text_box(line, glued_label_start(line.text, start), end, "field", None))
-        if bare_label(line):
-            tail = value_line(line, lines, angle)
+        bare = bare_label(line)
+        if bare or trailing_label(line):
+            tail = value_line(line, pool, angle, below_too=bare)
             if tail is not None:
-                for part in [tail, *wrapped(tail, lines, angle)]:
-                    out.append(text_box(part, 0, len(part.text), "field", None))
+                # Under a table's header the whole column is values (a vaccination
+                # record's dates); under a card's label a value wraps at most twice.
+                under = _below(line, tail)
+                if under and header_row(line, lines, angle):
+                    more = column(tail, pool, angle)
+                else:
+                    more = wrapped(tail, pool, angle)
+                for part in [tail, *more]:
+                    label = "illegible" if part in unread else None
+                    out.append(text_box(part, 0, len(part.text), "field", label))
+            elif gray is not None:
+                out += _ink_after(gray, line, pool)
         # A value that runs to the end of its box may go on in the next box of the row.
-        for more in continuation(tail, lines, angle) if tail is not None else []:
-            out.append(text_box(more, 0, len(more.text), "field", None))
+        for more in continuation(tail, pool, angle) if tail is not None else []:
+            label = "illegible" if more in unread else None
+            out.append(text_box(more, 0, len(more.text), "field", label))
         found = institution_span(line)
         if found is not None:
             out.append(text_box(line, *found, "field", "HOSPITAL"))
     return out
+
+
+def _below(label: OcrLine, value: OcrLine) -> bool:
+    """``value`` lies under ``label`` rather than beside it."""
+    return (value.box[1] + value.box[3]) / 2 > label.box[3]
+
+
+# Ink is this much darker than the paper (grey levels), and covers this share of the value's
+# place, for a label's empty-looking value to count as written.
+INK_CONTRAST = 60
+INK_SHARE = 0.02
+
+
+def _ink_after(gray: np.ndarray, line: OcrLine, pool: Sequence[OcrLine]) -> list[ImageBox]:
+    """The place of a label's value right of it on a level line (up to eight line heights,
+    or the next box of the row), masked when ink is there that OCR found no line in."""
+    if _tilted(line):
+        return []
+    x0, y0, x1, y1 = line.box
+    h = max(1, y1 - y0)
+    right = min(gray.shape[1], x1 + 8 * h)
+    for other in pool:
+        o_mid = (other.box[1] + other.box[3]) / 2
+        if other is not line and y0 <= o_mid <= y1 and other.box[0] >= x1 - h // 2:
+            right = min(right, other.box[0])
+    top, bottom = max(0, y0 - h // 4), min(gray.shape[0], y1 + h // 4)
+    # OCR may swallow the scribble into the label's box (read as ^ or ~): the value's place
+    # starts where the label and its colon end, not where the box does.
+    label_end = len(line.text.rstrip(FILLER))
+    colon = label_end + (line.text[label_end : label_end + 1] in (":", "："))
+    start = min(gray.shape[1], max(x0, int(x0 + _along(line, 0, colon, x1 - x0, h)[1])))
+    if right - start < h:
+        return []
+    place = gray[top:bottom, start:right].astype(np.int16)
+    paper = int(np.median(gray[top:bottom, max(0, x0 - h) : right]))
+    ink = paper - place > INK_CONTRAST
+    # A table's rules run through a cell from side to side: they are not a value.
+    ink[ink.mean(axis=1) > 0.6, :] = False
+    ink[:, ink.mean(axis=0) > 0.6] = False
+    if float(np.mean(ink)) < INK_SHARE:
+        return []
+    return [ImageBox(kind="field", box=(start, top, right, bottom), label="illegible")]
 
 
 def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
@@ -367,6 +499,41 @@ def signature_boxes(lines: list[OcrLine], width: int) -> list[ImageBox]:
             )
         )
     return out
+
+
+# A phone's status bar: the clock at the top of the screen.
+_STATUS_CLOCK = re.compile(r"^\s*(?:[上下]午)?\d{1,2}:\d{2}\s*$")
+# Page titles an app prints in its navigation bar; any other title there names the person or
+# the group the chat is with (a nickname no recognizer knows: 小雨妈妈, Sunny).
+_APP_TITLE = re.compile(
+    r"报告|详情|記錄|记录|问诊|咨询|諮詢|消息|设置|首页|订单|处方|病历|檢查|检查|检验|結果|结果|聊天信息"
+    r"|通讯录|发现|朋友圈|支付|账单|门诊|住院|挂号|预约|缴费|搜索|微信|图片|视频|文件|相册|健康|我的"
+)
+
+
+def chat_title_boxes(lines: list[OcrLine], width: int, height: int) -> list[ImageBox]:
+    """The navigation-bar title of a phone screenshot: centred under the status bar's clock.
+    In a chat it is the other side's name or nickname, which the text recognizers read as an
+    ordinary word; an app's own page titles are kept."""
+    clocks = [
+        line for line in lines if line.box[3] <= 0.06 * height and _STATUS_CLOCK.match(line.text)
+    ]
+    if not clocks:
+        return []
+    floor = max(line.box[3] for line in clocks)
+    titles = [
+        line
+        for line in lines
+        if floor <= line.box[1] <= floor + 0.06 * height
+        and abs((line.box[0] + line.box[2]) / 2 - width / 2) <= 0.08 * width
+        and line.box[2] - line.box[0] <= 0.7 * width
+    ]
+    if not titles:
+        return []
+    title = min(titles, key=lambda line: line.box[1])  # the bar's, not a centred notice's
+    if _APP_TITLE.search(title.text):
+        return []
+    return [text_box(title, 0, len(title.text), "title", "NAME")]
 
 
 # A photo with fewer text lines than this is a picture of a person or a lesion, not a page.
@@ -566,6 +733,10 @@ def barcode_like_boxes(
         if vertical / horizontal < 3.0:  # bars: edges across, none along
             continue
         (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        # The quiet zone at either end of the bars (a tenth of the run each side) belongs to
+        # the symbol; a photo's perspective also leans its ends off the traced rectangle.
+        quiet = 0.1 * max(rw, rh)
+        rw, rh = (rw + 2 * quiet, rh) if rw >= rh else (rw, rh + 2 * quiet)
         corners = cv2.boxPoints(((cx, cy), (rw + 20, rh + 20), angle))
         polygon = [(round(float(px)), round(float(py))) for px, py in corners]
         xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
@@ -723,7 +894,9 @@ FACE_SIDE = 960
 
 
 # Margins added to a detected face (fractions of its width or height): each side, above, below.
-FACE_MARGIN = (0.1, 0.05, 0.2)
+# A detector's box runs from the brows to the lips; the hair, the forehead and the ears
+# identify too, so the mask covers the head: a third of the box above it, a sixth each side.
+FACE_MARGIN = (0.17, 0.35, 0.2)
 
 
 def face_boxes(rgb: np.ndarray) -> tuple[str, list[ImageBox]]:
@@ -754,7 +927,7 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
     boxes = []
     for x, y, w, h in found:
         # A detector's face box runs from the brow to the lips: the chin and jaw lie below
-        # it, the forehead mostly inside it.
+        # it, the forehead and hair above it.
         side, top, bottom = FACE_MARGIN
         box = (
             (x - side * w) / scale,
@@ -764,6 +937,53 @@ def _faces_with(name: str, detector: object | None, rgb: np.ndarray) -> tuple[st
         )
         boxes.append(ImageBox(kind="face", box=tuple(round(v) for v in box)))  # type: ignore[arg-type]
     return name, boxes
+
+
+# A badge is paler than this grey level, and this much paler than what it is pinned on.
+BADGE_SHADE = 120
+BADGE_CONTRAST = 40
+
+
+def badge_boxes(gray: np.ndarray, faces: Sequence[ImageBox]) -> list[ImageBox]:
+    """Name badges worn under a face: a pale, filled rectangle two to six times as wide as
+    tall, with dark marks on it (letters, an emblem), on the chest within a few face heights.
+    Its words are often too small for OCR to find (a few pixels high in a portrait), and a
+    badge names its wearer whatever it says."""
+    import cv2
+
+    height, width = gray.shape
+    out: list[ImageBox] = []
+    for face in faces:
+        fx0, fy0, fx1, fy1 = face.box
+        fw, fh = max(1, fx1 - fx0), max(1, fy1 - fy0)
+        x0, x1 = max(0, fx0 - fw), min(width, fx1 + fw)
+        y0, y1 = max(0, fy1), min(height, fy1 + 3 * fh)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        window = gray[y0:y1, x0:x1]
+        pale = (window > BADGE_SHADE).astype(np.uint8)
+        pale = cv2.morphologyEx(pale, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(pale)
+        for i in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if not (2.0 <= w / max(1, h) <= 6.0 and 0.06 * fh <= h <= 0.5 * fh):
+                continue
+            if area < 0.7 * w * h:
+                continue  # not a filled plate: a collar, a shirt's edge
+            plate = window[y : y + h, x : x + w].astype(np.int16)
+            shade = int(np.median(plate))
+            marks = float(np.mean(plate < shade - 50))
+            if not 0.03 <= marks <= 0.4:
+                continue  # blank (a dressing, a sticker) or mostly dark
+            ring = gray[
+                max(0, y0 + y - h // 2) : y0 + y + h + h // 2,
+                max(0, x0 + x - h // 2) : x0 + x + w + h // 2,
+            ]
+            if float(np.median(ring)) > shade - BADGE_CONTRAST:
+                continue  # not worn on something darker: part of a pale shirt or the wall
+            box = (x0 + x, y0 + y, x0 + x + w, y0 + y + h)
+            out.append(ImageBox(kind="tag", box=_pad(box, max(3, h // 6)), label="NAME"))
+    return out
 
 
 # -- the masker ------------------------------------------------------------------------
@@ -877,10 +1097,10 @@ def mask_image(rgb: np.ndarray) -> MaskResult:
     started = time.perf_counter()
     page = read_page(rgb)
     if page.turns == 0:
-        result = _mask_upright(rgb, page.lines)
+        result = _mask_upright(rgb, page.lines, page.unread)
     else:
         upright = np.ascontiguousarray(np.rot90(rgb, page.turns))
-        result = _mask_upright(upright, page.lines)
+        result = _mask_upright(upright, page.lines, page.unread)
         back = 4 - page.turns
         height, width = upright.shape[:2]
         result.image = np.ascontiguousarray(np.rot90(result.image, back))
@@ -901,8 +1121,11 @@ def _turn_box(item: ImageBox, turns: int, width: int, height: int) -> ImageBox:
     return item.model_copy(update={"box": box, "polygon": polygon})
 
 
-def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
-    """The masker on a page whose text stands upright, given what OCR read on it."""
+def _mask_upright(
+    rgb: np.ndarray, lines: list[OcrLine], unread: Sequence[OcrLine] = ()
+) -> MaskResult:
+    """The masker on a page whose text stands upright, given what OCR read on it (and the
+    text regions it could not read)."""
     import cv2
 
     height, width = rgb.shape[:2]
@@ -914,12 +1137,20 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
     else:
         boxes += flagged_text_boxes(lines)
         boxes += numbered_field_boxes(lines)
-        boxes += labelled_boxes(lines)
+        boxes += labelled_boxes(lines, unread, gray)
+        boxes += place_title_boxes(lines)
+    if kind == "screenshot":
+        boxes += chat_title_boxes(lines, width, height)
     if kind == "photo" and sum(len(line.text.strip()) >= 2 for line in lines) < PHOTO_LINES:
         boxes += latin_tag_boxes(gray, lines)
     # Text masks were placed from estimates with generous margins: shrink each to its ink
-    # (a badge's plate is measured already).
-    boxes = [fit_to_ink(gray, item, PAD) if item.kind != "tag" else item for item in boxes]
+    # (a badge's plate is measured already). A film's overlay only across its line: it
+    # stands alone on the dark border, where a margin along it covers no neighbour, and a
+    # glyph's side bearing (卜, 川) leaves its cell's edge well outside the ink.
+    boxes = [
+        item if item.kind == "tag" else fit_to_ink(gray, item, PAD, item.kind != "overlay")
+        for item in boxes
+    ]
     if kind != "film":
         boxes += signature_boxes(lines, width)
     # Codes on a tilted page are read turned back by the text's tilt (both ways: a code
@@ -946,11 +1177,15 @@ def _mask_upright(rgb: np.ndarray, lines: list[OcrLine]) -> MaskResult:
     if kind != "photo" or len(lines) >= 3:
         faces = [face for face in faces if _plausible_face(face.box, lines, rgb)]
     boxes += faces
+    if kind != "film":
+        boxes += badge_boxes(gray, faces)
     needs_review: list[str] = []
     if detector == "unavailable" and kind == "photo":
         needs_review.append("faces not checked: no face detector available")
     if faces:
         needs_review.append("face masked: if the diagnosis depends on it, remove the case (4a)")
+    if any(item.label == "illegible" for item in boxes):
+        needs_review.append("a label's value OCR could not read was masked: check the mask")
     masked = rgb.copy()
     clipped: list[ImageBox] = []
     for item in boxes:

@@ -82,9 +82,10 @@ def _reach(ink: np.ndarray, start: int, step: int, gap: int) -> int:
     return last
 
 
-def fit_to_ink(gray: np.ndarray, item: ImageBox, pad: float) -> ImageBox:
+def fit_to_ink(gray: np.ndarray, item: ImageBox, pad: float, along: bool = True) -> ImageBox:
     """``item`` (a text mask grown by ``pad`` of its line's height above and below)
-    shrunk to the ink inside it plus a margin; unchanged when the ink has no clear edge."""
+    shrunk to the ink inside it plus a margin; unchanged when the ink has no clear edge.
+    ``along=False`` shrinks only across the line (its ends stay as placed)."""
     tl, u, n, length, height = _frame(item)
     w, h = int(length), int(height)
     line = height / (1 + 2 * pad)
@@ -118,6 +119,8 @@ def fit_to_ink(gray: np.ndarray, item: ImageBox, pad: float) -> ImageBox:
     top, bottom = min(top, mid_top), max(bottom, mid_bottom)
     margin = max(MIN_MARGIN, MARGIN * line)
     a0, a1 = max(0.0, left - margin), min(length, right + 1 + margin)
+    if not along:
+        a0, a1 = 0.0, length
     b0, b1 = max(0.0, top - margin), min(height, bottom + 1 + margin)
     if (a1 - a0) * (b1 - b0) >= 0.97 * length * height:
         return item

@@ -39,12 +39,14 @@ ID_LABELS = _words(
     "送检日期 采样日期 采样时间 采集时间 接收时间 就诊日期 就诊时间 申请日期 申请时间 "
     "报告日期 报告时间 检验日期 检查日期 检查时间 开票日期 收费日期 出生日期 入院日期 "
     "出院日期 预约时间 日期 签名 签字 Name Patient Pat Tel Phone Mobile Address Addr DOB MRN PID "
+    "接种日期 接种时间 接种单位 接种医生 接种者 "
     "Hospital Doctor ID"
 )
 # Labels of clinical or neutral fields: a value stops where one of these starts.
 OTHER_LABELS = _words(
     "性别 年龄 科室 科别 病区 标本类型 标本 样本类型 样本 临床诊断 诊断 备注 费别 民族 "
-    "婚否 职业 类型 项目 结果 单位 参考范围 参考值 检验项目 医嘱 主诉 身高 体重 血型 Sex Age"
+    "婚否 职业 类型 项目 结果 单位 参考范围 参考值 检验项目 医嘱 主诉 身高 体重 血型 Sex Age "
+    "疫苗名称 疫苗 剂次 针次 批号 剂量 接种部位 部位"
 )
 # Bare labels that also begin ordinary sentences (医生您好…), and English words: a label
 # only with a colon.
@@ -57,7 +59,10 @@ _LABEL = re.compile(
     "|".join(sorted(map(re.escape, ID_LABELS + OTHER_LABELS), key=len)[::-1]), re.IGNORECASE
 )
 _COLON_LABEL = re.compile(r"[\u4e00-\u9fff]{2,6}(?=[:：])")
-_FILLER = " :：.·_-~～^|"
+# Whatever comes before it (复诊日期, 采血日期), a field named a date holds one: a label with a
+# colon, or alone in its box (a table's header).
+_DATE_LABEL = re.compile(r"(?:^|(?<=\s))[\u4e00-\u9fff]{1,4}日期(?=\s*[:：]|\s*$)")
+FILLER = " :：.·_-~～^|"
 _CLAUSE_END = re.compile(r"[，,；;。、]")
 _ID = {word.casefold() for word in ID_LABELS}
 
@@ -93,6 +98,9 @@ def _labels(text: str) -> list[tuple[int, int, bool]]:
             continue
         if colon or not after_letter:
             found.append((start, end, word in _ID))
+    for match in _DATE_LABEL.finditer(text):
+        if not any(s < match.end() and match.start() < e for s, e, _ in found):
+            found.append((match.start(), match.end(), True))
     for match in _COLON_LABEL.finditer(text):
         if not any(s < match.end() and match.start() < e for s, e, _ in found):
             found.append((match.start(), match.end(), False))
@@ -106,7 +114,7 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
     for i, (_, end, identifying) in enumerate(labels):
         stop = labels[i + 1][0] if i + 1 < len(labels) else len(line.text)
         start = end
-        while start < stop and line.text[start] in _FILLER:
+        while start < stop and line.text[start] in FILLER:
             start += 1
         # 患者：张三，男，45岁 — a value ends at the clause's punctuation.
         found = _CLAUSE_END.search(line.text, start + 1, stop)
@@ -118,8 +126,25 @@ def inline_values(line: OcrLine) -> list[tuple[int, int]]:
 
 def bare_label(line: OcrLine) -> bool:
     """A line that is only an identifying label (its value is another OCR box)."""
-    text = "".join(line.text.split()).strip(_FILLER).casefold()
+    text = "".join(line.text.split()).strip(FILLER).casefold()
+    if _DATE_LABEL.fullmatch(text):
+        return True
     return text in _ID and (text not in NEEDS_COLON or line.text.rstrip().endswith((":", "：")))
+
+
+def starts_with_label(text: str) -> bool:
+    """``text`` opens with a label (identifying or not): a field of a form, not a name."""
+    found = _labels(text)
+    return bool(found) and found[0][0] == 0
+
+
+def trailing_label(line: OcrLine) -> bool:
+    """A line that ends with an identifying label and no value (``姓名：张三 床号：``): the
+    value is the next box to the right, or ink OCR found no line in (a hand-written entry)."""
+    labels = _labels(line.text)
+    if not labels or not labels[-1][2]:
+        return False
+    return not line.text[labels[-1][1] :].strip(FILLER)
 
 
 def _corners(line: OcrLine) -> np.ndarray:
@@ -148,9 +173,12 @@ def _extent(line: OcrLine, u: np.ndarray, n: np.ndarray) -> tuple[float, float, 
     return float(along.min()), float(along.max()), float(across.min()), float(across.max())
 
 
-def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrLine | None:
+def value_line(
+    label: OcrLine, lines: list[OcrLine], angle: float = 0.0, below_too: bool = True
+) -> OcrLine | None:
     """The box holding a bare label's value: the nearest one to its right on the same row,
-    else the nearest one under it, starting near its left edge (in the page's frame)."""
+    else (``below_too``) the nearest one under it, starting near its left edge (in the
+    page's frame)."""
     u = np.array([np.cos(angle), np.sin(angle)])
     n = np.array([-np.sin(angle), np.cos(angle)])
     left, right_edge, top, bottom = _extent(label, u, n)
@@ -159,7 +187,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
     right: list[tuple[float, OcrLine]] = []
     below: list[tuple[float, OcrLine]] = []
     for other in lines:
-        if other is label or not other.text.strip(_FILLER):
+        if other is label or not other.text.strip(FILLER):
             continue
         o_left, o_right, o_top, o_bottom = _extent(other, u, n)
         if (
@@ -176,7 +204,7 @@ def value_line(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> OcrL
             # nearest row first, the most centred box of it next.
             shift = abs((o_left + o_right) / 2 - (left + right_edge) / 2)
             below.append((o_top - bottom + 0.1 * shift, other))
-    for found in (right, below):
+    for found in (right, below) if below_too else (right,):
         for _, candidate in sorted(found, key=lambda item: item[0])[:1]:
             starts = _labels(candidate.text)
             if not (starts and starts[0][0] == 0):  # the next cell is another label
@@ -238,6 +266,58 @@ def wrapped(value: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> list[Oc
     return out
 
 
+def header_row(label: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> bool:
+    """``label`` heads a table's column: another box of its row is a label too (a card
+    prints one label a row, a table a row of them)."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    _, _, top, bottom = _extent(label, u, n)
+    middle, height = (top + bottom) / 2, max(1.0, bottom - top)
+    for other in lines:
+        if other is label:
+            continue
+        _, _, o_top, o_bottom = _extent(other, u, n)
+        found = _labels(other.text)
+        if abs((o_top + o_bottom) / 2 - middle) <= 0.5 * height and found and found[0][0] == 0:
+            return True
+    return False
+
+
+# Rows of a table column followed at most (a vaccination record runs a page long).
+MAX_ROWS = 40
+
+
+def column(first: OcrLine, lines: list[OcrLine], angle: float = 0.0) -> list[OcrLine]:
+    """The cells under ``first`` in its column, row after row (each centred within the
+    column's width, under the last at most two row heights lower), up to a cell that opens
+    with a label or a gap."""
+    u = np.array([np.cos(angle), np.sin(angle)])
+    n = np.array([-np.sin(angle), np.cos(angle)])
+    left, right, top, bottom = _extent(first, u, n)
+    height = max(1.0, bottom - top)
+    out: list[OcrLine] = []
+    for _ in range(MAX_ROWS):
+        nearest: tuple[float, OcrLine] | None = None
+        for other in lines:
+            if other is first or other in out:
+                continue
+            o_left, o_right, o_top, _ = _extent(other, u, n)
+            centre = (o_left + o_right) / 2
+            step = o_top - bottom
+            in_column = left - height <= centre <= right + height
+            nearer = nearest is None or step < nearest[0]
+            if in_column and -0.3 * height <= step <= 2 * height and nearer:
+                nearest = (step, other)
+        if nearest is None:
+            return out
+        found = _labels(nearest[1].text)
+        if found and found[0][0] == 0:
+            return out
+        out.append(nearest[1])
+        _, _, top, bottom = _extent(nearest[1], u, n)
+    return out
+
+
 # A line that names an institution: letterheads and stamps print it alone, or before the
 # document's title (…医院检验报告单). Only at the start of a line: in a sentence the
 # text recognizers judge it with its context.
@@ -253,7 +333,7 @@ _SENTENCE = re.compile(r"[我你他她了去到在的是说看还就要想过]")
 
 def institution_span(line: OcrLine) -> tuple[int, int] | None:
     text = line.text
-    lead = len(text) - len(text.lstrip(_FILLER))
+    lead = len(text) - len(text.lstrip(FILLER))
     match = _INSTITUTION.match(text[lead:])
     if match is None or len(text) - lead - match.end() > 8 or _SENTENCE.search(match.group()):
         return None

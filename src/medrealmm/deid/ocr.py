@@ -13,7 +13,7 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -46,6 +46,9 @@ class Page:
 
     turns: int
     lines: list[OcrLine]
+    #: Regions the detector found as text that the recognizer could not read with confidence
+    #: (handwriting, a smudge): their ``text`` is the best guess, ``score`` below MIN_SCORE.
+    unread: list[OcrLine] = field(default_factory=list)
 
 
 _LOCK = threading.Lock()
@@ -297,17 +300,23 @@ def read_page(rgb: np.ndarray) -> Page:
         turns, quads = 0, level_quads
         crops = _crops(engine, level_bgr, quads)
     lines: list[OcrLine] = []
+    unread: list[OcrLine] = []
     for quad, (text, score, where) in zip(quads, recognize(engine, crops), strict=True):
-        if float(score) < MIN_SCORE or not str(text).strip():
-            continue
         xs = [round(float(p[0])) for p in quad]
         ys = [round(float(p[1])) for p in quad]
         box = (min(xs), min(ys), max(xs), max(ys))
         quad_ = tuple(zip(xs, ys, strict=True))
+        if float(score) < MIN_SCORE or not str(text).strip():
+            unread.append(OcrLine(box, str(text), float(score), quad_))
+            continue
         standing = np.linalg.norm(quad[3] - quad[0]) >= 1.5 * np.linalg.norm(quad[1] - quad[0])
         centres = None if standing else _centres(str(text), where)
         lines.append(OcrLine(box, str(text), float(score), quad_, centres))
-    return Page(turns % 4, sorted(lines, key=lambda line: (line.box[1], line.box[0])))
+    return Page(
+        turns % 4,
+        sorted(lines, key=lambda line: (line.box[1], line.box[0])),
+        sorted(unread, key=lambda line: (line.box[1], line.box[0])),
+    )
 
 
 def _centres(text: str, where: list[object]) -> tuple[float, ...] | None:

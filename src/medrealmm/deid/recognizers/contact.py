@@ -54,11 +54,13 @@ ACCOUNT_BY_APP = RegexRecognizer(
         re.compile(
             starts_with_one_of(_ACCOUNT_APPS.lower(), _ACCOUNT_APPS.upper())
             + f"(?<![a-z])(?:{_ACCOUNT_APPS})"
-            r"(?:号码|號碼|号|號|账号|帳號|帐号|账户|賬戶|ID|id)?(?![a-z])\s*(?:是|为|為|:|：)?\s*@?"
+            r"(?:号码|號碼|号|號|账号|帳號|帐号|账户|賬戶|(?:ID|id)?(?![a-z]))\s*(?:是|为|為|:|：)?\s*@?"
             r"(?P<v>(?<![A-Za-z0-9_])(?:[A-Za-z][A-Za-z0-9_.-]{3,29}(?<!\.)|[1-9]\d{4,10}))"
             r"(?![A-Za-z0-9_-])",
             re.IGNORECASE,
-        )
+        ),
+        # WeChat's own account id (wxid_ and the rest) names its app wherever it stands.
+        re.compile(r"(?<![A-Za-z0-9_])(?P<v>wxid_[A-Za-z0-9_-]{4,30})(?![A-Za-z0-9_-])"),
     ],
     group="v",
     validate=lambda m: None if phone_digits(m.group("v")) else EntityType.ID,  # a phone's own
