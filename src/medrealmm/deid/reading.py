@@ -93,7 +93,8 @@ def _simplified() -> dict[int, int]:
     for line in table.read_text(encoding="utf-8").splitlines():
         key, _, values = line.partition("\t")
         value = values.split(" ", 1)[0]
-        if len(key) == 1 and len(value) == 1 and key != value:
+        # Only into the basic block the recognizers' Han class holds (輋 stays 輋, not 𪨶).
+        if len(key) == 1 and len(value) == 1 and key != value and "\u4e00" <= value <= "\u9fff":
             out[ord(key)] = ord(value)
     return out
 

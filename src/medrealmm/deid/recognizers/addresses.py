@@ -280,10 +280,13 @@ HEADED_ROAD = RegexRecognizer(
 _ESTATE_UNIT = re.compile(
     rf"(?P<estate>(?:(?![{ADDRESS_STOP}])[{CJK}A-Za-z]){{2,10}}?"
     r"(?:[\d一二三四五六七八九十]{1,2}[期区區])?)?"
-    r"(?P<building>[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
-    r"(?P<unit>\s*[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元))?"
-    r"(?:\s*\d{1,2}\s*(?:楼|樓|层|層))?"
-    r"(?P<room>\s*[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?)?(?![\d.])"
+    r"(?P<building>第?[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
+    # the entrance: 单元, or 门 in the north (21号楼2门604)
+    r"(?P<unit>\s*[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元|门(?!诊|診)|門(?!診)))?"
+    r"(?P<floor>\s*\d{1,2}\s*(?:楼|樓|层|層))?"
+    # the room, or the flat's letter after the floor (Macau and Hong Kong: 8樓A)
+    r"(?P<room>\s*[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?|(?<=[楼樓层層])[A-Za-z](?![A-Za-z]))?"
+    r"(?![\d.])"
 )
 
 
