@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from medrealmm.deid.latin_names import HONORIFIC, NAME_TAIL
+from medrealmm.deid.latin_names import HONORIFIC, NAME_TAIL, pinyin_name_at
 from medrealmm.deid.recognizer import gated, starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
@@ -133,6 +133,12 @@ _LATIN_BEFORE_RE = re.compile(
     _CUE_LEAD
     + rf"(?P<name>{HONORIFIC}?[A-Z][a-z]{{2,15}}(?:[ ·.\-][A-Z][a-z]{{1,15}}){{0,2}}{NAME_TAIL})"
     + r"(?![A-Za-z])"
+)
+# Where a pinyin name or initials may follow (``latin_names.pinyin_name_at``): self-naming
+# cues and the patient's label, not kinship words (我妈ALT高).
+_PINYIN_AFTER_CUE_RE = re.compile(
+    r"(?:我叫|我是|名叫|叫做|姓名|患者|病人|本人|就诊人|患者姓名|病人姓名|名字是|名字叫)"
+    r"\s*[:：]?\s*(?=[A-Za-z])"
 )
 # On someone's behalf (替夏一德咨询, 帮王芳挂号): the person asked about is named.
 _ON_BEHALF_RE = re.compile(
@@ -467,6 +473,17 @@ class ContextNameRecognizer:
             if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
                 name = text[start:end]
                 yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
+        for match in gated(_CUE_GATE, _PINYIN_AFTER_CUE_RE, text):
+            end = pinyin_name_at(text, match.end())
+            if end is not None:
+                start = match.end()
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
         for match in _LABEL_RE.finditer(text):
             start, end = match.span("name")
             value = match.group("name")

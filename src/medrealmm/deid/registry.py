@@ -131,6 +131,7 @@ def rule_recognizers() -> list[Recognizer]:
         unlisted_names.UnlistedFullNameRecognizer(),
         unlisted_names.NamedAsRecognizer(),
         latin_names.LatinNameRecognizer(),
+        latin_names.EnglishIntroductionRecognizer(),
         organizations.OrganizationRecognizer(),
     ]
 
