@@ -334,6 +334,8 @@ def _keep_separators(text: str, lo: int, read: str, groups: list[str]) -> bool:
     if len(kinds) > 1 or kinds == {"."}:
         return True
     lengths = [len(g) for g in groups]
+    if kinds == {"-"} and len(groups) == 3 and sum(lengths) < 10:
+        return True  # building-unit-room (40-4-2602), a code: a phone has ten digits or more
     if max(lengths) == 1:
         return sum(lengths) < 8  # digits spelled one by one: a phone's eight or more
     if len(groups) >= 4 and set(lengths[:-1]) == {4}:

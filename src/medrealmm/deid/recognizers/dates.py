@@ -293,8 +293,10 @@ FESTIVAL_DATE = RegexRecognizer(
     patterns=[
         re.compile(
             rf"(?P<v>(?:今年|去年|前年|那年)?(?:{_FESTIVALS}))"
-            r"(?=那天|当天|那晚|那会|晚上|早上|上午|下午|中午|凌晨|前一天|后一天|前后|左右|"
-            r"的时候|时候|期间|假期|放假|开始|住|去|做|来|回|发|出|摔|查|生|就|吃了|喝了|后|前)"
+            # the day something happened to the person, not a deadline or a season (冬至就能到,
+            # 春节后, 春节期间)
+            r"(?=那天|当天|那晚|那会|晚上|早上|上午|下午|中午|凌晨|前一天|后一天|的时候|"
+            r"开始|住|去的|做的|做了|来的|回的|发的|发烧|出生|摔|查出|生的|吃了|喝了)"
         )
     ],
     group="v",
