@@ -266,7 +266,7 @@ def _digit_run(text: str, lo: int, hi: int, edits: _Edits) -> None:
             hi = lo + tail.start()
             run = text[lo:hi]
     tail = _COUNT_TAIL.search(run)
-    if tail is not None and hi < len(text) and (text[hi].isalpha()):
+    if tail is not None and hi < len(text) and "\u4e00" <= text[hi] <= "\u9fff":
         hi = lo + tail.start()
         run = text[lo:hi]
     groups = _GROUP.findall(run)
@@ -305,7 +305,7 @@ _LAYOUT_SEP = frozenset(" \t\u00a0\u202f\u205f.-\u2212" + "".join(map(chr, range
 def _whole_identifier(digits: str) -> bool:
     """Digits that are a resident ID (its checksum and birth date), however grouped: the
     grouping then is a disguise or a card-like print (4403 0419 8805 1230 17)."""
-    return len(digits) in (15, 18) and is_resident_id(digits)
+    return len(digits) in (15, 18) and is_resident_id(digits.upper())
 
 
 def _keep_separators(text: str, lo: int, read: str, groups: list[str]) -> bool:
@@ -321,7 +321,8 @@ def _keep_separators(text: str, lo: int, read: str, groups: list[str]) -> bool:
         return False
     if _DATE_SEP.search(read) or _IP_LIKE.match(read):
         return True
-    if _whole_identifier("".join(groups)):
+    check = "X" if text[lo + len(read) : lo + len(read) + 1] in ("X", "x") else ""
+    if _whole_identifier("".join(groups) + check):
         return False
     if len(groups) == 2:
         # Two numbers, unless a line break cut one: a fragment on either side of it.

@@ -69,28 +69,32 @@ def _screened(
         # Names in a list of names: read off the screened names, screened in their turn.
         listed, listed_dropped = screen(plain, listed_names(plain, kept))
         kept, dropped = kept + listed, dropped + listed_dropped
-        kept, dropped = _in_original(text, reading, _joined_addresses(kept), dropped)
+        kept, dropped = _in_original(text, reading, _joined_parts(kept), dropped)
         out.append((resolve_overlaps(kept), dropped))
     return out
 
 
-def _joined_addresses(spans: list[Span]) -> list[Span]:
-    """Address spans that overlap or touch made one: an address is found in parts (the road
-    and number by one rule, the estate, building and room by another), and keeping the
-    longer part alone would leave the other unmasked."""
-    parts = sorted((s for s in spans if s.type is EntityType.ADDRESS), key=lambda s: s.start)
+_BUILT_IN_PARTS = frozenset({EntityType.ADDRESS, EntityType.ORG})
+
+
+def _joined_parts(spans: list[Span]) -> list[Span]:
+    """Address and organisation spans of one type that overlap made one: such a
+    place is found in parts (the road and number by one rule, the estate, building and room
+    by another; a school, then the school with its class), and keeping the longer part alone
+    would leave the other unmasked."""
+    parts = sorted((s for s in spans if s.type in _BUILT_IN_PARTS), key=lambda s: s.start)
     if len(parts) < 2:
         return spans
     joined: list[Span] = []
     for span in parts:
         last = joined[-1] if joined else None
-        if last is not None and span.start <= last.end:
+        if last is not None and last.type is span.type and span.start < last.end:
             end = max(last.end, span.end)
             text = last.text + span.text[last.end - span.start :] if end > last.end else last.text
             joined[-1] = last.model_copy(update={"end": end, "text": text})
         else:
             joined.append(span)
-    return [s for s in spans if s.type is not EntityType.ADDRESS] + joined
+    return [s for s in spans if s.type not in _BUILT_IN_PARTS] + joined
 
 
 def screen_proposals(text: str, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:

@@ -74,7 +74,8 @@ COORDINATES = RegexRecognizer(
 _LANDMARK_WORD = (
     r"(?:广场|公园|商场|超市|大厦|商城|百货|中心|地铁站|车站|火车站|汽车站|公交站|菜市场|市场|"
     r"银行|酒店|宾馆|影城|电影院|体育馆|图书馆|博物馆|寺|庙|教堂|大桥|桥|大楼|派出所|邮局|"
-    r"小学|中学|大学|幼儿园|医院|卫生院|药店|大药房|加油站|步行街|夜市|村委会|居委会)"
+    r"小学|中学|大学|幼儿园|医院|卫生院|药店|大药房|加油站|步行街|夜市|村委会|居委会|书店|书城|"
+    r"商店|饭店|餐厅|酒楼|茶楼|网吧|影院|剧院|游乐场|体育场|菜场)"
 )
 _NEAR = r"(?:旁边|附近|对面|隔壁|边上|后面|后头|前面|楼上|楼下|那边|那块|门口|周边|一带)"
 _HOME = r"(?:我|我们|俺|咱|咱们|我妈|我爸)家"
@@ -97,17 +98,20 @@ LANDMARK_NEAR_HOME = RegexRecognizer(
 _SCHOOL = r"(?:小学|中学|一中|二中|三中|四中|附中|附小|实验学校|学校|幼儿园|职高|中专)"
 _CN = "一二三四五六七八九十"
 _GRADE_CLASS = (
-    rf"(?:[{_CN}\d]年级|[初高][{_CN}]|[大中小]班|[初高]中[{_CN}]年级)?"
+    rf"(?:[{_CN}\d]年级|[初高][{_CN}]|[初高]中[{_CN}]年级)?"
     rf"\s?(?:[(（]?\s?\d{{1,2}}\s?[)）]?|[{_CN}]{{1,3}})班"
+    r"|[大中小]班"
     rf"|[{_CN}\d]年级(?![{_CN}\d]{{1,3}}班)"
 )
+# School names hold 向, 来 and 回 (向阳小学, 来凤中学, 回民小学): plain function words end them.
+_SCHOOL_STOP = STOP.replace("向", "").replace("来", "").replace("回", "")
 SCHOOL_CLASS = RegexRecognizer(
     name="school_class",
     gate=re.compile(r"班|年级"),
     type=EntityType.ORG,
     patterns=[
         re.compile(
-            rf"(?P<v>{cjk_proper(1, 10)}{_SCHOOL}\s?(?:{_GRADE_CLASS}))",
+            rf"(?P<v>{cjk_proper(1, 10, _SCHOOL_STOP)}{_SCHOOL}\s?(?:{_GRADE_CLASS}))",
         )
     ],
     group="v",
