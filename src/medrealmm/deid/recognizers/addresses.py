@@ -90,6 +90,9 @@ _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自
 _NOT_ALONE = ({"building", "unit"}, {"number"}, {"group"})
 
 
+_QUESTION_WORDS = ("什么", "哪个", "哪", "啥", "那个", "这个", "某")
+
+
 def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts = {k: v for k, v in match.groupdict().items() if v}
     if parts.keys() == {"city"}:
@@ -105,7 +108,9 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
         return None
     district = parts.get("district")
     generic = district and (
-        district in NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
+        district in NOT_DISTRICTS
+        or any(c in _BODY_CHARS for c in district[:-1])
+        or district.startswith(_QUESTION_WORDS)  # 有什么区别: a question, no district
     )
     if generic and len(parts) == 1:
         return None
