@@ -165,8 +165,8 @@ _SEP = (
     rf"|(?:[{re.escape(_SEP_CHARS)}]|[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF]){{1,3}})"
 )
 _RUN = re.compile(rf"(?<![0-9A-Za-z.])[{_NUMERAL}](?:(?:{_SEP})?[{_NUMERAL}])+")
-# A cheap gate: two digits (or numerals) near each other is where any run starts.
-_RUN_GATE = re.compile(rf"[{_NUMERAL}](?:{_SEP})?[{_NUMERAL}]")
+# A gate: seven digits (or numerals) with at most separators between, the least any run has.
+_RUN_GATE = re.compile(rf"[{_NUMERAL}](?:(?:{_SEP})?[{_NUMERAL}]){{6}}")
 _GROUP = re.compile(rf"[{_NUMERAL}]+")
 # A date laid out with separators, anywhere in a run (2021-07-0908:15 runs a time on).
 _DATE_SEP = re.compile(
@@ -180,6 +180,7 @@ _MAX_DIGITS = 24
 # -- 5. spelled letters ----------------------------------------------------------------------
 
 # (with a letter among them: digits alone are step 4's)
+_SPELLED_GATE = re.compile(r"[0-9A-Za-z][ ·\-][0-9A-Za-z][ ·\-][0-9A-Za-z][ ·\-][0-9A-Za-z]")
 _SPELLED = re.compile(
     r"(?<![0-9A-Za-z])(?=(?:[0-9][ ·\-])*[A-Za-z])"
     r"[0-9A-Za-z](?:[ ·\-][0-9A-Za-z]){3,}(?![0-9A-Za-z])"
@@ -364,7 +365,7 @@ def canonical_reading(text: str) -> Reading:
         _digit_runs(plain, edits)
         if edits:
             plain, origin = edits.apply(plain, origin)
-    if " " in plain or "-" in plain or "·" in plain:
+    if _SPELLED_GATE.search(plain) is not None:
         edits = _Edits()
         for match in _SPELLED.finditer(plain):
             for k, c in enumerate(match.group(0)):

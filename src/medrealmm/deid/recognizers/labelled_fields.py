@@ -63,12 +63,45 @@ def labels() -> Labels:
         for label in spec["labels"]:
             by_label.setdefault(_key(str(label)), kind)
     not_ids = frozenset(_key(str(label)) for label in raw["not_identifiers"]) - set(by_label)
-    every = sorted({*by_label, *not_ids}, key=len, reverse=True)
-    alternation = "|".join(re.escape(label).replace(r"\ ", r"\s?") for label in every)
-    pattern = re.compile(rf"(?<![A-Za-z])(?:{alternation})(?![a-z])", re.IGNORECASE)
-    firsts = sorted({label[0] for label in every})
-    gate = re.compile("[" + "".join(re.escape(c) for c in firsts) + "]", re.IGNORECASE)
+    every = {*by_label, *not_ids}
+    # One trie-shaped alternation (shared prefixes written once) behind a lookahead for the
+    # first characters: with hundreds of labels a flat alternation tries each at every
+    # position and was most of the text pass's rule time.
+    firsts = sorted({c for label in every for c in {label[0], label[0].upper()}})
+    lead = "(?=[" + "".join(re.escape(c) for c in firsts) + "])"
+    pattern = re.compile(rf"{lead}(?<![A-Za-z])(?:{_trie(sorted(every))})(?![a-z])", re.IGNORECASE)
+    gate = re.compile("[" + "".join(re.escape(c) for c in firsts) + "]")
     return Labels(by_label, not_ids, pattern, gate)
+
+
+def _trie(words: list[str]) -> str:
+    """A regex matching any of ``words``, longest first, written as a trie: ``病理号|病理编号``
+    as ``病理(?:号|编号)``. A blank inside a label matches an optional blank."""
+    tree: dict[str, dict] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def walk(node: dict[str, dict]) -> str:
+        branches = []
+        for char in sorted((c for c in node if c), key=lambda c: -_depth(node[c])):
+            piece = r"\s?" if char == " " else re.escape(char)
+            branches.append(piece + walk(node[char]))
+        if not branches:
+            return ""
+        body = "|".join(branches)
+        optional = "" in node
+        if len(branches) == 1 and not optional:
+            return branches[0] if len(branches[0]) <= 2 else f"(?:{body})"
+        return f"(?:{body})" + ("?" if optional else "")
+
+    return walk(tree)
+
+
+def _depth(node: dict[str, dict]) -> int:
+    return 1 + max((_depth(child) for key, child in node.items() if key), default=0)
 
 
 # After the label: a number word (号, 编号, No.) or a hash, then a colon or a copula.
