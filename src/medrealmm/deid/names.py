@@ -1081,6 +1081,10 @@ _EPONYM_AFTER = re.compile(
 )
 
 
+# A body part no given name holds and a symptom after it (膝肿, 腰疼, 踝痛): a complaint.
+_BODY_SYMPTOM = re.compile("[膝腰腿脚踝肘腕肩颈喉胃肚肝肾腹背臀][肿疼痛痒麻胀酸]")
+
+
 def clinical_term_shaped(text: str, start: int, end: int) -> bool:
     """Whether the name candidate ``text[start:end]`` is part of a drug, herb or eponymous
     disease name: by its stem or herb ending, by a stem, dosage form or disease word running
@@ -1094,6 +1098,8 @@ def clinical_term_shaped(text: str, start: int, end: int) -> bool:
         return True
     if _FORM_END.search(text, start + 1, end):
         return True  # 童康片: the dosage form inside the candidate
+    if _BODY_SYMPTOM.search(text, start + 1, end + 1):
+        return True  # 左膝肿, 右腰疼: a side and a body part with its symptom
     pair = _HERB_PAIR.search(text, start + 1, end + 1)
     if pair is not None and pair.end() >= end:
         return True  # 胡黄|连
