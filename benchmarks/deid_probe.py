@@ -10,7 +10,13 @@ Seed 0 is the seed looked at while the frames and the veto classes were written 
 seed, an upper bound); seeds 1 to 3 were not looked at before being reported. Nothing here
 measures precision: see ``deid_eval.py`` for that.
 
-    python benchmarks/deid_probe.py [--per 40] [--seeds 0 1 2 3] [--show 10]
+``--forms`` prints instead the round-3 coverage-matrix rows (``testing.deid_written_forms``:
+ages over 89, lunar and festival dates, postal codes, coordinates, landmarks, school and class,
+document and staff numbers, every platform's account and its evasive spellings, Latin-script
+and pinyin names, disguised numbers, HK/Macau phones, TW/HK/Macau addresses), three or more
+written forms each, ``--per`` values per form and seed.
+
+    python benchmarks/deid_probe.py [--per 40] [--seeds 0 1 2 3] [--show 10] [--forms]
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from mimesis import Address, Finance, Person
 from mimesis.locales import Locale
 
 from medrealmm.deid.text import find_spans_in
+from medrealmm.testing.deid_written_forms import ROWS
 
 TUNING_SEEDS = frozenset({0})
 
@@ -229,6 +236,44 @@ def run(seeds: list[int], per: int, show: int) -> None:
         print(f"  miss ({group}) {probe.category}/{probe.generator}: {probe.text}")
 
 
+def run_forms(seeds: list[int], per: int, show: int) -> None:
+    """Recall of each written form of the round-3 rows, rules + NER."""
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    cases: list[tuple[str, str, str, int, int]] = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        for row in ROWS:
+            for form, make in row.forms.items():
+                for _ in range(per):
+                    text, value = make(rng)
+                    start = text.index(value)
+                    cases.append((row.name, form, text, start, start + len(value)))
+    found: Counter[tuple[str, str]] = Counter()
+    total: Counter[tuple[str, str]] = Counter()
+    misses: list[str] = []
+    spans_of = find_spans_in([c[2] for c in cases])
+    for (row, form, text, start, end), spans in zip(cases, spans_of, strict=True):
+        masked = {i for s in spans for i in range(s.start, s.end)}
+        total[row, form] += 1
+        if sum(i in masked for i in range(start, end)) >= 0.9 * (end - start):
+            found[row, form] += 1
+        else:
+            misses.append(f"  miss {row}/{form}: {text!r}")
+    print(
+        f"\n== written forms of the round-3 rows: rules + NER, {per} per form and seed, seeds "
+        f"{', '.join(map(str, seeds))} =="
+    )
+    for row in ROWS:
+        for form in row.forms:
+            key = (row.name, form)
+            share = f"{found[key] / total[key]:.3f} ({total[key]})"
+            print(f"  {row.name[:44]:<44} {form[:28]:<28} {share}")
+    n, k = sum(total.values()), sum(found.values())
+    print(f"  {'all':<73} {k / n:.3f} ({n})")
+    print(f"  load average {os.getloadavg()[0]:.2f}")
+    print("\n".join(misses[:show]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -236,8 +281,12 @@ def main() -> None:
     parser.add_argument("--per", type=int, default=40, help="identifiers per generator and seed")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     parser.add_argument("--show", type=int, default=10, help="misses shown")
+    parser.add_argument("--forms", action="store_true", help="the round-3 rows' written forms")
     args = parser.parse_args()
-    run(args.seeds, args.per, args.show)
+    if args.forms:
+        run_forms(args.seeds, args.per, args.show)
+    else:
+        run(args.seeds, args.per, args.show)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,8 @@ FAMILY_B = [
     "曾于{HOSP}口服[甲硝唑]一周",
     "请通知{NAME}尽快来院",
     "就诊卡号：{MRN} 患者：{NAME}",
-    "外公{NAME}，今年[90岁]，近期[食欲差]",
+    # an age of 89 stays (HIPAA: only ages over 89 are identifiers, recognizers/dates.py)
+    "外公{NAME}，今年[89岁]，近期[食欲差]",
     "手机{PHONE}，微信同号",
     "感谢{NAME}医师，用药后[瘙痒]明显减轻",
     "{DATE}在{HOSP}行[结肠镜]检查",

@@ -340,3 +340,15 @@ def test_each_matrix_row_is_masked_with_its_type(row: str) -> None:
 def test_what_the_matrix_keeps_stays_unmasked(row: str) -> None:
     for text in KEPT[row]:
         assert _spans(text) == [], (row, text)
+
+
+def test_each_written_forms_row_is_a_row_of_the_documented_matrix() -> None:
+    """The round-3 rows (``testing.deid_written_forms``) each have their line in the matrix of
+    docs/DEIDENTIFICATION.md, which names the test that holds them."""
+    from pathlib import Path
+
+    from medrealmm.testing.deid_written_forms import ROWS
+
+    doc = (Path(__file__).parents[2] / "docs" / "DEIDENTIFICATION.md").read_text(encoding="utf-8")
+    for row in ROWS:
+        assert f'`test_deid_written_forms.py` "{row.name}"' in doc, row.name

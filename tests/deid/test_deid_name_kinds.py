@@ -427,3 +427,9 @@ def test_a_word_named_as_a_person_is_a_name(text: str, value: str) -> None:
 )
 def test_a_time_a_medicine_or_a_function_word_in_those_frames_stays(text: str) -> None:
     assert not _masked(text)
+
+
+def test_a_side_a_body_part_and_its_symptom_is_no_name() -> None:
+    from medrealmm.deid.text import find_spans
+
+    assert find_spans("拔完牙以后现在右膝肿，还要吃药吗") == []

@@ -34,7 +34,8 @@ def test_numbers_that_are_not_dates_stay(text: str) -> None:
 
 def test_a_landline_without_separator_is_checked_against_real_area_codes() -> None:
     assert _masked("白天打02087654321找我").get("02087654321") is EntityType.PHONE
-    assert _masked("样本号 0012345678") == {}
+    # after a specimen label it is the specimen's number, not a phone
+    assert _masked("样本号 0012345678") == {"0012345678": EntityType.MRN}
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,13 @@ then each masked entity's derived forms (``propagate``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from medrealmm.deid.llm_pass import locate, propose_spans
 from medrealmm.deid.propagate import propagate
 from medrealmm.deid.spans import Span, apply_placeholders, resolve_overlaps
+from medrealmm.deid.split_numbers import split_numbers
 from medrealmm.deid.text import make_consistent, screen_proposals, screen_spans_in
 from medrealmm.llm import Completion, LLMClient
 
@@ -26,14 +27,23 @@ class TextOutcome:
     vetoed: list[list[tuple[Span, str]]] = field(default_factory=list)
 
 
-async def deid_turns(texts: Sequence[str], client: LLMClient | None = None) -> TextOutcome:
+async def deid_turns(
+    texts: Sequence[str],
+    client: LLMClient | None = None,
+    speakers: Sequence[Hashable] | None = None,
+) -> TextOutcome:
     """Mask every turn; with a client, the LLM pass adds what the rules missed; then every
     entity found is masked in all its forms across the turns (``propagate``).
 
+    ``speakers`` (one value per turn, e.g. each event's sender) lets a number split over two
+    turns of one speaker be joined (``split_numbers``); without it, each turn and the next.
     A failed LLM pass is recorded, never fatal: the rule masking still applies.
     """
     screened = screen_spans_in(texts)
-    spans = [kept for kept, _ in screened]
+    halves = split_numbers(texts, speakers)
+    spans = [
+        resolve_overlaps([*kept, *half]) for (kept, _), half in zip(screened, halves, strict=True)
+    ]
     outcome = TextOutcome(spans=spans, masked=[], vetoed=[dropped for _, dropped in screened])
     if client is not None:
         rule_masked = [apply_placeholders(t, s) for t, s in zip(texts, spans, strict=True)]

@@ -117,3 +117,72 @@ def romanised_chinese(phrase: str) -> bool:
     """Every word a run of pinyin syllables (Shang Hai, Wei Zhang): romanised Chinese, which
     ``LatinNameRecognizer`` judges by its surname list, not a Western name."""
     return all(_PINYIN_WORD.fullmatch(p.lower()) for p in re.findall("[A-Za-z]+", phrase))
+
+
+# A Chinese name in pinyin in any case after a cue that names a person (我叫zhang wei, 患者
+# ZhangWei, 我是wang xiaoming): the surname from the list, the given name one or two pinyin
+# syllables, with a blank, a capital or nothing between; or the person's initials in place of
+# their name (我是LXM, 本人zxm), only after a cue of self or patient naming and never an
+# abbreviation medicine or daily life uses.
+_PINYIN_NAME = re.compile(
+    r"(?P<s>[A-Za-z][a-z]{0,5}|[A-Z]{1,6})(?P<sep>[ \u00a0]?)"
+    r"(?P<g>[A-Za-z][a-z]{1,11}|[A-Z]{2,12})"
+    r"(?![A-Za-z])"
+)
+_INITIALS = re.compile(r"(?P<i>[A-Z]{2,4}|[a-z]{2,4})(?=[，,。.！!？?\s的想女男]|$)")
+NOT_INITIALS = frozenset(
+    words(
+        "hiv hbv hcv hpv ct mri icu ccu vip alt ast crp pcos dm ht copd iga igg igm igE ok dr "
+        "tcm ecg eeg ekg bmi ldl hdl tsh msg pdf app qq vx wx id sos dna rna ivf pet hba abc "
+        "nba usa uk mba phd cpu gps led usb wifi hr bp rr spo sao tc tg ua cr bun wbc rbc plt "
+        "hb hgb esr psa afp cea inr pt aptt ana rf ra sle ms als ad pd adhd ocd ptsd ibs gerd "
+        "uti uri std ed pe dvt mi chf af vf vt svt lvh rvh ppi nsaid ace arb acei"
+    )
+)
+
+
+def pinyin_name_at(text: str, start: int) -> int | None:
+    """End of a pinyin name (any case) or of a person's initials starting at ``start``."""
+    match = _PINYIN_NAME.match(text, start)
+    if match is not None:
+        surname, given = match.group("s").lower(), match.group("g").lower()
+        joined = match.group("sep") or match.group("g")[0].isupper() or match.group("s").isupper()
+        if surname in PINYIN_SURNAMES and joined and _given(given, ""):
+            return match.end()
+    match = _INITIALS.match(text, start)
+    if match is not None and match.group("i").lower() not in NOT_INITIALS:
+        return match.end("i")
+    return None
+
+
+# A person introduced in English (this is Jessica, my name is Tom Lee, I'm Amy, my son Kevin):
+# a capitalised name word after a frame of naming, not a place, a product, a weekday or a month.
+_ENGLISH_INTRO = re.compile(
+    r"(?:\b[Mm]y name is|\b[Tt]his is|\bI am|\bI['’]m|\b[Cc]all me|"
+    r"\b[Mm]y (?:son|daughter|husband|wife|mother|father|mom|mum|dad|baby|kid|child)"
+    r"(?:['’]s name is)?)[ \u00a0]+"
+    rf"(?P<name>{HONORIFIC}?{NAME_WORD}(?:[ \u00a0]+{NAME_WORD}){{0,2}})(?![A-Za-z])"
+)
+_NOT_NAMES = frozenset(
+    words(
+        "monday tuesday wednesday thursday friday saturday sunday january february march april "
+        "may june july august september october november december i the a an not so very "
+        "sorry fine ok okay worried pregnant sick diabetic allergic chinese english"
+    )
+)
+
+
+@dataclass
+class EnglishIntroductionRecognizer:
+    """Names after an English naming frame (``_ENGLISH_INTRO``)."""
+
+    name: str = "name_english_intro"
+
+    def find(self, text: str) -> Iterator[Span]:
+        for match in gated(_CAPITAL, _ENGLISH_INTRO, text):
+            name = match.group("name")
+            first = re.findall("[A-Za-z]+", name)[0].lower()
+            if first in _NOT_NAMES or place_or_product(name):
+                continue
+            start, end = match.span("name")
+            yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from medrealmm.deid.latin_names import HONORIFIC, NAME_TAIL
+from medrealmm.deid.latin_names import HONORIFIC, NAME_TAIL, pinyin_name_at
 from medrealmm.deid.recognizer import gated, starts_with_one_of
 from medrealmm.deid.spans import EntityType, Span, words
 
@@ -133,6 +133,12 @@ _LATIN_BEFORE_RE = re.compile(
     _CUE_LEAD
     + rf"(?P<name>{HONORIFIC}?[A-Z][a-z]{{2,15}}(?:[ ·.\-][A-Z][a-z]{{1,15}}){{0,2}}{NAME_TAIL})"
     + r"(?![A-Za-z])"
+)
+# Where a pinyin name or initials may follow (``latin_names.pinyin_name_at``): self-naming
+# cues and the patient's label, not kinship words (我妈ALT高).
+_PINYIN_AFTER_CUE_RE = re.compile(
+    r"(?:我叫|我是|名叫|叫做|姓名|患者|病人|本人|就诊人|患者姓名|病人姓名|名字是|名字叫)"
+    r"\s*[:：]?\s*(?=[A-Za-z])"
 )
 # On someone's behalf (替夏一德咨询, 帮王芳挂号): the person asked about is named.
 _ON_BEHALF_RE = re.compile(
@@ -467,6 +473,17 @@ class ContextNameRecognizer:
             if not clinical_term_shaped(text, start, end):  # 患者Down综合征: an eponym
                 name = text[start:end]
                 yield Span(start=start, end=end, type=EntityType.NAME, text=name, source=self.name)
+        for match in gated(_CUE_GATE, _PINYIN_AFTER_CUE_RE, text):
+            end = pinyin_name_at(text, match.end())
+            if end is not None:
+                start = match.end()
+                yield Span(
+                    start=start,
+                    end=end,
+                    type=EntityType.NAME,
+                    text=text[start:end],
+                    source=self.name,
+                )
         for match in _LABEL_RE.finditer(text):
             start, end = match.span("name")
             value = match.group("name")
@@ -1064,6 +1081,10 @@ _EPONYM_AFTER = re.compile(
 )
 
 
+# A body part no given name holds and a symptom after it (膝肿, 腰疼, 踝痛): a complaint.
+_BODY_SYMPTOM = re.compile("[膝腰腿脚踝肘腕肩颈喉胃肚肝肾腹背臀][肿疼痛痒麻胀酸]")
+
+
 def clinical_term_shaped(text: str, start: int, end: int) -> bool:
     """Whether the name candidate ``text[start:end]`` is part of a drug, herb or eponymous
     disease name: by its stem or herb ending, by a stem, dosage form or disease word running
@@ -1077,6 +1098,8 @@ def clinical_term_shaped(text: str, start: int, end: int) -> bool:
         return True
     if _FORM_END.search(text, start + 1, end):
         return True  # 童康片: the dosage form inside the candidate
+    if _BODY_SYMPTOM.search(text, start + 1, end + 1):
+        return True  # 左膝肿, 右腰疼: a side and a body part with its symptom
     pair = _HERB_PAIR.search(text, start + 1, end + 1)
     if pair is not None and pair.end() >= end:
         return True  # 胡黄|连

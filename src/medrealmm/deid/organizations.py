@@ -82,6 +82,8 @@ _WORK_FRAMES = (
         "(?:就职于|任职于|供职于|就读于|单位是|单位[:：]|工作单位[:：是]?|公司是|学校是)\\s*"
         f"{_ORG_NOUN}(?=上班|{_AT_WORK}|[，。,.；;！!？?\\s]|$)"
     ),
+    # a workplace's check-up (单位X体检): the employer, whatever its name
+    re.compile(f"(?<![计记位])单位{_ORG_NOUN}(?=组织的?体检|体检|年检|安排的?体检)"),
 )
 # A frame's noun may hold 上 and 下 (上海, 下沙): the frame, not the character, ends it.
 _NOT_IN_FRAMED = _NOT_IN_NAME - set("上下")
@@ -117,7 +119,23 @@ def _noun_before(text: str, end: int) -> int:
         if c in _NOT_IN_NAME or not _NOUN_CHAR.match(c):
             break
         start, taken = start - 1, taken + 1
+    if start < end and text[start] in _ADMINISTRATIVE and start > 0:
+        # 县实验小学 with its county cut off at a function character its name holds (于都县,
+        # 成都市, 首都): the two characters before the unit are the place's name.
+        for _ in range(2):
+            c = text[start - 1] if start > 0 else ""
+            if not c or c in _PLACE_STOP or not _NOUN_CHAR.match(c):
+                break
+            start -= 1
     return start
+
+
+# The administrative units a noun may start with once its place name is cut off, and what
+# ends a place name for certain (a particle, a pronoun, a verb of going or saying).
+_ADMINISTRATIVE = frozenset("县市区镇乡省州旗")
+_PLACE_STOP = frozenset(
+    "的了是在和与及我你他她它们这那每个些就也又说到从去读考进念找做当叫有没不很给让被把对向跟"
+)
 
 
 def _opening_before(text: str, closing: int) -> int | None:

@@ -80,7 +80,8 @@ async def deid_one(
 ) -> tuple[Consultation, DeidRecord]:
     """Mask one consultation; its images on ``offload`` (a thread when None)."""
     run = offload or _in_thread
-    outcome = await deid_turns([event.content for event in consultation.events], client)
+    events = consultation.events
+    outcome = await deid_turns([e.content for e in events], client, [e.sender for e in events])
     if store is not None and client is not None:
         store.record_calls(USAGE_STAGE, client.name, outcome.completions, outcome.failed_attempts)
     secret = run_secret(store)

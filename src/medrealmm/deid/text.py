@@ -7,10 +7,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
-from importlib import resources
 
 from medrealmm.deid.listed_names import listed_names
 from medrealmm.deid.names import COMPOUND_SURNAMES, is_common_word
+from medrealmm.deid.reading import Reading, canonical_reading, fold
 from medrealmm.deid.recognizer import Recognizer, find_each
 from medrealmm.deid.registry import default_registry
 from medrealmm.deid.spans import EntityType, Span, apply_placeholders, resolve_overlaps
@@ -23,48 +23,10 @@ def _shared_registry() -> Iterable[Recognizer]:
     return default_registry()
 
 
-# Full-width digits, letters and the symbols inside identifiers (１３８…, ＠, ．) read as ASCII:
-# one character for one, so offsets still point into the original text. Chinese punctuation
-# (：，（）) is left alone; the rules read it as it is.
-_HALF_WIDTH = (
-    {c: c - 0xFEE0 for c in range(0xFF10, 0xFF1A)}
-    | {
-        c: c - 0xFEE0
-        for c in [*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B), 0xFF0B, 0xFF0D, 0xFF0E]
-    }
-    | {0xFF0F: ord("/"), 0xFF20: ord("@"), 0x3000: ord(" ")}
-)
-
-
-def _simplified() -> dict[int, int]:
-    """Traditional characters to their simplified form, one for one (OpenCC's character
-    table; where it gives several, the first). Hong Kong, Macau and Taiwan write 陳醫生 and
-    顏美麗: read as 陈医生 and 颜美丽, every rule and the model (trained on simplified text)
-    know them without a traditional twin of each list."""
-    table = resources.files("opencc") / "dictionary" / "TSCharacters.txt"
-    out: dict[int, int] = {}
-    for line in table.read_text(encoding="utf-8").splitlines():
-        key, _, values = line.partition("\t")
-        value = values.split(" ", 1)[0]
-        if len(key) == 1 and len(value) == 1 and key != value:
-            out[ord(key)] = ord(value)
-    return out
-
-
-@cache
-def _plain_table() -> tuple[dict[int, int], frozenset[str]]:
-    """The character map ``plain_text`` applies, and the characters it maps: most texts hold
-    none, and a set's ``isdisjoint`` over a text finds that several times faster than
-    ``str.translate`` or a regex scan does."""
-    table = _simplified() | _HALF_WIDTH
-    return table, frozenset(map(chr, table))
-
-
 def plain_text(text: str) -> str:
-    """``text`` as the recognizers read it: full-width ASCII as ASCII and traditional
-    characters as simplified, one character for one, so a span's offsets hold for both."""
-    table, mapped = _plain_table()
-    return text if mapped.isdisjoint(text) else text.translate(table)
+    """``text`` read one character for one (``reading.fold``: traditional as simplified,
+    full-width as ASCII), so its offsets hold; the recognizers read ``canonical_reading``."""
+    return fold(text)
 
 
 def find_spans(text: str, using: Iterable[Recognizer] | None = None) -> list[Span]:
@@ -87,7 +49,8 @@ def _screened(
     of each text in the registry's order, as one text at a time would have them): most
     (text, recognizer) pairs find nothing, and a window makes that a loop inside each
     recognizer instead of a call per pair."""
-    plains = [plain_text(t) for t in texts]
+    readings = [canonical_reading(t) for t in texts]
+    plains = [r.text for r in readings]
     found: list[list[Span]] = [[] for _ in texts]
     full = [i for i, plain in enumerate(plains) if plain]  # an empty text reaches none
     window = [plains[i] for i in full]
@@ -95,39 +58,74 @@ def _screened(
         for i, spans in find_each(recognizer, window):
             found[full[i]].extend(spans)
     out: list[tuple[list[Span], list[tuple[Span, str]]]] = []
-    for text, plain, spans in zip(texts, plains, found, strict=True):
+    for text, reading, spans in zip(texts, readings, found, strict=True):
         if not text:
             out.append(([], []))
             continue
+        plain = reading.text
         # Clinical and commercial terms (a product code, a drug or brand, a dialect
         # pronoun): vetoed by their class, whichever recognizer took them.
         kept, dropped = screen(plain, spans)
         # Names in a list of names: read off the screened names, screened in their turn.
         listed, listed_dropped = screen(plain, listed_names(plain, kept))
         kept, dropped = kept + listed, dropped + listed_dropped
-        kept, dropped = _in_original(text, plain, kept, dropped)
+        kept, dropped = _in_original(text, reading, _joined_parts(kept), dropped)
         out.append((resolve_overlaps(kept), dropped))
     return out
 
 
+_BUILT_IN_PARTS = frozenset({EntityType.ADDRESS, EntityType.ORG})
+
+
+def _joined_parts(spans: list[Span]) -> list[Span]:
+    """Address and organisation spans of one type that overlap made one: such a
+    place is found in parts (the road and number by one rule, the estate, building and room
+    by another; a school, then the school with its class), and keeping the longer part alone
+    would leave the other unmasked."""
+    parts = sorted((s for s in spans if s.type in _BUILT_IN_PARTS), key=lambda s: s.start)
+    if len(parts) < 2:
+        return spans
+    joined: list[Span] = []
+    for span in parts:
+        last = joined[-1] if joined else None
+        if last is not None and last.type is span.type and span.start < last.end:
+            end = max(last.end, span.end)
+            text = last.text + span.text[last.end - span.start :] if end > last.end else last.text
+            joined[-1] = last.model_copy(update={"end": end, "text": text})
+        else:
+            joined.append(span)
+    return [s for s in spans if s.type not in _BUILT_IN_PARTS] + joined
+
+
 def screen_proposals(text: str, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
     """``term_vetoes.screen`` of spans found elsewhere (the LLM pass's proposals) over
-    ``text`` as the recognizers read it (``plain_text``), so a drug written in traditional
-    characters is vetoed as its simplified form is; the spans keep ``text``'s characters."""
-    plain = plain_text(text)
-    kept, dropped = screen(plain, spans)
-    return _in_original(text, plain, kept, dropped)
+    ``text`` as the recognizers read it (``canonical_reading``), so a drug written in
+    traditional characters is vetoed as its simplified form is; the spans keep ``text``'s
+    characters."""
+    reading = canonical_reading(text)
+    inside = []
+    for span in spans:
+        start, end = reading.to_reading(span.start, span.end)
+        if end > start:
+            inside.append(span.model_copy(update={"start": start, "end": end}))
+    kept, dropped = screen(reading.text, inside)
+    return _in_original(text, reading, kept, dropped)
 
 
 def _in_original(
-    text: str, plain: str, kept: list[Span], dropped: list[tuple[Span, str]]
+    text: str, reading: Reading, kept: list[Span], dropped: list[tuple[Span, str]]
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Screened spans with ``text``'s own characters where ``plain`` differs from it."""
-    if plain == text:
+    """Spans found in ``reading`` over ``text``'s own characters: the same offsets where the
+    reading is ``text`` itself, else mapped back (a span across removed separators covers
+    them)."""
+    if reading.text == text and isinstance(reading.origin, range):
         return kept, dropped
-    kept = [s.model_copy(update={"text": text[s.start : s.end]}) for s in kept]
-    dropped = [(s.model_copy(update={"text": text[s.start : s.end]}), r) for s, r in dropped]
-    return kept, dropped
+
+    def back(span: Span) -> Span:
+        start, end = reading.to_original(span.start, span.end)
+        return span.model_copy(update={"start": start, "end": end, "text": text[start:end]})
+
+    return [back(s) for s in kept], [(back(s), r) for s, r in dropped]
 
 
 def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> None:
@@ -137,7 +135,7 @@ def prepare(texts: Sequence[str], using: Iterable[Recognizer] | None = None) -> 
     for recognizer in using if using is not None else _shared_registry():
         warm = getattr(recognizer, "prepare", None)
         if warm is not None:
-            warm([plain_text(t) for t in texts if t])
+            warm([canonical_reading(t).text for t in texts if t])
 
 
 def find_spans_in(
@@ -188,22 +186,29 @@ def make_consistent(texts: Sequence[str], spans: Sequence[list[Span]]) -> list[l
     if not votes:
         return [list(turn) for turn in spans]
     kind = {surface: counter.most_common(1)[0][0] for surface, counter in votes.items()}
-    pattern = re.compile("|".join(re.escape(s) for s in sorted(kind, key=len, reverse=True)))
+    # Searched in each turn's reading, so a repeat written another way (full-width, a
+    # zero-width space inside, spaced digits) is the same entity.
+    by_reading = {canonical_reading(surface).text: k for surface, k in kind.items()}
+    by_reading.pop("", None)
+    pattern = re.compile("|".join(re.escape(s) for s in sorted(by_reading, key=len, reverse=True)))
     out: list[list[Span]] = []
     for text, turn in zip(texts, spans, strict=True):
         retyped = [
             span.model_copy(update={"type": kind.get(span.text, span.type)}) for span in turn
         ]
-        extra = [
-            Span(
-                start=m.start(),
-                end=m.end(),
-                type=kind[m.group(0)],
-                text=m.group(0),
-                source="consistency",
-            )
-            for m in pattern.finditer(text)
-            if not any(m.start() < s.end and s.start < m.end() for s in retyped)
-        ]
+        reading = canonical_reading(text)
+        extra = []
+        for m in pattern.finditer(reading.text):
+            start, end = reading.to_original(m.start(), m.end())
+            if not any(start < s.end and s.start < end for s in retyped):
+                extra.append(
+                    Span(
+                        start=start,
+                        end=end,
+                        type=by_reading[m.group(0)],
+                        text=text[start:end],
+                        source="consistency",
+                    )
+                )
         out.append(resolve_overlaps([*retyped, *extra]))
     return out

@@ -90,6 +90,9 @@ _ADDRESS_CUE = re.compile(r"(?:住在|住|家在|位于|地址|在|搬到|来自
 _NOT_ALONE = ({"building", "unit"}, {"number"}, {"group"})
 
 
+_QUESTION_WORDS = ("什么", "哪个", "哪", "啥", "那个", "这个", "某")
+
+
 def _valid_address(match: re.Match[str]) -> EntityType | None:
     parts = {k: v for k, v in match.groupdict().items() if v}
     if parts.keys() == {"city"}:
@@ -105,7 +108,9 @@ def _valid_address(match: re.Match[str]) -> EntityType | None:
         return None
     district = parts.get("district")
     generic = district and (
-        district in NOT_DISTRICTS or any(c in _BODY_CHARS for c in district[:-1])
+        district in NOT_DISTRICTS
+        or any(c in _BODY_CHARS for c in district[:-1])
+        or district.startswith(_QUESTION_WORDS)  # 有什么区别: a question, no district
     )
     if generic and len(parts) == 1:
         return None
@@ -280,10 +285,13 @@ HEADED_ROAD = RegexRecognizer(
 _ESTATE_UNIT = re.compile(
     rf"(?P<estate>(?:(?![{ADDRESS_STOP}])[{CJK}A-Za-z]){{2,10}}?"
     r"(?:[\d一二三四五六七八九十]{1,2}[期区區])?)?"
-    r"(?P<building>[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
-    r"(?P<unit>\s*[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元))?"
-    r"(?:\s*\d{1,2}\s*(?:楼|樓|层|層))?"
-    r"(?P<room>\s*[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?)?(?![\d.])"
+    r"(?P<building>第?[A-Za-z\d一二三四五六七八九十]{1,4}\s*(?:栋|幢|棟|号楼|號樓|座))"
+    # the entrance: 单元, or 门 in the north (21号楼2门604)
+    r"(?P<unit>\s*[\d一二三四五六七八九十]{1,2}\s*(?:单元|單元|门(?!诊|診)|門(?!診)))?"
+    r"(?P<floor>\s*\d{1,2}\s*(?:楼|樓|层|層))?"
+    # the room, or the flat's letter after the floor (Macau and Hong Kong: 8樓A)
+    r"(?P<room>\s*[A-Za-z]?\d{2,4}\s*(?:室|房|号|號)?|(?<=[楼樓层層])[A-Za-z](?![A-Za-z]))?"
+    r"(?![\d.])"
 )
 
 

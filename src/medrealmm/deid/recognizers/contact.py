@@ -38,23 +38,39 @@ URL = RegexRecognizer(
 )
 
 
-# An account named after its app (微信号：wx_liuyang88, 加我QQ 123456789): a WeChat ID is a
-# letter then 5-19 letters, digits, _ or -; a QQ number is 5-11 digits. Both reach a person.
-_ACCOUNT_APPS = (
-    "微信|威信|薇信|VX|WX|V信|weixin|wechat|QQ|扣扣|抖音|快手|微博|钉钉|釘釘|小红书|小紅書|"
-    "B站|哔哩哔哩|嗶哩嗶哩|bilibili|知乎|豆瓣|贴吧|貼吧|视频号|視頻號|公众号|公眾號|头条|頭條|"
-    "陌陌|探探|淘宝|淘寶|旺旺|闲鱼|閒魚|支付宝|支付寶|instagram|facebook|twitter|推特|"
-    "telegram|whatsapp|skype|tiktok|threads|line|ig|fb"
+# An account named after its app (微信号：wx_liuyang88, 加我QQ 123456789, 抖音号dy_lin88): a
+# handle is a letter then 3-29 letters, digits, _ . or -; a number is 5-11 digits. Both reach a
+# person. Every major platform by its name in either script and by the words people use to
+# slip past a filter: homophones (威信, 薇信, 围脖, 扣扣), a symbol for a character (薇❤, V❤),
+# nicknames (企鹅 for QQ, 绿泡泡 for WeChat, 小红薯, 纸飞机 for Telegram) and initials (vx, zfb,
+# xhs, dy, tg). Han words need no boundary after them; Latin ones do (line, not linear).
+_HAN_APPS = (
+    "微信|威信|薇信|维信|徽信|胃信|卫信|绿泡泡|QQ|扣扣|企鹅|抖音|斗音|快手|微博|围脖|钉钉|"
+    "小红书|小红薯|红薯|支付宝|B站|哔哩哔哩|知乎|豆瓣|贴吧|视频号|公众号|头条|陌陌|探探|淘宝|"
+    "旺旺|闲鱼|推特|脸书|电报|纸飞机|连我"
 )
+# The WeChat word with a letter or a symbol standing for one of its characters (V信, 薇❤).
+_WECHAT_SYMBOL = r"(?:[微威薇维徽Vv][ \-·*]?(?:信|❤\ufe0f?|♥|💚|💬))"
+_LATIN_APPS = (
+    "vx|wx|weixin|wechat|qq|weibo|douyin|tiktok|kuaishou|xhs|dingtalk|alipay|zfb|line|"
+    "whatsapp|telegram|tg|instagram|ig|facebook|fb|twitter|skype|threads|bilibili|dy|ks|wa"
+)
+_APP = rf"(?:{_WECHAT_SYMBOL}|{_HAN_APPS}|(?<![A-Za-z])(?:{_LATIN_APPS})(?![A-Za-z]))"
 ACCOUNT_BY_APP = RegexRecognizer(
     name="account_by_app",
-    gate=re.compile(r"[A-Za-z0-9]{5}"),
+    gate=re.compile(r"[A-Za-z0-9]{4}"),
     type=EntityType.ID,
     patterns=[
         re.compile(
-            starts_with_one_of(_ACCOUNT_APPS.lower(), _ACCOUNT_APPS.upper())
-            + f"(?<![a-z])(?:{_ACCOUNT_APPS})"
-            r"(?:号码|號碼|号|號|账号|帳號|帐号|账户|賬戶|(?:ID|id)?(?![a-z]))\s*(?:是|为|為|:|：)?\s*@?"
+            starts_with_one_of(
+                _HAN_APPS,
+                _LATIN_APPS.lower(),
+                _LATIN_APPS.upper(),
+                "微|威|薇|维|徽|V|v",
+            )
+            + _APP
+            + r"(?:号码|号|账号|帐号|账户|ID|id|名)?\s*(?:搜索|搜|加|是|为|:|：)?\s*"
+            r"(?:(?:号码|号|账号|ID|id)\s*(?:是|为|:|：)?\s*)?@?"
             r"(?P<v>(?<![A-Za-z0-9_])(?:[A-Za-z][A-Za-z0-9_.-]{3,29}(?<!\.)|[1-9]\d{4,10}))"
             r"(?![A-Za-z0-9_-])",
             re.IGNORECASE,

@@ -237,3 +237,67 @@ ROC_DATE = RegexRecognizer(
         ),
     ],
 )
+
+
+# Ages over 89 (HIPAA Safe Harbor: an age over 89 is an identifier, an age of 89 or below is
+# not): digits or Chinese numerals before 岁/周岁/歲 or years old, or after an age label.
+_ONE_NINE = "[一二三四五六七八九]"
+_OLD_CN = rf"(?:九十{_ONE_NINE}?|一百(?:零?{_ONE_NINE}|一十?{_ONE_NINE}?|二十)?)"
+_OLD = r"(?:9\d|1[01]\d|120)"
+AGE_OVER_89 = RegexRecognizer(
+    name="age_over_89",
+    gate=re.compile(r"9\d|1[01]\d|120|九十|一百"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?P<v>(?<![\d.])(?:{_OLD}|{_OLD_CN})(?:多|来)?\s?(?:周岁|岁|歲|高龄|高齡)"
+            rf"|(?<![\d.]){_OLD}(?:\s?(?:years?|yrs?)[\s-]?old|\s?y/?o\b|\s?yrs?\b))",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            rf"(?:年龄|年齡|享年|高寿|高壽|[Aa]ge)[\s:：]*(?P<v>(?:{_OLD}|{_OLD_CN})(?![\d.]))"
+        ),
+    ],
+    group="v",
+)
+
+# Month and day in the lunar calendar (农历八月十五, 腊月初八, 正月十五, 廿三), and a day named
+# by its festival where something happened on it (中秋节那天, 端午节做的手术, 大年初三): HIPAA's
+# "all elements of dates" holds both, a month-day written another way.
+_LUNAR_MONTH = r"(?:正|冬|腊|臘|十[一二]|[一二三四五六七八九十])月"
+_LUNAR_DAY = (
+    rf"(?:初(?:{_ONE_NINE}|十)|十{_ONE_NINE}|二十{_ONE_NINE}?|廿{_ONE_NINE}|[二三]十|十)"
+    r"(?:日|号|號)?"
+)
+LUNAR_DATE = RegexRecognizer(
+    name="lunar_date",
+    gate=re.compile(r"月"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?:(?:农历|阴历|旧历|農曆|陰曆|舊曆)\s?)?{_LUNAR_MONTH}{_LUNAR_DAY}"
+            r"(?![个個天日号號])"
+        ),
+        re.compile(r"(?:(?:农历|阴历|農曆|陰曆)\s?)(?:正|冬|腊|臘)月(?![份])"),
+    ],
+)
+_FESTIVALS = (
+    "春节|除夕|大年三十|大年初[一二三四五六七八九十]|年初[一二三四五六七八九十]|元宵节?|清明节?|"
+    "端午节?|七夕节?|中元节|中秋节?|重阳节?|冬至|腊八节?|小年|元旦|国庆节?|劳动节|五一|"
+    "圣诞节?|平安夜|情人节|儿童节|六一|妇女节|三八节|母亲节|父亲节|教师节|感恩节|万圣节|跨年夜?"
+)
+FESTIVAL_DATE = RegexRecognizer(
+    name="festival_date",
+    gate=re.compile(r"节|除夕|年|元宵|清明|端午|七夕|中秋|重阳|冬至|腊八|元旦|五一|六一|平安夜"),
+    type=EntityType.DATE,
+    patterns=[
+        re.compile(
+            rf"(?P<v>(?:今年|去年|前年|那年)?(?:{_FESTIVALS}))"
+            # the day something happened to the person, not a deadline or a season (冬至就能到,
+            # 春节后, 春节期间)
+            r"(?=那天|当天|那晚|那会|晚上|早上|上午|下午|中午|凌晨|前一天|后一天|的时候|"
+            r"开始|住|去的|做的|做了|来的|回的|发的|发烧|出生|摔|查出|生的|吃了|喝了)"
+        )
+    ],
+    group="v",
+)

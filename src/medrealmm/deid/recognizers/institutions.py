@@ -156,6 +156,8 @@ _AT_HOSPITAL = (
     r"看|就诊|就診|住院|检查|檢查|复查|複查|复诊|複診|做|开|開|挂|掛|排|查|拍|取|拿|约|約|治|手术|手術|"
     r"医生|醫生|大夫|专家|專家|门诊|門診|急诊|急診|病房|整形|体检|體檢|产检|產檢|输液|輸液|"
     r"打针|打針|抽血|化验|化驗|透析|生的|出生|分娩|"
+    # what the hospital said, and where it is (离湘雅三近, 同济说是…, 喺协和睇咗: Cantonese)
+    r"说|說|讲|講|话|話|睇|近|远|遠|不远|不遠|旁边|旁邊|附近|对面|對面|那边|那邊|"
     rf"(?:(?![{HOSPITAL_STOP}])[{CJK}]){{1,3}}科(?![学學技普])"
 )
 # Hospitals known across the country by a short name (在瑞金做的胃镜, 去协和看, 到301复查, 天坛的
@@ -172,16 +174,25 @@ FAMOUS_HOSPITAL_NAMES = words(
     "台大 北荣 中荣 高荣 荣总 三总 马偕 长庚 国泰 亚东 奇美 慈济 玛丽 伊利沙伯 威尔斯 屯门 "
     "镜湖 仁伯爵"
 )
-_FAMOUS = "|".join(sorted(FAMOUS_HOSPITAL_NAMES, key=len, reverse=True))
+# A famous group's stem and the ordinal of its hospital (湘雅三, 中山一, 北大六院).
+_FAMOUS_STEMS = "湘雅|中山|北大|华西|浙大|川大|齐鲁|协和|同济|中南|南方|复旦|交大|华山|瑞金"
+_FAMOUS = (
+    rf"(?:{_FAMOUS_STEMS})[一二三四五六七八九](?:院|医院|醫院|附院)?(?![一二三四五六七八九十])|"
+    + "|".join(sorted(FAMOUS_HOSPITAL_NAMES, key=len, reverse=True))
+)
+# Where a hospital's short name follows: a going-to word, 离 (distance), 喺 (Cantonese 在),
+# 去的/到的 (去的同济，…).
+_BEFORE_HOSPITAL = r"(?:(?<=[在去到于於找从從转轉离離喺])|(?<=去的)|(?<=到的)|(?<=在的))"
 FAMOUS_HOSPITAL = RegexRecognizer(
     name="famous_hospital",
     gate=re.compile(_FAMOUS),
     type=EntityType.HOSPITAL,
     patterns=[
-        re.compile(rf"(?<=[在去到于於找从從转轉])(?:{_FAMOUS})(?=的|{_AT_HOSPITAL})"),
+        re.compile(rf"{_BEFORE_HOSPITAL}(?:{_FAMOUS})(?=的|[，,。！!？?]|$|{_AT_HOSPITAL})"),
         re.compile(
             r"(?:^|(?<=[\s，,。！？!?；;：:、]))"
             rf"(?:{_FAMOUS})(?=的?(?:医生|醫生|大夫|专家|專家|门诊|門診|急诊|急診|病房|报告|報告|"
+            r"说|說|话|話|讲|講|又说|又說|"
             rf"(?:(?![{HOSPITAL_STOP}])[{CJK}]){{1,3}}科(?![学學技普])))"
         ),
     ],
@@ -201,11 +212,11 @@ _ORDINAL_HOSPITAL = (
 )
 ORDINAL_HOSPITAL = RegexRecognizer(
     name="ordinal_hospital",
-    gate=re.compile(r"[一二三四五六七八九十](?:院|医|醫|附)|省|市"),
+    gate=re.compile(r"[一二三四五六七八九十](?:院|医|醫|附)|附[一二三四五六七八九]|省|市"),
     type=EntityType.HOSPITAL,
     patterns=[
         re.compile(
-            rf"(?:(?<=[在去到于於找从從转轉])|(?<=住进)|(?<=住進)|^|(?<=[\s，,。！？!?；;：:、]))"
+            rf"(?:{_BEFORE_HOSPITAL}|(?<=住进)|(?<=住進)|^|(?<=[\s，,。！？!?；;：:、]))"
             rf"{_ORDINAL_HOSPITAL}(?=的|{_AT_HOSPITAL})"
         ),
         # a province's short name and an ordinal (浙一, 苏二) only after a going-to cue

@@ -14,9 +14,11 @@ import re
 from medrealmm.deid.recognizer import RegexRecognizer, starts_with_one_of
 from medrealmm.deid.spans import EntityType
 
-# Provinces in simplified and traditional characters (沪/滬, 粤/粵 …).
+# Provinces in simplified and traditional characters (沪/滬, 粤/粵 …), and the other short
+# names people write for the plate's own (黔 for 贵, 滇 for 云, 蜀 for 川, 陇 for 甘, 秦 for 陕).
 _PLATE_PROVINCES = (
     "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼滬雲遼魯蘇贛晉陝閩貴粵寧瓊"
+    "黔滇蜀陇秦隴"
 )
 _MAINLAND = (
     rf"[{_PLATE_PROVINCES}][A-Za-z][·•\s\-]?"
