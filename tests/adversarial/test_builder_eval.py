@@ -116,6 +116,11 @@ SKIPPED: dict[str, str] = {
     "medrealmm rubric import-feedback RUN FILE --reviewer dr_li": "placeholders RUN FILE",
     "medrealmm rubric refine RUN": "placeholder RUN",
     "medrealmm rubric status RUN": "placeholder RUN",
+    'pip install "medrealmm[inspect]"': "an install",
+    "inspect eval medrealmm/medrealmm -T release=demo-output/release --model openai/gpt-4o": (
+        "a hosted model"
+    ),
+    "inspect view": "a server that runs until stopped",
 }
 
 _FENCE = re.compile(r"^\s*```bash\n(.*?)^\s*```", re.S | re.M)

@@ -357,6 +357,7 @@ NOT_WRITERS = {
     "rubric export-round": "writes review files from the rounds",
     "rubric status": "reads the rounds",
     "eval score": "reads the scores",
+    "eval export": "reads the replies, verdicts and scores",
     "eval compare": "reads the scores",
     "eval meta": "reads verdicts and labels (--calibrate: only the LLM cache, not rows)",
     "report": "reads the rows into another folder",

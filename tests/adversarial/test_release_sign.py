@@ -32,7 +32,12 @@ def release(demo_dir: Path, tmp_path: Path) -> Path:
         store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in cases))
         store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(demo_dir))
     out = tmp_path / "release"
-    assert _invoke("release", "build", str(tmp_path / "run"), str(out), "--version", "1.0")[0] == 0
+    dua = tmp_path / "DUA.md"
+    dua.write_text("# 测试数据使用协议\n\n仅用于本测试。\n", encoding="utf-8")
+    built = _invoke(
+        "release", "build", str(tmp_path / "run"), str(out), "--version", "1.0", "--dua", str(dua)
+    )
+    assert built[0] == 0, built[1]
     return out
 
 
