@@ -18,7 +18,7 @@ def _may_see(user: User, stage: str) -> None:
     """Un-masked stages are for de-id reviewers comparing a masked case with its original;
     physicians work on de-identified data only."""
     if stage in cases.UNMASKED_STAGES and Role.REVIEWER not in user.roles:
-        raise HTTPException(403, "this stage is not de-identified; reviewers only")
+        raise HTTPException(403, "该阶段数据未脱敏，仅限脱敏审核员查看。")
 
 
 @router.get("/consultations/{stage}/{key}", name="consultation")

@@ -60,7 +60,7 @@ async def deid_queue(request: Request, user: Reviewer) -> HTMLResponse:
 def _task(request: Request, key: str) -> ReviewTask:
     found = context_of(request).store.get(stages.CORPUS_REVIEW_TASK, key, ReviewTask)
     if found is None:
-        raise HTTPException(404, f"no review task {key!r}")
+        raise HTTPException(404, f"没有核查任务 {key}。")
     return found
 
 

@@ -24,6 +24,11 @@ router = APIRouter(prefix="/mccp")
 DEFAULT_SAMPLE = 200  # the paper validates 200 MCCPs
 
 
+def default_sample(instances: int) -> int:
+    """The paper's 200, or every instance when a run has fewer (a sample cannot be larger)."""
+    return min(DEFAULT_SAMPLE, instances) if instances else DEFAULT_SAMPLE
+
+
 def _mine(request: Request, reviewer: str, instance_id: str) -> ValidationDecision | None:
     return context_of(request).store.get(
         stages.MCCP_VALIDATION, decision_key(reviewer, instance_id), ValidationDecision
@@ -35,13 +40,14 @@ async def mccp_queue(request: Request, user: Physician) -> HTMLResponse:
     ctx = context_of(request)
     sample = validation_sample(ctx.store)
     rows = [(iid, _mine(request, user.username, iid)) for iid in sample]
+    instances = ctx.store.count(stages.MCCP_INSTANCE)
     return page(
         request,
         "mccp_queue.html",
         rows=rows,
         summary=summarize_validation(ctx.store),
-        instances=ctx.store.count(stages.MCCP_INSTANCE),
-        default_n=DEFAULT_SAMPLE,
+        instances=instances,
+        default_n=default_sample(instances),
     )
 
 
@@ -50,10 +56,10 @@ async def mccp_draw(request: Request, user: Physician) -> Response:
     """Draw the seeded validation sample (only while none is drawn: every reviewer sees one N)."""
     ctx = context_of(request)
     if validation_sample(ctx.store):
-        raise HTTPException(409, "a validation sample is already drawn")
+        raise HTTPException(409, "验证样本已抽取，不能重抽。")
     form = await request.form()
     try:
-        n = int(form_text(form, "n") or DEFAULT_SAMPLE)
+        n = int(form_text(form, "n") or default_sample(ctx.store.count(stages.MCCP_INSTANCE)))
         seed = int(form_text(form, "seed") or 0)
         drawn = draw_validation_sample(ctx.store, n, seed)
     except ValueError as exc:
@@ -84,7 +90,7 @@ async def mccp_decide(request: Request, instance_id: str, user: Physician) -> Re
     form = await request.form()
     choice = form_text(form, "decision")
     if choice not in ("accept", "reject"):
-        raise HTTPException(400, "decision must be accept or reject")
+        raise HTTPException(400, "请选择“接受”或“拒绝”。")
     try:
         record_decision(
             ctx.store, instance_id, user.username, choice == "accept", form_text(form, "note")

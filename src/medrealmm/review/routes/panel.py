@@ -21,7 +21,7 @@ def _load(request: Request, response_key: str) -> tuple[ModelResponse, Rubric]:
     response = panel.load_response(store, response_key)
     rubric = cases.rubric_for(store, response.instance_id) if response else None
     if response is None or rubric is None or response.text is None:
-        raise HTTPException(404, "no gradable response with that key")
+        raise HTTPException(404, "没有可评分的回复。")
     return response, rubric
 
 
@@ -63,7 +63,7 @@ async def panel_submit(request: Request, response_key: str, user: Physician) -> 
             values[criterion.id] = VERDICT_VALUES[choice]
             rationales[criterion.id] = form_text(form, f"rationale:{criterion.id}")
         elif choice:
-            raise HTTPException(400, f"verdict for {criterion.id} must be yes or no")
+            raise HTTPException(400, f"标准 {criterion.id} 的评分只能是“满足”或“不满足”。")
     saved = panel.save_verdicts(ctx.store, user.username, response_key, rubric, values, rationales)
     audit.record(
         ctx.db,
