@@ -3,6 +3,8 @@ second annotator's audit, decided per task and stored through ``medrealmm.corpus
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -20,7 +22,14 @@ from medrealmm.corpus.review import (
 from medrealmm.corpus.review import record as record_decision
 from medrealmm.review import audit, cases
 from medrealmm.review.context import ReviewContext, context_of
-from medrealmm.review.deid_queue import primary_reviewer, queue_for
+from medrealmm.review.deid_queue import (
+    QueueFilter,
+    next_open,
+    primary_reviewer,
+    queue_for,
+    queue_page,
+    task_title,
+)
 from medrealmm.review.guards import Reviewer
 from medrealmm.review.highlight import suspect_title
 from medrealmm.review.routes.common import back_to, form_text, page
@@ -49,12 +58,30 @@ def review_config(ctx: ReviewContext) -> ReviewConfig:
 @router.get("", name="deid_queue")
 async def deid_queue(request: Request, user: Reviewer) -> HTMLResponse:
     ctx = context_of(request)
+    wanted = QueueFilter.from_query(request.query_params)
+    found = queue_page(ctx.store, user.username, wanted)
     return page(
         request,
         "deid_queue.html",
-        rows=queue_for(ctx.store, user.username, include_decided=True),
+        queue=found,
+        wanted=wanted,
+        titles={row.task.key: _title(ctx, row.task) for row in found.rows},
         summary=status(ctx.store),
     )
+
+
+def _title(ctx: ReviewContext, task: ReviewTask) -> str:
+    try:
+        events = cases.events_of(ctx.store, task.source_stage, task.consultation_id)
+    except cases.CaseNotFound:
+        return task_title(task, 0, 0)
+    return task_title(task, len(events), sum(len(e.images) for e in events))
+
+
+def _left(ctx: ReviewContext, reviewer: str) -> tuple[int, int]:
+    """(open tasks this reviewer may decide, all tasks): the "N of M left" line."""
+    rows = queue_for(ctx.store, reviewer, include_decided=True)
+    return sum(row.decision is None for row in rows), len(rows)
 
 
 def _task(request: Request, key: str) -> ReviewTask:
@@ -77,6 +104,9 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         "deid_task.html",
         status_code=400 if error else 200,
         task=task,
+        title=task_title(task, len(case.events), sum(len(e.images) for e in case.events)),
+        left=_left(ctx, user.username),
+        next_task=next_open(ctx.store, user.username, task.key),
         case=case,
         guide=PASS_GUIDE[task.review_pass],
         decision=decided.get(task.key),
@@ -134,4 +164,9 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
             **({"suspects_masked": len(marks)} if marks else {}),
         },
     )
+    if form_text(form, "then") == "next":
+        following = next_open(ctx.store, user.username, task.key)
+        if following is not None:
+            url = request.url_for("deid_task", key=quote(following.key, safe=""))
+            return back_to(str(url), "saved")
     return back_to(str(request.url_for("deid_queue")), "saved")

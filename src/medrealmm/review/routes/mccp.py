@@ -3,6 +3,8 @@ sample live in ``medrealmm.mccp.validation``, which also reports the acceptance 
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -35,6 +37,14 @@ def _mine(request: Request, reviewer: str, instance_id: str) -> ValidationDecisi
     )
 
 
+def _left(request: Request, reviewer: str) -> tuple[tuple[int, int], str | None]:
+    """("N of M left" over the sample, the first sampled instance this physician has not
+    decided), for the progress line and save-and-next."""
+    sample = validation_sample(context_of(request).store)
+    open_ids = [iid for iid in sample if _mine(request, reviewer, iid) is None]
+    return (len(open_ids), len(sample)), (open_ids[0] if open_ids else None)
+
+
 @router.get("", name="mccp_queue")
 async def mccp_queue(request: Request, user: Physician) -> HTMLResponse:
     ctx = context_of(request)
@@ -48,6 +58,7 @@ async def mccp_queue(request: Request, user: Physician) -> HTMLResponse:
         summary=summarize_validation(ctx.store),
         instances=instances,
         default_n=default_sample(instances),
+        left=(sum(d is None for _, d in rows), len(rows)),
     )
 
 
@@ -81,6 +92,7 @@ async def mccp_review(request: Request, instance_id: str, user: Physician) -> HT
         instance=instance,
         case=cases.instance_view(instance),
         decision=_mine(request, user.username, instance_id),
+        left=_left(request, user.username)[0],
     )
 
 
@@ -98,4 +110,8 @@ async def mccp_decide(request: Request, instance_id: str, user: Physician) -> Re
     except KeyError as exc:
         raise HTTPException(404, str(exc)) from None
     audit.record(ctx.db, user.username, "mccp_validation", instance_id, {"decision": choice})
+    following = _left(request, user.username)[1]
+    if form_text(form, "then") == "next" and following is not None:
+        url = request.url_for("mccp_review", instance_id=quote(following, safe=""))
+        return back_to(str(url), "saved")
     return back_to(str(request.url_for("mccp_queue")), "saved")

@@ -59,7 +59,8 @@ async def rubric_queue(request: Request, user: Physician) -> HTMLResponse:
         found.items(),
         key=lambda kv: (kv[1] is not RubricState.AWAITING_REVIEW, order[kv[1]], kv[0]),
     )
-    return page(request, "rubric_queue.html", rows=rows, labels=STATE_LABELS)
+    left = (sum(state is RubricState.AWAITING_REVIEW for _, state in rows), len(rows))
+    return page(request, "rubric_queue.html", rows=rows, labels=STATE_LABELS, left=left)
 
 
 def _review_page(
