@@ -16,11 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
+from itertools import pairwise
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.corpus.config import ReviewConfig
+from medrealmm.deid.spans import EntityType
 from medrealmm.io import DataError, write_jsonl
 from medrealmm.llm import dialogue_text
 from medrealmm.schema import Consultation
@@ -76,6 +78,18 @@ class SuspectMark(BaseModel):
     end: int = Field(gt=0)
 
 
+class AddedSpan(BaseModel):
+    """An identifier de-identification missed, added by a residual-PII reviewer: ``[start,
+    end)`` of the masked turn ``event``, masked as ``type``'s placeholder in ``corpus.final``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: int = Field(ge=0)
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    type: EntityType
+
+
 class ReviewDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -87,6 +101,8 @@ class ReviewDecision(BaseModel):
     #: Residual-PII pass: the highlighted near-misses the reviewer marked as identifiers (the
     #: others shown were judged safe); both become de-identification dev data.
     masked_suspects: list[SuspectMark] = Field(default_factory=list)
+    #: Residual-PII pass: identifiers nothing highlighted, selected and typed by the reviewer.
+    added_spans: list[AddedSpan] = Field(default_factory=list)
 
 
 class AuditPlan(BaseModel):
@@ -115,6 +131,7 @@ class ReviewStatus(BaseModel):
     approved: int
     rejected: int
     pending_cases: int
+    added_spans: int = 0  # identifiers reviewers added that de-identification missed
 
 
 class ReviewError(ValueError):
@@ -255,7 +272,42 @@ def _finalize(
             source = case_tasks[0].source_stage
             case = store.get(source, cid, Consultation)
             if case is not None:
-                store.put(stages.CORPUS_FINAL, cid, case)
+                added = [
+                    s for t in case_tasks if t.key in decided for s in decided[t.key].added_spans
+                ]
+                store.put(stages.CORPUS_FINAL, cid, apply_added_spans(case, added))
+
+
+def check_added_spans(texts: list[str], spans: Iterable[AddedSpan]) -> None:
+    """A span must lie inside its turn's text (``texts``, one per turn) and not overlap
+    another (ValueError)."""
+    by_event: dict[int, list[AddedSpan]] = {}
+    for span in spans:
+        if span.event >= len(texts) or span.end > len(texts[span.event]):
+            raise ValueError(f"span {span.event}:{span.start}:{span.end} is outside the text")
+        if span.start >= span.end:
+            raise ValueError(f"span {span.event}:{span.start}:{span.end} is empty")
+        by_event.setdefault(span.event, []).append(span)
+    for items in by_event.values():
+        items.sort(key=lambda s: s.start)
+        for a, b in pairwise(items):
+            if b.start < a.end:
+                raise ValueError(f"spans {a.start}:{a.end} and {b.start}:{b.end} overlap")
+
+
+def apply_added_spans(case: Consultation, spans: Iterable[AddedSpan]) -> Consultation:
+    """``case`` with each added span replaced by its type's placeholder (right to left, so
+    the offsets, which are into the text the reviewer saw, stay valid)."""
+    spans = sorted(set(spans), key=lambda s: (s.event, -s.start))
+    if not spans:
+        return case
+    check_added_spans([e.content for e in case.events], spans)
+    events = list(case.events)
+    for span in spans:
+        text = events[span.event].content
+        masked = text[: span.start] + span.type.placeholder + text[span.end :]
+        events[span.event] = events[span.event].model_copy(update={"content": masked})
+    return case.model_copy(update={"events": events})
 
 
 def status(store: RunStore) -> ReviewStatus:
@@ -286,6 +338,7 @@ def status(store: RunStore) -> ReviewStatus:
         approved=approved,
         rejected=len(outcomes) - approved,
         pending_cases=len(cases) - len(outcomes),
+        added_spans=sum(len(d.added_spans) for d in decided.values()),
     )
 
 

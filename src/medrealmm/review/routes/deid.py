@@ -10,16 +10,19 @@ from fastapi.responses import HTMLResponse, Response
 
 from medrealmm.corpus import ReviewConfig, load_config
 from medrealmm.corpus.review import (
+    AddedSpan,
     ReviewDecision,
     ReviewError,
     ReviewPass,
     ReviewTask,
     ReviewVerdict,
     advance,
+    check_added_spans,
     decisions,
     status,
 )
 from medrealmm.corpus.review import record as record_decision
+from medrealmm.deid.spans import EntityType
 from medrealmm.review import audit, cases
 from medrealmm.review.context import ReviewContext, context_of
 from medrealmm.review.deid_queue import (
@@ -49,6 +52,31 @@ PASS_GUIDE = {
         "遮挡破坏了诊断所需信息即“不通过”。"
     ),
 }
+
+
+#: What the type picker shows for each placeholder type.
+ENTITY_LABELS = {
+    "NAME": "姓名",
+    "ID": "证件号",
+    "PHONE": "电话",
+    "EMAIL": "邮箱",
+    "URL": "网址",
+    "ORDER_ID": "订单号",
+    "MRN": "病历号/医保号",
+    "HOSPITAL": "医院",
+    "ORG": "单位/学校",
+    "ADDRESS": "地址（区县以下）",
+    "DATE": "完整日期",
+}
+
+
+def parse_added_spans(values: list[str]) -> list[AddedSpan]:
+    """``event:start:end:TYPE`` fields of the form (ValueError on a malformed one)."""
+    spans = []
+    for value in values:
+        event, start, end, kind = value.split(":")
+        spans.append(AddedSpan(event=int(event), start=int(start), end=int(end), type=kind))
+    return spans
 
 
 def review_config(ctx: ReviewContext) -> ReviewConfig:
@@ -115,6 +143,8 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         suspects=suspects_of(ctx.store, task),
         image_suspects=image_suspects_of(ctx.store, task),
         suspect_title=suspect_title,
+        entity_types=list(EntityType),
+        entity_labels=ENTITY_LABELS,
     )
 
 
@@ -141,12 +171,19 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
     except ValueError:
         return _task_page(request, key, user, "勾选的高亮不在本页，请刷新后重试。")
     try:
+        added = parse_added_spans([v for v in form.getlist("add_span") if isinstance(v, str)])
+        case = cases.load_consultation(ctx.store, task.source_stage, task.consultation_id)
+        check_added_spans([e.content for e in case.events], added)
+    except (ValueError, cases.CaseNotFound):
+        return _task_page(request, key, user, "补充的隐私片段与原文不符，请刷新后重新选择。")
+    try:
         decision = ReviewDecision(
             task_key=task.key,
             reviewer=user.username,
             verdict=verdict,
             note=note,
             masked_suspects=marks,
+            added_spans=added,
         )
         record_decision(ctx.store, decision)
     except ReviewError as exc:
@@ -162,6 +199,7 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
             "round": task.round.value,
             "verdict": verdict.value,
             **({"suspects_masked": len(marks)} if marks else {}),
+            **({"spans_added": [s.type.value for s in added]} if added else {}),
         },
     )
     if form_text(form, "then") == "next":

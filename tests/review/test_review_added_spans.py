@@ -1,0 +1,64 @@
+"""A residual-PII reviewer adds an identifier de-identification missed: it is masked in the
+final corpus, in the audit log, and counted in the review status."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from medrealmm.corpus.review import decisions, status, tasks
+from medrealmm.review import audit
+from medrealmm.schema import Consultation
+from medrealmm.store import RunStore, stages
+
+from .conftest import CASE_ID, login
+
+PHONE = "18285029457"  # in turn 6 of the seeded (invented) case
+
+
+def decide_all(client: TestClient, store: RunStore, csrf: str) -> None:
+    for task in tasks(store):
+        if task.key not in decisions(store) and task.round.value == "primary":
+            client.post(f"/deid/{task.key}", data={"csrf_token": csrf, "verdict": "approve"})
+
+
+def test_added_span_is_masked_in_the_final_corpus_audited_and_counted(
+    client: TestClient, store: RunStore
+) -> None:
+    csrf = login(client, "rev1")
+    case = store.get(stages.CORPUS_DEID, CASE_ID, Consultation)
+    assert case is not None
+    start = case.events[6].content.index(PHONE)
+    span = f"6:{start}:{start + len(PHONE)}:PHONE"
+    key = f"{CASE_ID}|pii|primary"
+    assert 'id="span-add"' in client.get(f"/deid/{key}").text
+    done = client.post(
+        f"/deid/{key}", data={"csrf_token": csrf, "verdict": "approve", "add_span": span}
+    )
+    assert done.status_code == 200
+    assert [s.type.value for s in decisions(store)[key].added_spans] == ["PHONE"]
+    assert status(store).added_spans == 1
+    assert "审核员补充遗漏 1 处" in client.get("/deid").text
+    entry = audit.entries(store.connection(), action="deid_decision")[0]
+    assert entry.detail["spans_added"] == ["PHONE"]
+    decide_all(client, store, csrf)
+    if store.get(stages.CORPUS_FINAL, CASE_ID, Consultation) is None:  # sampled for audit
+        client.cookies.clear()
+        other = login(client, "rev2")
+        for task in tasks(store):
+            if task.key not in decisions(store):
+                client.post(f"/deid/{task.key}", data={"csrf_token": other, "verdict": "approve"})
+    final = store.get(stages.CORPUS_FINAL, CASE_ID, Consultation)
+    assert final is not None
+    assert PHONE not in final.events[6].content and "[PHONE]" in final.events[6].content
+    assert final.events[0].content == case.events[0].content
+
+
+def test_an_added_span_outside_the_text_is_refused(client: TestClient, store: RunStore) -> None:
+    csrf = login(client, "rev1")
+    key = f"{CASE_ID}|pii|primary"
+    for bad in ("6:0:99999:PHONE", "6:5:2:PHONE", "6:0:3:NOPE", "junk"):
+        refused = client.post(
+            f"/deid/{key}", data={"csrf_token": csrf, "verdict": "approve", "add_span": bad}
+        )
+        assert refused.status_code == 400 and "补充的隐私片段与原文不符" in refused.text
+    assert key not in decisions(store)
