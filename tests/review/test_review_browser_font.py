@@ -21,16 +21,29 @@ pytestmark = pytest.mark.browser
 LATIN_FONTS = Path("/usr/share/fonts/truetype/dejavu")
 # Two characters of the login page: as glyphs they differ, as missing-glyph boxes they match.
 PAIR = ("登", "录")
-DRAW = """([family, chars]) => {
+DRAW = """([font, chars]) => {
   const pixels = (ch) => {
     const canvas = document.createElement('canvas');
     canvas.width = 48; canvas.height = 48;
     const ctx = canvas.getContext('2d');
-    ctx.font = `40px ${family}`;
+    ctx.font = font;
     ctx.fillText(ch, 4, 40);
     return Array.from(ctx.getImageData(0, 0, 48, 48).data).join(',');
   };
   return pixels(chars[0]) !== pixels(chars[1]);
+}"""
+
+
+# Where character ``ch`` of the element's text is painted.
+BOX = """([selector, ch]) => {
+  const node = [...document.querySelector(selector).childNodes].find(
+    (n) => n.nodeType === Node.TEXT_NODE && n.textContent.includes(ch));
+  const range = document.createRange();
+  const at = node.textContent.indexOf(ch);
+  range.setStart(node, at);
+  range.setEnd(node, at + 1);
+  const r = range.getBoundingClientRect();
+  return { x: r.x, y: r.y, width: r.width, height: r.height };
 }"""
 
 
@@ -78,8 +91,14 @@ def test_chinese_shows_as_glyphs_with_latin_only_system_fonts(served: str, tmp_p
             )
             assert webfont.FAMILY in loaded
             # the system alone draws both characters as the same box: the config is Latin-only
-            assert not page.evaluate(DRAW, ["sans-serif", list(PAIR)])
-            assert page.evaluate(DRAW, [f'"{webfont.FAMILY}"', list(PAIR)])
+            assert not page.evaluate(DRAW, ["40px sans-serif", list(PAIR)])
+            assert page.evaluate(DRAW, [f'40px "{webfont.FAMILY}"', list(PAIR)])
+            # and the page itself shows them, bold headings included: as painted on screen,
+            # the two characters of the h1 and of the brand differ (two boxes would not)
+            page.wait_for_timeout(300)  # a swap repaint
+            for selector, chars in (("h1", PAIR), ("header .brand", ("审", "阅"))):
+                shots = [page.screenshot(clip=page.evaluate(BOX, [selector, ch])) for ch in chars]
+                assert shots[0] != shots[1], selector
         finally:
             browser.close()
 
