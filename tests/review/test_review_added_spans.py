@@ -3,10 +3,13 @@ final corpus, in the audit log, and counted in the review status."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi.testclient import TestClient
 
 from medrealmm.corpus.review import decisions, status, tasks
 from medrealmm.review import audit
+from medrealmm.review.suspects import added_span_labels, export_suspect_labels, suspect_labels
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
@@ -62,3 +65,24 @@ def test_an_added_span_outside_the_text_is_refused(client: TestClient, store: Ru
         )
         assert refused.status_code == 400 and "补充的隐私片段与原文不符" in refused.text
     assert key not in decisions(store)
+
+
+def test_added_spans_are_exported_as_dev_data(
+    client: TestClient, store: RunStore, tmp_path: Path
+) -> None:
+    csrf = login(client, "rev1")
+    case = store.get(stages.CORPUS_DEID, CASE_ID, Consultation)
+    assert case is not None
+    start = case.events[6].content.index(PHONE)
+    client.post(
+        f"/deid/{CASE_ID}|pii|primary",
+        data={
+            "csrf_token": csrf,
+            "verdict": "approve",
+            "add_span": f"6:{start}:{start + len(PHONE)}:PHONE",
+        },
+    )
+    [row] = added_span_labels(store)
+    assert (row.span, row.kind, row.reason, row.identifier) == (PHONE, "missed", "PHONE", True)
+    out = tmp_path / "labels.jsonl"
+    assert export_suspect_labels(store, out) == len(suspect_labels(store)) + 1

@@ -146,8 +146,43 @@ def suspect_labels(store: RunStore) -> list[SuspectLabel]:
     return rows
 
 
+def added_span_labels(store: RunStore) -> list[SuspectLabel]:
+    """Identifiers reviewers added that nothing highlighted (``ReviewDecision.added_spans``):
+    positives the recognizers missed outright, ``kind`` "missed" and the type as ``reason``."""
+    rows: list[SuspectLabel] = []
+    for task_key, decision in sorted(decisions(store).items()):
+        if not decision.added_spans:
+            continue
+        task = store.get(stages.CORPUS_REVIEW_TASK, task_key, ReviewTask)
+        if task is None:
+            continue
+        case = store.get(task.source_stage, task.consultation_id, Consultation)
+        if case is None:
+            continue
+        for span in decision.added_spans:
+            text = case.events[span.event].content
+            rows.append(
+                SuspectLabel(
+                    consultation_id=case.id,
+                    event=span.event,
+                    start=span.start,
+                    end=span.end,
+                    kind="missed",
+                    source="reviewer",
+                    reason=span.type.value,
+                    span=text[span.start : span.end],
+                    text=text,
+                    identifier=True,
+                    reviewer=decision.reviewer,
+                    task_key=task_key,
+                )
+            )
+    return rows
+
+
 def export_suspect_labels(store: RunStore, path: Path | str) -> int:
-    """Write ``suspect_labels`` as JSONL (dev data for the recognizers); returns the count."""
-    rows = suspect_labels(store)
+    """Write ``suspect_labels`` and ``added_span_labels`` as JSONL (dev data for the
+    recognizers); returns the count."""
+    rows = suspect_labels(store) + added_span_labels(store)
     write_jsonl(path, rows)
     return len(rows)
