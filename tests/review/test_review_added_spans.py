@@ -3,11 +3,14 @@ final corpus, in the audit log, and counted in the review status."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from PIL import Image
 
 from medrealmm.corpus.review import decisions, status, tasks
+from medrealmm.demo import bundled_corpus_dir
 from medrealmm.review import audit
 from medrealmm.review.suspects import added_span_labels, export_suspect_labels, suspect_labels
 from medrealmm.schema import Consultation
@@ -86,3 +89,47 @@ def test_added_spans_are_exported_as_dev_data(
     assert (row.span, row.kind, row.reason, row.identifier) == (PHONE, "missed", "PHONE", True)
     out = tmp_path / "labels.jsonl"
     assert export_suspect_labels(store, out) == len(suspect_labels(store)) + 1
+
+
+def test_added_box_is_painted_on_a_copy_in_the_final_corpus(
+    client: TestClient, store: RunStore, tmp_path: Path
+) -> None:
+    root = tmp_path / "deid-images"  # the masked images a de-identification run wrote
+    shutil.copytree(bundled_corpus_dir() / "images" / CASE_ID, root / "images" / CASE_ID)
+    store.set_meta(stages.image_root_key(stages.CORPUS_DEID), str(root))
+    csrf = login(client, "rev1")
+    key = f"{CASE_ID}|pii|primary"
+    assert 'id="box-mode"' in client.get(f"/deid/{key}").text
+    for bad in ("4:9:0:0:0.5:0.5", "4:0:0.8:0:0.5:0.5", "4:0:x"):
+        refused = client.post(
+            f"/deid/{key}", data={"csrf_token": csrf, "verdict": "approve", "add_box": bad}
+        )
+        assert refused.status_code == 400 and "遮挡框无效" in refused.text
+    client.post(
+        f"/deid/{key}",
+        data={"csrf_token": csrf, "verdict": "approve", "add_box": "4:0:0.25:0.25:0.5:0.5"},
+    )
+    assert status(store).added_boxes == 1
+    assert audit.entries(store.connection(), action="deid_decision")[0].detail["boxes_added"] == 1
+    decide_all(client, store, csrf)
+    if store.get(stages.CORPUS_FINAL, CASE_ID, Consultation) is None:  # sampled for audit
+        client.cookies.clear()
+        other = login(client, "rev2")
+        for task in tasks(store):
+            if task.key not in decisions(store):
+                client.post(f"/deid/{task.key}", data={"csrf_token": other, "verdict": "approve"})
+    final = store.get(stages.CORPUS_FINAL, CASE_ID, Consultation)
+    assert final is not None
+    ref = final.events[4].images[0]
+    assert ref.path == f"reviewed/{CASE_ID}/4-0.png"
+    with (
+        Image.open(root / ref.path) as painted,
+        Image.open(root / "images" / CASE_ID / "01_skin.jpg") as before,
+    ):
+        w, h = painted.size
+        assert painted.convert("RGB").getpixel((w // 2, h // 2)) == (0, 0, 0)
+        assert before.convert("RGB").getpixel((w // 2, h // 2)) != (0, 0, 0)  # original kept
+    assert (
+        final.events[4].images[1]
+        == store.get(stages.CORPUS_DEID, CASE_ID, Consultation).events[4].images[1]
+    )  # type: ignore[union-attr]

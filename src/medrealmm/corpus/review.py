@@ -25,7 +25,7 @@ from medrealmm.corpus.config import ReviewConfig
 from medrealmm.deid.spans import EntityType
 from medrealmm.io import DataError, write_jsonl
 from medrealmm.llm import dialogue_text
-from medrealmm.schema import Consultation
+from medrealmm.schema import Consultation, Event
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ReviewTaskKey
 
@@ -90,6 +90,21 @@ class AddedSpan(BaseModel):
     type: EntityType
 
 
+class AddedBox(BaseModel):
+    """A region of an image de-identification left readable, drawn by a residual-PII reviewer:
+    image ``image`` of turn ``event``, as fractions of its width and height. ``corpus.final``
+    gets a copy of the image with the region filled."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: int = Field(ge=0)
+    image: int = Field(ge=0)
+    x: float = Field(ge=0, le=1)
+    y: float = Field(ge=0, le=1)
+    width: float = Field(gt=0, le=1)
+    height: float = Field(gt=0, le=1)
+
+
 class ReviewDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -103,6 +118,8 @@ class ReviewDecision(BaseModel):
     masked_suspects: list[SuspectMark] = Field(default_factory=list)
     #: Residual-PII pass: identifiers nothing highlighted, selected and typed by the reviewer.
     added_spans: list[AddedSpan] = Field(default_factory=list)
+    #: Residual-PII pass: image regions to mask that de-identification left readable.
+    added_boxes: list[AddedBox] = Field(default_factory=list)
 
 
 class AuditPlan(BaseModel):
@@ -132,6 +149,7 @@ class ReviewStatus(BaseModel):
     rejected: int
     pending_cases: int
     added_spans: int = 0  # identifiers reviewers added that de-identification missed
+    added_boxes: int = 0  # image regions reviewers masked that de-identification left
 
 
 class ReviewError(ValueError):
@@ -275,7 +293,14 @@ def _finalize(
                 added = [
                     s for t in case_tasks if t.key in decided for s in decided[t.key].added_spans
                 ]
-                store.put(stages.CORPUS_FINAL, cid, apply_added_spans(case, added))
+                boxes = [
+                    b for t in case_tasks if t.key in decided for b in decided[t.key].added_boxes
+                ]
+                case = apply_added_spans(case, added)
+                root = store.get_meta(stages.image_root_key(source))
+                if boxes and root:
+                    case = apply_added_boxes(case, boxes, Path(root))
+                store.put(stages.CORPUS_FINAL, cid, case)
 
 
 def check_added_spans(texts: list[str], spans: Iterable[AddedSpan]) -> None:
@@ -310,6 +335,51 @@ def apply_added_spans(case: Consultation, spans: Iterable[AddedSpan]) -> Consult
     return case.model_copy(update={"events": events})
 
 
+#: Where reviewed copies of images go, inside the de-identified images' own folder.
+REVIEWED_FOLDER = "reviewed"
+
+
+def check_added_boxes(events: list[Event], boxes: Iterable[AddedBox]) -> None:
+    """Each box must be on an image of the turns ``events`` and inside it (ValueError)."""
+    for box in boxes:
+        if box.event >= len(events) or box.image >= len(events[box.event].images):
+            raise ValueError(f"box on image {box.event}:{box.image}, which the case lacks")
+        if box.x + box.width > 1.0001 or box.y + box.height > 1.0001:
+            raise ValueError(f"box on image {box.event}:{box.image} reaches past its edge")
+
+
+def apply_added_boxes(case: Consultation, boxes: Iterable[AddedBox], root: Path) -> Consultation:
+    """``case`` whose boxed images are copies under ``root/reviewed/<case>/`` with the boxes
+    filled black; the masked originals (written by de-identification) are left as they are."""
+    from PIL import Image, ImageDraw
+
+    from medrealmm.io.images import resolve_image
+
+    by_image: dict[tuple[int, int], list[AddedBox]] = {}
+    for box in boxes:
+        by_image.setdefault((box.event, box.image), []).append(box)
+    check_added_boxes(case.events, [b for group in by_image.values() for b in group])
+    events = list(case.events)
+    for (event, index), group in sorted(by_image.items()):
+        ref = events[event].images[index]
+        relative = Path(REVIEWED_FOLDER) / case.id / f"{event}-{index}.png"
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with Image.open(resolve_image(root, ref)) as image:
+            painted = image.convert("RGB")
+        draw = ImageDraw.Draw(painted)
+        w, h = painted.size
+        for b in group:
+            draw.rectangle(
+                (b.x * w, b.y * h, (b.x + b.width) * w, (b.y + b.height) * h), fill="black"
+            )
+        painted.save(target)
+        images = list(events[event].images)
+        images[index] = ref.model_copy(update={"path": relative.as_posix(), "sha256": None})
+        events[event] = events[event].model_copy(update={"images": images})
+    return case.model_copy(update={"events": events})
+
+
 def status(store: RunStore) -> ReviewStatus:
     all_tasks = tasks(store)
     decided = decisions(store)
@@ -339,6 +409,7 @@ def status(store: RunStore) -> ReviewStatus:
         rejected=len(outcomes) - approved,
         pending_cases=len(cases) - len(outcomes),
         added_spans=sum(len(d.added_spans) for d in decided.values()),
+        added_boxes=sum(len(d.added_boxes) for d in decided.values()),
     )
 
 

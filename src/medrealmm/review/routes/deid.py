@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from medrealmm.corpus import ReviewConfig, load_config
 from medrealmm.corpus.review import (
+    AddedBox,
     AddedSpan,
     ReviewDecision,
     ReviewError,
@@ -17,6 +18,7 @@ from medrealmm.corpus.review import (
     ReviewTask,
     ReviewVerdict,
     advance,
+    check_added_boxes,
     check_added_spans,
     decisions,
     status,
@@ -77,6 +79,24 @@ def parse_added_spans(values: list[str]) -> list[AddedSpan]:
         event, start, end, kind = value.split(":")
         spans.append(AddedSpan(event=int(event), start=int(start), end=int(end), type=kind))
     return spans
+
+
+def parse_added_boxes(values: list[str]) -> list[AddedBox]:
+    """``event:image:x:y:width:height`` fields (fractions of the image; ValueError)."""
+    boxes = []
+    for value in values:
+        event, image, x, y, width, height = value.split(":")
+        boxes.append(
+            AddedBox(
+                event=int(event),
+                image=int(image),
+                x=float(x),
+                y=float(y),
+                width=float(width),
+                height=float(height),
+            )
+        )
+    return boxes
 
 
 def review_config(ctx: ReviewContext) -> ReviewConfig:
@@ -177,6 +197,15 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
     except (ValueError, cases.CaseNotFound):
         return _task_page(request, key, user, "补充的隐私片段与原文不符，请刷新后重新选择。")
     try:
+        boxes = parse_added_boxes([v for v in form.getlist("add_box") if isinstance(v, str)])
+        check_added_boxes(case.events, boxes)
+        for box in boxes:  # the image the final copy is painted from exists
+            cases.image_path(
+                ctx.store, task.source_stage, task.consultation_id, box.event, box.image
+            )
+    except (ValueError, cases.CaseNotFound):
+        return _task_page(request, key, user, "图片上的遮挡框无效，请刷新后重新框选。")
+    try:
         decision = ReviewDecision(
             task_key=task.key,
             reviewer=user.username,
@@ -184,6 +213,7 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
             note=note,
             masked_suspects=marks,
             added_spans=added,
+            added_boxes=boxes,
         )
         record_decision(ctx.store, decision)
     except ReviewError as exc:
@@ -200,6 +230,7 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
             "verdict": verdict.value,
             **({"suspects_masked": len(marks)} if marks else {}),
             **({"spans_added": [s.type.value for s in added]} if added else {}),
+            **({"boxes_added": len(boxes)} if boxes else {}),
         },
     )
     if form_text(form, "then") == "next":
