@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from medrealmm.corpus.review import decisions, status, tasks
+from medrealmm.deid.record import DeidRecord, ImageBox, ImageRecord
 from medrealmm.demo import bundled_corpus_dir
 from medrealmm.review import audit
 from medrealmm.review.suspects import added_span_labels, export_suspect_labels, suspect_labels
@@ -133,3 +134,16 @@ def test_added_box_is_painted_on_a_copy_in_the_final_corpus(
         final.events[4].images[1]
         == store.get(stages.CORPUS_DEID, CASE_ID, Consultation).events[4].images[1]
     )  # type: ignore[union-attr]
+
+
+def test_masked_image_boxes_can_be_outlined(client: TestClient, store: RunStore) -> None:
+    path = "images/demo-000/01_skin.jpg"  # event 4 of the demo case
+    face = ImageBox(kind="face", box=(30, 40, 130, 140))
+    image = ImageRecord(source=path, output=path, width=400, height=300, face_detector="x")
+    image = image.model_copy(update={"boxes": [face]})
+    store.put(stages.DEID_RECORD, CASE_ID, DeidRecord(consultation_id=CASE_ID, images=[image]))
+    login(client, "rev1")
+    for task in (f"{CASE_ID}|pii|primary", f"{CASE_ID}|utility|primary"):
+        page = client.get(f"/deid/{task}").text
+        assert 'id="outline-masked"' in page and 'class="masked-boxes"' in page
+        assert 'x="30" y="40" width="100" height="100"><title>face</title>' in page

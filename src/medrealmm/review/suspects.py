@@ -186,3 +186,26 @@ def export_suspect_labels(store: RunStore, path: Path | str) -> int:
     rows = suspect_labels(store) + added_span_labels(store)
     write_jsonl(path, rows)
     return len(rows)
+
+
+def masked_boxes_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighlights]:
+    """What de-identification blacked on the task's images, by image path, so a reviewer can
+    outline the mask (a toggle on the page) and judge whether it covers what it should."""
+    if task.source_stage != stages.CORPUS_DEID:
+        return {}
+    record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
+    if record is None:
+        return {}
+    return {
+        image.output: ImageHighlights(
+            image.width,
+            image.height,
+            [
+                (x0, y0, x1 - x0, y1 - y0, item.label or item.kind)
+                for item in image.boxes
+                for x0, y0, x1, y1 in [item.box]
+            ],
+        )
+        for image in record.images
+        if image.boxes
+    }

@@ -38,7 +38,12 @@ from medrealmm.review.deid_queue import (
 from medrealmm.review.guards import Reviewer
 from medrealmm.review.highlight import suspect_title
 from medrealmm.review.routes.common import back_to, form_text, page
-from medrealmm.review.suspects import image_suspects_of, parse_marks, suspects_of
+from medrealmm.review.suspects import (
+    image_suspects_of,
+    masked_boxes_of,
+    parse_marks,
+    suspects_of,
+)
 from medrealmm.store import stages
 
 router = APIRouter(prefix="/deid")
@@ -162,6 +167,7 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         error=error,
         suspects=suspects_of(ctx.store, task),
         image_suspects=image_suspects_of(ctx.store, task),
+        masked_boxes=masked_boxes_of(ctx.store, task),
         suspect_title=suspect_title,
         entity_types=list(EntityType),
         entity_labels=ENTITY_LABELS,

@@ -16,3 +16,10 @@ document.addEventListener("keydown", (event) => {
   if (focus) focus.focus();
   else if (element.type === "radio") element.focus();
 });
+
+// The de-identification task's outline toggle: show or hide the masked boxes on images.
+document.addEventListener("change", (event) => {
+  if (event.target instanceof HTMLInputElement && event.target.id === "outline-masked") {
+    document.body.classList.toggle("show-masked", event.target.checked);
+  }
+});
