@@ -127,3 +127,9 @@ def test_every_queue_shows_what_is_left_and_task_pages_save_and_next(
     )
     assert done.headers["location"].startswith("http://127.0.0.1/mccp?")  # nothing left
     assert 'data-left="0"' in client.get("/mccp").text
+
+
+def test_rubric_page_shows_what_is_left_and_links_back(client: TestClient) -> None:
+    login(client, "doc1")
+    html = client.get("/rubric/demo-000-t4").text
+    assert 'data-left="1"' in html and 'data-key="q"' in html and "快捷键" in html
