@@ -12,7 +12,11 @@ from medrealmm.release import ReleaseInfo, build_release, load_release, record_a
 
 datasets = pytest.importorskip("datasets")
 INFO = ReleaseInfo(
-    name="medrealmm", version="1.0", title="测试集", authors=("维护者",), dua="测试用数据使用协议。\n"
+    name="medrealmm",
+    version="1.0",
+    title="测试集",
+    authors=("维护者",),
+    dua="测试用数据使用协议。\n",
 )
 
 
@@ -39,9 +43,7 @@ def test_datasets_loads_configs_splits_and_images(
     instances = datasets.load_dataset(str(out), "instances", split="test", cache_dir=cache)
     feature = instances.features["images"]
     assert isinstance(getattr(feature, "feature", None), datasets.Image)
-    record_acceptance(
-        out / "DUA.md", name="李研究员", dataset="medrealmm", release="medrealmm 1.0"
-    )
+    record_acceptance(out / "DUA.md", name="李研究员", dataset="medrealmm", release="medrealmm 1.0")
     release = load_release(out)  # medrealmm's loader skips the column
     by_id = {i.id: i for i in release.instances}
     shown = 0

@@ -11,6 +11,7 @@ from medrealmm.corpus import ReviewConfig
 from medrealmm.corpus import review as review_queue
 from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
 from medrealmm.io import iter_jsonl
+from medrealmm.report.webfont import CACHE_ENV
 from medrealmm.review import Role, accounts, create_app, create_user
 from medrealmm.schema import Consultation, Criterion, Instance, Response, Rubric
 from medrealmm.store import RunStore, stages
@@ -110,6 +111,14 @@ def cheap_password_hashing() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         cheap = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
         patch.setattr(accounts, "PASSWORD_HASHER", cheap)
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def font_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A browser fetching the app's CJK font cuts it once per session, never under HOME."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("font-cache")))
         yield
 
 

@@ -88,3 +88,24 @@ def test_mccp_validation_sample_and_decision(store: RunStore, client: TestClient
         INSTANCE_ID,
         {"decision": "reject"},
     )
+
+
+def test_mccp_sample_defaults_to_every_instance_when_fewer_than_200(
+    store: RunStore, client: TestClient
+) -> None:
+    csrf = login(client, "doc1")
+    form = client.get("/mccp").text
+    assert 'name="n" min="1" value="1"' in form  # the seeded run holds one instance
+    client.post("/mccp", data={"csrf_token": csrf, "seed": "0"})  # n left empty
+    assert validation_sample(store) == [INSTANCE_ID]
+    assert store.get_meta(stages.MCCP_SAMPLE_META)["n"] == 1  # type: ignore[index]
+
+
+def test_status_lines_and_refusals_are_chinese(store: RunStore, client: TestClient) -> None:
+    csrf = login(client, "doc1")
+    client.post("/mccp", data={"csrf_token": csrf, "n": "1"})
+    page = client.get("/mccp").text
+    assert "接受率：0/0 例" in page and "acceptance" not in page
+    again = client.post("/mccp", data={"csrf_token": csrf, "n": "1"})
+    assert again.status_code == 409 and "验证样本已抽取" in again.text
+    assert "您的角色无权使用此页面" in client.get("/deid").text

@@ -10,7 +10,13 @@ from pydantic import ValidationError
 
 from medrealmm.llm import OpenAICompatibleClient
 from medrealmm.rubric import MAX_CRITERIA, MIN_CRITERIA, RubricSettings, generate_rubric
-from medrealmm.rubric.drafts import GENERATOR_MAX, GENERATOR_MIN, GeneratorOutput
+from medrealmm.rubric.baseline import baseline_criteria
+from medrealmm.rubric.drafts import (
+    GENERATOR_MAX,
+    GENERATOR_MIN,
+    MAX_CRITERION_CHARS,
+    GeneratorOutput,
+)
 from medrealmm.schema import CriterionKind, Instance
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -100,3 +106,22 @@ async def test_generator_prompt_carries_context_and_reference(tinea_instance: In
     assert "我脚趾缝又痒又脱皮" in user and "皮肤科" in user
     assert "患者意图：用药指导" in user and "问诊阶段：my_custom_stage" in user
     assert server.requests[0]["response_format"]["type"] == "json_schema"
+
+
+async def test_over_long_criterion_is_a_failed_unit_with_its_reason_never_cut(
+    tinea_instance: Instance,
+) -> None:
+    too_long = "建议外用抗真菌药并说明疗程" * 20  # 260 characters
+    reply = json.dumps({"criteria": [{"text": too_long, "weight": 8}]}, ensure_ascii=False)
+    with FakeOpenAIServer(lambda body: FakeReply(content=reply)) as server:
+        result = await generate_rubric(_client(server), tinea_instance, RubricSettings())
+    assert result.rubric is None
+    assert result.error and str(MAX_CRITERION_CHARS) in result.error and "260" in result.error
+
+
+def test_offline_baseline_criteria_carry_the_whole_clause() -> None:
+    reply = "考虑足癣（浸渍糜烂型）可能性大，建议外用联苯苄唑乳膏每日一次连续使用四周。"
+    texts = [d.text for d in baseline_criteria(reply, image_count=0)]
+    assert not any("…" in text for text in texts)
+    assert any("足癣（浸渍糜烂型）可能性大" in text for text in texts)
+    assert any("外用联苯苄唑乳膏每日一次连续使用四周" in text for text in texts)

@@ -16,14 +16,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
+from itertools import pairwise
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medrealmm.corpus.config import ReviewConfig
+from medrealmm.deid.spans import EntityType
 from medrealmm.io import DataError, write_jsonl
 from medrealmm.llm import dialogue_text
-from medrealmm.schema import Consultation
+from medrealmm.schema import Consultation, Event
 from medrealmm.store import RunStore, stages
 from medrealmm.store.keys import ReviewTaskKey
 
@@ -76,6 +78,33 @@ class SuspectMark(BaseModel):
     end: int = Field(gt=0)
 
 
+class AddedSpan(BaseModel):
+    """An identifier de-identification missed, added by a residual-PII reviewer: ``[start,
+    end)`` of the masked turn ``event``, masked as ``type``'s placeholder in ``corpus.final``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: int = Field(ge=0)
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    type: EntityType
+
+
+class AddedBox(BaseModel):
+    """A region of an image de-identification left readable, drawn by a residual-PII reviewer:
+    image ``image`` of turn ``event``, as fractions of its width and height. ``corpus.final``
+    gets a copy of the image with the region filled."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: int = Field(ge=0)
+    image: int = Field(ge=0)
+    x: float = Field(ge=0, le=1)
+    y: float = Field(ge=0, le=1)
+    width: float = Field(gt=0, le=1)
+    height: float = Field(gt=0, le=1)
+
+
 class ReviewDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -87,6 +116,10 @@ class ReviewDecision(BaseModel):
     #: Residual-PII pass: the highlighted near-misses the reviewer marked as identifiers (the
     #: others shown were judged safe); both become de-identification dev data.
     masked_suspects: list[SuspectMark] = Field(default_factory=list)
+    #: Residual-PII pass: identifiers nothing highlighted, selected and typed by the reviewer.
+    added_spans: list[AddedSpan] = Field(default_factory=list)
+    #: Residual-PII pass: image regions to mask that de-identification left readable.
+    added_boxes: list[AddedBox] = Field(default_factory=list)
 
 
 class AuditPlan(BaseModel):
@@ -115,6 +148,8 @@ class ReviewStatus(BaseModel):
     approved: int
     rejected: int
     pending_cases: int
+    added_spans: int = 0  # identifiers reviewers added that de-identification missed
+    added_boxes: int = 0  # image regions reviewers masked that de-identification left
 
 
 class ReviewError(ValueError):
@@ -255,7 +290,94 @@ def _finalize(
             source = case_tasks[0].source_stage
             case = store.get(source, cid, Consultation)
             if case is not None:
+                added = [
+                    s for t in case_tasks if t.key in decided for s in decided[t.key].added_spans
+                ]
+                boxes = [
+                    b for t in case_tasks if t.key in decided for b in decided[t.key].added_boxes
+                ]
+                case = apply_added_spans(case, added)
+                root = store.get_meta(stages.image_root_key(source))
+                if boxes and root:
+                    case = apply_added_boxes(case, boxes, Path(root))
                 store.put(stages.CORPUS_FINAL, cid, case)
+
+
+def check_added_spans(texts: list[str], spans: Iterable[AddedSpan]) -> None:
+    """A span must lie inside its turn's text (``texts``, one per turn) and not overlap
+    another (ValueError)."""
+    by_event: dict[int, list[AddedSpan]] = {}
+    for span in spans:
+        if span.event >= len(texts) or span.end > len(texts[span.event]):
+            raise ValueError(f"span {span.event}:{span.start}:{span.end} is outside the text")
+        if span.start >= span.end:
+            raise ValueError(f"span {span.event}:{span.start}:{span.end} is empty")
+        by_event.setdefault(span.event, []).append(span)
+    for items in by_event.values():
+        items.sort(key=lambda s: s.start)
+        for a, b in pairwise(items):
+            if b.start < a.end:
+                raise ValueError(f"spans {a.start}:{a.end} and {b.start}:{b.end} overlap")
+
+
+def apply_added_spans(case: Consultation, spans: Iterable[AddedSpan]) -> Consultation:
+    """``case`` with each added span replaced by its type's placeholder (right to left, so
+    the offsets, which are into the text the reviewer saw, stay valid)."""
+    spans = sorted(set(spans), key=lambda s: (s.event, -s.start))
+    if not spans:
+        return case
+    check_added_spans([e.content for e in case.events], spans)
+    events = list(case.events)
+    for span in spans:
+        text = events[span.event].content
+        masked = text[: span.start] + span.type.placeholder + text[span.end :]
+        events[span.event] = events[span.event].model_copy(update={"content": masked})
+    return case.model_copy(update={"events": events})
+
+
+#: Where reviewed copies of images go, inside the de-identified images' own folder.
+REVIEWED_FOLDER = "reviewed"
+
+
+def check_added_boxes(events: list[Event], boxes: Iterable[AddedBox]) -> None:
+    """Each box must be on an image of the turns ``events`` and inside it (ValueError)."""
+    for box in boxes:
+        if box.event >= len(events) or box.image >= len(events[box.event].images):
+            raise ValueError(f"box on image {box.event}:{box.image}, which the case lacks")
+        if box.x + box.width > 1.0001 or box.y + box.height > 1.0001:
+            raise ValueError(f"box on image {box.event}:{box.image} reaches past its edge")
+
+
+def apply_added_boxes(case: Consultation, boxes: Iterable[AddedBox], root: Path) -> Consultation:
+    """``case`` whose boxed images are copies under ``root/reviewed/<case>/`` with the boxes
+    filled black; the masked originals (written by de-identification) are left as they are."""
+    from PIL import Image, ImageDraw
+
+    from medrealmm.io.images import resolve_image
+
+    by_image: dict[tuple[int, int], list[AddedBox]] = {}
+    for box in boxes:
+        by_image.setdefault((box.event, box.image), []).append(box)
+    check_added_boxes(case.events, [b for group in by_image.values() for b in group])
+    events = list(case.events)
+    for (event, index), group in sorted(by_image.items()):
+        ref = events[event].images[index]
+        relative = Path(REVIEWED_FOLDER) / case.id / f"{event}-{index}.png"
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with Image.open(resolve_image(root, ref)) as image:
+            painted = image.convert("RGB")
+        draw = ImageDraw.Draw(painted)
+        w, h = painted.size
+        for b in group:
+            draw.rectangle(
+                (b.x * w, b.y * h, (b.x + b.width) * w, (b.y + b.height) * h), fill="black"
+            )
+        painted.save(target)
+        images = list(events[event].images)
+        images[index] = ref.model_copy(update={"path": relative.as_posix(), "sha256": None})
+        events[event] = events[event].model_copy(update={"images": images})
+    return case.model_copy(update={"events": events})
 
 
 def status(store: RunStore) -> ReviewStatus:
@@ -286,6 +408,8 @@ def status(store: RunStore) -> ReviewStatus:
         approved=approved,
         rejected=len(outcomes) - approved,
         pending_cases=len(cases) - len(outcomes),
+        added_spans=sum(len(d.added_spans) for d in decided.values()),
+        added_boxes=sum(len(d.added_boxes) for d in decided.values()),
     )
 
 

@@ -63,6 +63,7 @@ def subset_woff(path: Path, text: str) -> bytes:
     subsetter = subset.Subsetter(options)
     subsetter.populate(text=text)
     subsetter.subset(font)
+    font.flavor = options.flavor  # the options' flavor alone still saves a bare OpenType file
     buffer = io.BytesIO()
     font.save(buffer)
     return buffer.getvalue()

@@ -13,7 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from medrealmm.review import accounts, audit, sessions
+from medrealmm.review import accounts, audit, sessions, webfont
 from medrealmm.review.context import ReviewContext, ReviewSettings
 from medrealmm.review.guards import CSRF_FIELD, SAFE_METHODS, NotLoggedIn
 from medrealmm.review.highlight import highlight_html, highlight_with_suspects
@@ -42,6 +42,10 @@ SECURITY_HEADERS = {
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
 }
+
+
+#: The font is the same for everyone and changes only with the install: browsers keep it a day.
+FONT_CACHING = "public, max-age=86400"
 
 
 def _templates() -> Jinja2Templates:
@@ -89,6 +93,16 @@ def create_app(store: RunStore, settings: ReviewSettings | None = None) -> FastA
     app.mount("/static", StaticFiles(directory=static), name="static")
     for router in ROUTERS:
         app.include_router(router)
+
+    @app.get("/font/cjk.woff", name="cjk_font", include_in_schema=False)
+    def cjk_font() -> Response:
+        """Not patient data: the same fixed subset for everyone, the login page included.
+        A plain ``def``: the first cut takes seconds, off the event loop."""
+        data = webfont.font_bytes()
+        if data is None:
+            return PlainTextResponse("no CJK font is installed", status_code=404)
+        return Response(data, media_type="font/woff", headers={"Cache-Control": FONT_CACHING})
+
     allowed_hosts = {host.lower() for host in settings.allowed_hosts}
 
     @app.middleware("http")

@@ -37,12 +37,12 @@ def require(*roles: Role) -> Callable[[Request], Awaitable[User]]:
         if session is None or user is None:
             raise NotLoggedIn
         if not user.has_any(allowed):
-            raise HTTPException(403, "your role may not use this page")
+            raise HTTPException(403, "您的角色无权使用此页面。")
         if request.method not in SAFE_METHODS:
             form = await request.form()
             token = form.get(CSRF_FIELD)
             if not isinstance(token, str) or not tokens_match(session.csrf, token):
-                raise HTTPException(403, "missing or invalid CSRF token; reload the page")
+                raise HTTPException(403, "表单校验失败（CSRF 令牌缺失或无效），请刷新页面后重试。")
         request.state.user = user
         request.state.csrf = session.csrf
         return user

@@ -146,8 +146,66 @@ def suspect_labels(store: RunStore) -> list[SuspectLabel]:
     return rows
 
 
+def added_span_labels(store: RunStore) -> list[SuspectLabel]:
+    """Identifiers reviewers added that nothing highlighted (``ReviewDecision.added_spans``):
+    positives the recognizers missed outright, ``kind`` "missed" and the type as ``reason``."""
+    rows: list[SuspectLabel] = []
+    for task_key, decision in sorted(decisions(store).items()):
+        if not decision.added_spans:
+            continue
+        task = store.get(stages.CORPUS_REVIEW_TASK, task_key, ReviewTask)
+        if task is None:
+            continue
+        case = store.get(task.source_stage, task.consultation_id, Consultation)
+        if case is None:
+            continue
+        for span in decision.added_spans:
+            text = case.events[span.event].content
+            rows.append(
+                SuspectLabel(
+                    consultation_id=case.id,
+                    event=span.event,
+                    start=span.start,
+                    end=span.end,
+                    kind="missed",
+                    source="reviewer",
+                    reason=span.type.value,
+                    span=text[span.start : span.end],
+                    text=text,
+                    identifier=True,
+                    reviewer=decision.reviewer,
+                    task_key=task_key,
+                )
+            )
+    return rows
+
+
 def export_suspect_labels(store: RunStore, path: Path | str) -> int:
-    """Write ``suspect_labels`` as JSONL (dev data for the recognizers); returns the count."""
-    rows = suspect_labels(store)
+    """Write ``suspect_labels`` and ``added_span_labels`` as JSONL (dev data for the
+    recognizers); returns the count."""
+    rows = suspect_labels(store) + added_span_labels(store)
     write_jsonl(path, rows)
     return len(rows)
+
+
+def masked_boxes_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighlights]:
+    """What de-identification blacked on the task's images, by image path, so a reviewer can
+    outline the mask (a toggle on the page) and judge whether it covers what it should."""
+    if task.source_stage != stages.CORPUS_DEID:
+        return {}
+    record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
+    if record is None:
+        return {}
+    return {
+        image.output: ImageHighlights(
+            image.width,
+            image.height,
+            [
+                (x0, y0, x1 - x0, y1 - y0, item.label or item.kind)
+                for item in image.boxes
+                for x0, y0, x1, y1 in [item.box]
+            ],
+        )
+        for image in record.images
+        if image.boxes
+    }

@@ -88,7 +88,6 @@ ACTIONS: tuple[Action, ...] = (
     ),
 )
 PER_ACTION = 3
-MAX_KEY_CHARS = 16
 _CLAUSE = re.compile(r"[^。；;！!？?\n]+[？?]?")
 _FILLER = re.compile(r"^(?:您好|你好|好的|嗯|那|另外|然后|所以|建议您?|考虑|请问)[，,、：:\s]*")
 
@@ -119,10 +118,6 @@ def clauses(reply: str) -> list[str]:
     return out
 
 
-def _key(clause: str) -> str:
-    return clause if len(clause) <= MAX_KEY_CHARS else clause[:MAX_KEY_CHARS] + "…"
-
-
 def baseline_criteria(reference_reply: str, image_count: int) -> list[CriterionDraft]:
     negatives = list(NEGATIVES) + ([IMAGE_NEGATIVE] if image_count else [])
     room = GENERATOR_MAX - len(negatives)
@@ -134,8 +129,9 @@ def baseline_criteria(reference_reply: str, image_count: int) -> list[CriterionD
             continue
         weight = max(2, action.weight - 2 * seen.get(action.name, 0))
         seen[action.name] = seen.get(action.name, 0) + 1
-        text = action.template.format(_key(clause))
-        positives.append(CriterionDraft(text=text, weight=weight, axis=action.axis))
+        positives.append(
+            CriterionDraft(text=action.template.format(clause), weight=weight, axis=action.axis)
+        )
     for text, weight, axis in FALLBACK_POSITIVES:
         if len(positives) >= 2:
             break

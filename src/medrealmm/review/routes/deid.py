@@ -3,28 +3,47 @@ second annotator's audit, decided per task and stored through ``medrealmm.corpus
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from medrealmm.corpus import ReviewConfig, load_config
 from medrealmm.corpus.review import (
+    AddedBox,
+    AddedSpan,
     ReviewDecision,
     ReviewError,
     ReviewPass,
     ReviewTask,
     ReviewVerdict,
     advance,
+    check_added_boxes,
+    check_added_spans,
     decisions,
     status,
 )
 from medrealmm.corpus.review import record as record_decision
+from medrealmm.deid.spans import EntityType
 from medrealmm.review import audit, cases
 from medrealmm.review.context import ReviewContext, context_of
-from medrealmm.review.deid_queue import primary_reviewer, queue_for
+from medrealmm.review.deid_queue import (
+    QueueFilter,
+    next_open,
+    primary_reviewer,
+    queue_for,
+    queue_page,
+    task_title,
+)
 from medrealmm.review.guards import Reviewer
 from medrealmm.review.highlight import suspect_title
 from medrealmm.review.routes.common import back_to, form_text, page
-from medrealmm.review.suspects import image_suspects_of, parse_marks, suspects_of
+from medrealmm.review.suspects import (
+    image_suspects_of,
+    masked_boxes_of,
+    parse_marks,
+    suspects_of,
+)
 from medrealmm.store import stages
 
 router = APIRouter(prefix="/deid")
@@ -42,6 +61,49 @@ PASS_GUIDE = {
 }
 
 
+#: What the type picker shows for each placeholder type.
+ENTITY_LABELS = {
+    "NAME": "姓名",
+    "ID": "证件号",
+    "PHONE": "电话",
+    "EMAIL": "邮箱",
+    "URL": "网址",
+    "ORDER_ID": "订单号",
+    "MRN": "病历号/医保号",
+    "HOSPITAL": "医院",
+    "ORG": "单位/学校",
+    "ADDRESS": "地址（区县以下）",
+    "DATE": "完整日期",
+}
+
+
+def parse_added_spans(values: list[str]) -> list[AddedSpan]:
+    """``event:start:end:TYPE`` fields of the form (ValueError on a malformed one)."""
+    spans = []
+    for value in values:
+        event, start, end, kind = value.split(":")
+        spans.append(AddedSpan(event=int(event), start=int(start), end=int(end), type=kind))
+    return spans
+
+
+def parse_added_boxes(values: list[str]) -> list[AddedBox]:
+    """``event:image:x:y:width:height`` fields (fractions of the image; ValueError)."""
+    boxes = []
+    for value in values:
+        event, image, x, y, width, height = value.split(":")
+        boxes.append(
+            AddedBox(
+                event=int(event),
+                image=int(image),
+                x=float(x),
+                y=float(y),
+                width=float(width),
+                height=float(height),
+            )
+        )
+    return boxes
+
+
 def review_config(ctx: ReviewContext) -> ReviewConfig:
     return load_config(ctx.settings.corpus_config).review
 
@@ -49,18 +111,36 @@ def review_config(ctx: ReviewContext) -> ReviewConfig:
 @router.get("", name="deid_queue")
 async def deid_queue(request: Request, user: Reviewer) -> HTMLResponse:
     ctx = context_of(request)
+    wanted = QueueFilter.from_query(request.query_params)
+    found = queue_page(ctx.store, user.username, wanted)
     return page(
         request,
         "deid_queue.html",
-        rows=queue_for(ctx.store, user.username, include_decided=True),
+        queue=found,
+        wanted=wanted,
+        titles={row.task.key: _title(ctx, row.task) for row in found.rows},
         summary=status(ctx.store),
     )
+
+
+def _title(ctx: ReviewContext, task: ReviewTask) -> str:
+    try:
+        events = cases.events_of(ctx.store, task.source_stage, task.consultation_id)
+    except cases.CaseNotFound:
+        return task_title(task, 0, 0)
+    return task_title(task, len(events), sum(len(e.images) for e in events))
+
+
+def _left(ctx: ReviewContext, reviewer: str) -> tuple[int, int]:
+    """(open tasks this reviewer may decide, all tasks): the "N of M left" line."""
+    rows = queue_for(ctx.store, reviewer, include_decided=True)
+    return sum(row.decision is None for row in rows), len(rows)
 
 
 def _task(request: Request, key: str) -> ReviewTask:
     found = context_of(request).store.get(stages.CORPUS_REVIEW_TASK, key, ReviewTask)
     if found is None:
-        raise HTTPException(404, f"no review task {key!r}")
+        raise HTTPException(404, f"没有核查任务 {key}。")
     return found
 
 
@@ -77,6 +157,9 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         "deid_task.html",
         status_code=400 if error else 200,
         task=task,
+        title=task_title(task, len(case.events), sum(len(e.images) for e in case.events)),
+        left=_left(ctx, user.username),
+        next_task=next_open(ctx.store, user.username, task.key),
         case=case,
         guide=PASS_GUIDE[task.review_pass],
         decision=decided.get(task.key),
@@ -84,7 +167,10 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         error=error,
         suspects=suspects_of(ctx.store, task),
         image_suspects=image_suspects_of(ctx.store, task),
+        masked_boxes=masked_boxes_of(ctx.store, task),
         suspect_title=suspect_title,
+        entity_types=list(EntityType),
+        entity_labels=ENTITY_LABELS,
     )
 
 
@@ -111,12 +197,29 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
     except ValueError:
         return _task_page(request, key, user, "勾选的高亮不在本页，请刷新后重试。")
     try:
+        added = parse_added_spans([v for v in form.getlist("add_span") if isinstance(v, str)])
+        case = cases.load_consultation(ctx.store, task.source_stage, task.consultation_id)
+        check_added_spans([e.content for e in case.events], added)
+    except (ValueError, cases.CaseNotFound):
+        return _task_page(request, key, user, "补充的隐私片段与原文不符，请刷新后重新选择。")
+    try:
+        boxes = parse_added_boxes([v for v in form.getlist("add_box") if isinstance(v, str)])
+        check_added_boxes(case.events, boxes)
+        for box in boxes:  # the image the final copy is painted from exists
+            cases.image_path(
+                ctx.store, task.source_stage, task.consultation_id, box.event, box.image
+            )
+    except (ValueError, cases.CaseNotFound):
+        return _task_page(request, key, user, "图片上的遮挡框无效，请刷新后重新框选。")
+    try:
         decision = ReviewDecision(
             task_key=task.key,
             reviewer=user.username,
             verdict=verdict,
             note=note,
             masked_suspects=marks,
+            added_spans=added,
+            added_boxes=boxes,
         )
         record_decision(ctx.store, decision)
     except ReviewError as exc:
@@ -132,6 +235,13 @@ async def deid_decide(request: Request, key: str, user: Reviewer) -> Response:
             "round": task.round.value,
             "verdict": verdict.value,
             **({"suspects_masked": len(marks)} if marks else {}),
+            **({"spans_added": [s.type.value for s in added]} if added else {}),
+            **({"boxes_added": len(boxes)} if boxes else {}),
         },
     )
+    if form_text(form, "then") == "next":
+        following = next_open(ctx.store, user.username, task.key)
+        if following is not None:
+            url = request.url_for("deid_task", key=quote(following.key, safe=""))
+            return back_to(str(url), "saved")
     return back_to(str(request.url_for("deid_queue")), "saved")

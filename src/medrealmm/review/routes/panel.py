@@ -21,14 +21,23 @@ def _load(request: Request, response_key: str) -> tuple[ModelResponse, Rubric]:
     response = panel.load_response(store, response_key)
     rubric = cases.rubric_for(store, response.instance_id) if response else None
     if response is None or rubric is None or response.text is None:
-        raise HTTPException(404, "no gradable response with that key")
+        raise HTTPException(404, "没有可评分的回复。")
     return response, rubric
+
+
+def _left(request: Request, reviewer: str, current: str = "") -> tuple[tuple[int, int], str | None]:
+    """("N of M left", the next response this physician has not finished after ``current``)."""
+    items = panel.queue(context_of(request).store, reviewer)
+    open_keys = [item.response_key for item in items if not item.done]
+    following = next((key for key in open_keys if key != current), None)
+    return (len(open_keys), len(items)), following
 
 
 @router.get("", name="panel_queue")
 async def panel_queue(request: Request, user: Physician) -> HTMLResponse:
     items = panel.queue(context_of(request).store, user.username)
-    return page(request, "panel_queue.html", items=items)
+    left = (sum(not item.done for item in items), len(items))
+    return page(request, "panel_queue.html", items=items, left=left)
 
 
 @router.get("/{response_key:path}", name="panel_form")
@@ -47,6 +56,7 @@ async def panel_form(request: Request, response_key: str, user: Physician) -> HT
         rubric=rubric,
         case=cases.instance_view(instance),
         verdicts=panel.existing_verdicts(ctx.store, user.username, response_key, rubric),
+        left=_left(request, user.username)[0],
     )
 
 
@@ -63,7 +73,7 @@ async def panel_submit(request: Request, response_key: str, user: Physician) -> 
             values[criterion.id] = VERDICT_VALUES[choice]
             rationales[criterion.id] = form_text(form, f"rationale:{criterion.id}")
         elif choice:
-            raise HTTPException(400, f"verdict for {criterion.id} must be yes or no")
+            raise HTTPException(400, f"标准 {criterion.id} 的评分只能是“满足”或“不满足”。")
     saved = panel.save_verdicts(ctx.store, user.username, response_key, rubric, values, rationales)
     audit.record(
         ctx.db,
@@ -72,4 +82,7 @@ async def panel_submit(request: Request, response_key: str, user: Physician) -> 
         response_key,
         {"criteria": {cid: values[cid] for cid in saved}},
     )
+    following = _left(request, user.username, response_key)[1]
+    if form_text(form, "then") == "next" and following is not None:
+        return back_to(str(request.url_for("panel_form", response_key=following)), "saved")
     return back_to(str(request.url_for("panel_form", response_key=response_key)), "saved")

@@ -59,7 +59,8 @@ async def rubric_queue(request: Request, user: Physician) -> HTMLResponse:
         found.items(),
         key=lambda kv: (kv[1] is not RubricState.AWAITING_REVIEW, order[kv[1]], kv[0]),
     )
-    return page(request, "rubric_queue.html", rows=rows, labels=STATE_LABELS)
+    left = (sum(state is RubricState.AWAITING_REVIEW for _, state in rows), len(rows))
+    return page(request, "rubric_queue.html", rows=rows, labels=STATE_LABELS, left=left)
 
 
 def _review_page(
@@ -75,6 +76,11 @@ def _review_page(
         raise HTTPException(404, f"no rubric for {instance_id!r} yet")
     state = state_of(ctx.store, instance_id, _refiner(request).rubric_settings)
     diffs = [None, *(diff_rubrics(a, b) for a, b in pairwise(rounds))]
+    waiting = sorted(
+        iid
+        for iid, found in states(ctx.store, _refiner(request).rubric_settings).items()
+        if found is RubricState.AWAITING_REVIEW and iid != instance_id
+    )
     past = [
         (rubric, load_feedback(ctx.store, instance_id, rubric.round), diff)
         for rubric, diff in zip(rounds, diffs, strict=True)
@@ -95,6 +101,8 @@ def _review_page(
         new_slots=range(1, NEW_SLOTS + 1),
         form=form or {},
         error=error,
+        next_review=waiting[0] if waiting else None,
+        waiting_count=len(waiting) + (state is RubricState.AWAITING_REVIEW),
     )
 
 
