@@ -297,9 +297,9 @@ def _finalize(
                     b for t in case_tasks if t.key in decided for b in decided[t.key].added_boxes
                 ]
                 case = apply_added_spans(case, added)
-                root = store.get_meta(stages.image_root_key(source))
-                if boxes and root:
-                    case = apply_added_boxes(case, boxes, Path(root))
+                root = store.image_root(source)  # the run's own folder, a copy's too
+                if boxes and root is not None:
+                    case = apply_added_boxes(case, boxes, root)
                 store.put(stages.CORPUS_FINAL, cid, case)
 
 
