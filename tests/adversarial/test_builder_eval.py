@@ -82,7 +82,6 @@ def test_a_corpus_manifest_is_not_a_release(builder_run: Path, tmp_path: Path) -
 #: run or listed.
 SKIPPED: dict[str, str] = {
     'pip install -e ".[dev]"': "installs the package; the test runs the installed one",
-    "pip install -e .": "installs the package; the test runs the installed one",
     "mkdocs build --strict": "builds the site from the repository; .ci/run runs it",
     "pytest": "the test suite itself",
     "LOCAL_BASE_URL=http://127.0.0.1:8000/v1 LOCAL_API_KEY=... inspect eval medrealmm/medrealmm "
