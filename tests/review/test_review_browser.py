@@ -87,12 +87,13 @@ def test_physician_refines_and_approves_a_rubric_in_the_browser(
             row.locator(f'input[name="part:{target.id}:1:weight"]').fill(str(first))
             row.locator(f'input[name="part:{target.id}:2:text"]').fill("说明图片所见与诊断的关系")
             row.locator(f'input[name="part:{target.id}:2:weight"]').fill(str(second))
-            page.click('#feedback button[type="submit"]')
+            page.click('#feedback button[value="stay"]')
 
             # the Refiner runs in the background; the page refreshes itself until round 1
             expect(page.locator("h1")).to_contain_text("第 1 轮", timeout=20_000)
             expect(page.locator("p.state")).to_have_attribute("data-state", "awaiting_review")
-            page.click('#approve button[type="submit"]')
+            page.check("#approve-confirm")
+            page.click('#approve button[value="stay"]')
             expect(page.locator("p.state")).to_have_attribute("data-state", "approved")
         finally:
             browser.close()
