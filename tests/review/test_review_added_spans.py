@@ -8,16 +8,28 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 from PIL import Image
+from typer.testing import CliRunner
 
-from medrealmm.corpus.review import decisions, status, tasks
+from medrealmm.cli import app
+from medrealmm.corpus.review import (
+    AddedBox,
+    AddedSpan,
+    ReviewDecision,
+    ReviewVerdict,
+    decisions,
+    record,
+    status,
+    tasks,
+)
 from medrealmm.deid.record import DeidRecord, ImageBox, ImageRecord
+from medrealmm.deid.spans import EntityType
 from medrealmm.demo import bundled_corpus_dir
 from medrealmm.review import audit
 from medrealmm.review.suspects import added_span_labels, export_suspect_labels, suspect_labels
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
-from .conftest import CASE_ID, login
+from .conftest import CASE_ID, login, seed
 
 PHONE = "18285029457"  # in turn 6 of the seeded (invented) case
 
@@ -147,3 +159,26 @@ def test_masked_image_boxes_can_be_outlined(client: TestClient, store: RunStore)
         page = client.get(f"/deid/{task}").text
         assert 'id="outline-masked"' in page and 'class="masked-boxes"' in page
         assert 'x="30" y="40" width="100" height="100"><title>face</title>' in page
+
+
+def test_review_status_prints_what_reviewers_added(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with RunStore(run) as store:
+        seed(store)
+        key = f"{CASE_ID}|pii|primary"
+        case = store.get(stages.CORPUS_DEID, CASE_ID, Consultation)
+        assert case is not None
+        start = case.events[6].content.index(PHONE)
+        span = AddedSpan(event=6, start=start, end=start + len(PHONE), type=EntityType.PHONE)
+        box = AddedBox(event=4, image=0, x=0.1, y=0.1, width=0.2, height=0.2)
+        decision = ReviewDecision(
+            task_key=key,
+            reviewer="rev1",
+            verdict=ReviewVerdict.APPROVE,
+            added_spans=[span],
+            added_boxes=[box],
+        )
+        record(store, decision)
+    result = CliRunner().invoke(app, ["corpus", "review", "status", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "reviewer-added spans 1, image boxes 1" in " ".join(result.output.split())

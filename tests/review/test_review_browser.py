@@ -4,6 +4,7 @@ Refiner consumes the feedback given there (headless Debian Chromium, uvicorn on 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,12 +88,27 @@ def test_physician_refines_and_approves_a_rubric_in_the_browser(
             row.locator(f'input[name="part:{target.id}:1:weight"]').fill(str(first))
             row.locator(f'input[name="part:{target.id}:2:text"]').fill("说明图片所见与诊断的关系")
             row.locator(f'input[name="part:{target.id}:2:weight"]').fill(str(second))
-            page.click('#feedback button[type="submit"]')
+            page.click('#feedback button[value="stay"]')
 
             # the Refiner runs in the background; the page refreshes itself until round 1
             expect(page.locator("h1")).to_contain_text("第 1 轮", timeout=20_000)
             expect(page.locator("p.state")).to_have_attribute("data-state", "awaiting_review")
-            page.click('#approve button[type="submit"]')
+            # keyboard only: E to the note and Esc out of it, A ticks the confirmation and
+            # focuses "approve and next", Enter approves and opens what is left
+            page.keyboard.press("e")
+            expect(page.locator("#note")).to_be_focused()
+            expect(page.locator("#note")).to_have_value("")
+            page.keyboard.press("Escape")
+            page.keyboard.press("a")
+            expect(page.locator("#approve-confirm")).to_be_checked()
+            expect(page.locator("#approve-next")).to_be_focused()
+            page.keyboard.press("Enter")
+            # the next rubric awaiting review, or the rubric queue when none is left
+            after = re.compile(
+                rf"{re.escape(base)}/rubric(/(?!{INSTANCE_ID})[^?]+)?\?notice=saved$"
+            )
+            expect(page).to_have_url(after, timeout=10_000)
+            page.goto(f"{base}/rubric/{INSTANCE_ID}")
             expect(page.locator("p.state")).to_have_attribute("data-state", "approved")
         finally:
             browser.close()

@@ -20,7 +20,15 @@ from medrealmm.review.deid_queue import PAGE_SIZE
 from medrealmm.schema import Consultation
 from medrealmm.store import RunStore, stages
 
-from .conftest import PASSWORD, RESPONSE_KEY, login
+from .conftest import (
+    PASSWORD,
+    RESPONSE_KEY,
+    demo_consultation,
+    demo_instance,
+    demo_rubric,
+    login,
+    masked,
+)
 
 CASES = 15  # 30 primary tasks: two pages
 
@@ -133,3 +141,30 @@ def test_rubric_page_shows_what_is_left_and_links_back(client: TestClient) -> No
     login(client, "doc1")
     html = client.get("/rubric/demo-000-t4").text
     assert 'data-left="1"' in html and 'data-key="q"' in html and "快捷键" in html
+
+
+def test_rubric_save_and_next_goes_to_the_next_rubric_awaiting_review(
+    client: TestClient, store: RunStore
+) -> None:
+    other = demo_instance(masked(demo_consultation())).model_copy(update={"id": "demo-000-t6"})
+    store.put(stages.MCCP_INSTANCE, other.id, other)
+    store.put(stages.RUBRIC_ROUND, f"{other.id}#00", demo_rubric(other.id))
+    csrf = login(client, "doc1")
+    html = client.get("/rubric/demo-000-t4").text
+    for shortcut in ('data-key="n"', 'data-key="a"', 'data-key="e"', 'data-key="j"'):
+        assert shortcut in html, shortcut
+    assert "提交反馈并下一份" in html and "批准并下一份" in html and "快捷键" in html
+    feedback = {"csrf_token": csrf, "round": "0", "weight:c1": "10", "then": "next"}
+    done = client.post("/rubric/demo-000-t4/feedback", data=feedback, follow_redirects=False)
+    assert done.status_code == 303
+    assert done.headers["location"] == "http://127.0.0.1/rubric/demo-000-t6?notice=saved"
+    # the Refiner wrote demo-000-t4's round 1 meanwhile: approving t6 goes back to it
+    approve = {"csrf_token": csrf, "round": "0", "then": "next"}
+    done = client.post("/rubric/demo-000-t6/approve", data=approve, follow_redirects=False)
+    assert done.headers["location"] == "http://127.0.0.1/rubric/demo-000-t4?notice=saved"
+    approve = {"csrf_token": csrf, "round": "1", "then": "next"}
+    done = client.post("/rubric/demo-000-t4/approve", data=approve, follow_redirects=False)
+    assert done.headers["location"] == "http://127.0.0.1/rubric?notice=saved"  # none left
+    plain = {"csrf_token": csrf, "round": "0", "then": "stay"}
+    stay = client.post("/rubric/demo-000-t6/approve", data=plain, follow_redirects=False)
+    assert stay.headers["location"] == "http://127.0.0.1/rubric/demo-000-t6?notice=saved"

@@ -151,3 +151,28 @@ def test_ocr_text_left_on_an_image_is_outlined_with_why_on_the_pii_pass_only(
     title = "已否决：品牌+型号 (brand_before_model)"
     assert f'x="10" y="20" width="100" height="40"><title>{title}</title>' in page
     assert "near-misses" not in client.get(f"/deid/{UTILITY}").text
+
+
+def test_the_pii_pass_counts_its_suspects_beside_their_reasons(
+    store: RunStore, client: TestClient
+) -> None:
+    path = "images/demo-000/01_skin.jpg"
+    near = ImageBox(kind="near_miss", box=(10, 20, 110, 60), label="brand_before_model")
+    image = ImageRecord(
+        source=path, output=path, width=400, height=300, face_detector="x", near_misses=[near]
+    )
+    record = DeidRecord(
+        consultation_id=CASE_ID,
+        turns=[TurnRecord(event=2, suspects=[NEAR, SAFE, TERM])],
+        images=[image],
+    )
+    store.put(stages.DEID_RECORD, CASE_ID, record)
+    login(client, "rev1")
+    page = client.get(f"/deid/{PII}").text
+    assert 'data-suspects="4"><strong>4 处疑似未遮盖</strong>（文字 3 处' in page
+    assert "图片 1 处" in page
+    assert "红色虚线高亮，3 处疑似未遮盖，理由见每项" in page  # the text ones' legend
+    assert "「脚气」 · 已否决：用法像药品 (used_like_a_medicine)</label>" in page
+    assert "疑似未遮盖" not in client.get(f"/deid/{UTILITY}").text  # PII pass only
+    store.delete(stages.DEID_RECORD, CASE_ID)
+    assert "疑似未遮盖" not in client.get(f"/deid/{PII}").text  # nothing to count

@@ -262,3 +262,7 @@ def print_status(status: queue.ReviewStatus) -> None:
         f" audited cases {status.audit_planned}, audit disagreements"
         f" {status.audit_disagreements}"
     )
+    # what reviewers fixed by hand is what de-identification missed: the number to watch
+    result_console.print(
+        f"reviewer-added spans {status.added_spans}, image boxes {status.added_boxes}"
+    )

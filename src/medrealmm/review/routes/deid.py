@@ -152,6 +152,8 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         case = cases.load_consultation(ctx.store, task.source_stage, task.consultation_id)
     except cases.CaseNotFound as exc:
         raise HTTPException(404, str(exc)) from None
+    suspects = suspects_of(ctx.store, task)
+    image_suspects = image_suspects_of(ctx.store, task)
     return page(
         request,
         "deid_task.html",
@@ -165,8 +167,13 @@ def _task_page(request: Request, key: str, user: Reviewer, error: str = "") -> H
         decision=decided.get(task.key),
         own_primary=primary_reviewer(task, decided) == user.username,
         error=error,
-        suspects=suspects_of(ctx.store, task),
-        image_suspects=image_suspects_of(ctx.store, task),
+        suspects=suspects,
+        image_suspects=image_suspects,
+        # the count the reviewer works down: suspect spans in the text, near-misses on images
+        suspect_counts=(
+            sum(map(len, suspects.values())),
+            sum(len(found.boxes) for found in image_suspects.values()),
+        ),
         masked_boxes=masked_boxes_of(ctx.store, task),
         suspect_title=suspect_title,
         entity_types=list(EntityType),

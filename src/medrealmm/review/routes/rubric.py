@@ -7,6 +7,7 @@ the Refiner is kicked in the background to write round k+1; empty feedback appro
 from __future__ import annotations
 
 from itertools import pairwise
+from urllib.parse import quote
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
@@ -63,6 +64,29 @@ async def rubric_queue(request: Request, user: Physician) -> HTMLResponse:
     return page(request, "rubric_queue.html", rows=rows, labels=STATE_LABELS, left=left)
 
 
+def _waiting(request: Request, instance_id: str) -> list[str]:
+    """The rubrics other than ``instance_id`` awaiting a physician, by id: the first is where
+    "skip" and save-and-next go."""
+    found = states(context_of(request).store, _refiner(request).rubric_settings)
+    return sorted(
+        iid
+        for iid, state in found.items()
+        if state is RubricState.AWAITING_REVIEW and iid != instance_id
+    )
+
+
+def _after_saving(request: Request, instance_id: str, form: dict[str, str]) -> Response:
+    """Save-and-next goes to the next rubric awaiting review (the queue when none is left);
+    a plain save stays on this rubric to watch the Refiner's next round."""
+    if form.get("then") == "next":
+        waiting = _waiting(request, instance_id)
+        if not waiting:
+            return back_to(str(request.url_for("rubric_queue")), "saved")
+        url = request.url_for("rubric_review", instance_id=quote(waiting[0], safe=""))
+        return back_to(str(url), "saved")
+    return back_to(str(request.url_for("rubric_review", instance_id=instance_id)), "saved")
+
+
 def _review_page(
     request: Request, instance_id: str, *, error: str = "", form: dict[str, str] | None = None
 ) -> HTMLResponse:
@@ -76,11 +100,7 @@ def _review_page(
         raise HTTPException(404, f"no rubric for {instance_id!r} yet")
     state = state_of(ctx.store, instance_id, _refiner(request).rubric_settings)
     diffs = [None, *(diff_rubrics(a, b) for a, b in pairwise(rounds))]
-    waiting = sorted(
-        iid
-        for iid, found in states(ctx.store, _refiner(request).rubric_settings).items()
-        if found is RubricState.AWAITING_REVIEW and iid != instance_id
-    )
+    waiting = _waiting(request, instance_id)
     past = [
         (rubric, load_feedback(ctx.store, instance_id, rubric.round), diff)
         for rubric, diff in zip(rounds, diffs, strict=True)
@@ -159,7 +179,7 @@ async def rubric_feedback(
         {"round": round_, "items": [i.type.value for i in items]},
     )
     background.add_task(_refiner(request).kick)
-    return back_to(str(request.url_for("rubric_review", instance_id=instance_id)), "saved")
+    return _after_saving(request, instance_id, form)
 
 
 @router.post("/{instance_id}/approve", name="rubric_approve")
@@ -172,7 +192,7 @@ async def rubric_approve(request: Request, instance_id: str, user: Physician) ->
     except FeedbackError as exc:
         return _review_page(request, instance_id, error=str(exc))
     audit.record(ctx.db, user.username, "rubric_approved", instance_id, {"round": round_})
-    return back_to(str(request.url_for("rubric_review", instance_id=instance_id)), "saved")
+    return _after_saving(request, instance_id, form)
 
 
 @router.post("/{instance_id}/refine", name="rubric_refine")
