@@ -29,6 +29,8 @@ WITHHELD_IMAGE = "图片内容未提供"
 NON_MEDICAL_IMAGE = "[表情/贴图]"
 DIALOGUE_SLOT = "dialogue"
 _MARK = "\u0000DIALOGUE\u0000"
+#: How ``image_reference`` URLs start; never a data URL, so no server mistakes it for pixels.
+IMAGE_REFERENCE = "medrealmm-image:"
 
 
 class ReadsImages(Protocol):
@@ -72,9 +74,13 @@ def dialogue_text(events: Sequence[Event]) -> str:
     return "\n".join(lines)
 
 
-def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) -> list[Part]:
+def dialogue_parts(
+    events: Sequence[Event], *, image_root: Path | str | None, pixels: bool = True
+) -> list[Part]:
     """The dialogue for a prompt: with ``image_root`` each medical image's pixels follow its
-    marker; without, the marker says the picture is not shown."""
+    marker; without, the marker says the picture is not shown. ``pixels=False`` (a client that
+    never reads them, ``LLMClient.reads_pixels``) keeps the shown markers and image parts but
+    each part names its file (``image_reference``) instead of inlining it: nothing is read."""
     parts: list[Part] = []
     buffer: list[str] = []
     for line, images in _turns(events):
@@ -90,10 +96,17 @@ def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) ->
             buffer.append(f"[{_marker(number, ref)}]")
             parts.append(TextPart(text="\n".join(buffer)))
             buffer.clear()
-            parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
+            url = image_data_url(resolve_image(image_root, ref)) if pixels else image_reference(ref)
+            parts.append(ImagePart(url=url))
     if buffer:
         parts.append(TextPart(text="\n".join(buffer)))
     return parts
+
+
+def image_reference(ref: ImageRef) -> str:
+    """An image part's stand-in for its pixels: the dataset-relative path, which the
+    validator has already checked, for a client whose answer never depends on the bytes."""
+    return f"{IMAGE_REFERENCE}{ref.path}"
 
 
 def _merge_text(head: str, dialogue: list[Part], tail: str) -> list[Part]:
