@@ -147,9 +147,50 @@ def dialogue_messages(
 ) -> list[Message]:
     """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
     in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
-    head, tail = _around_dialogue(package, agent, variables)
+    key = _render_key(package, agent, variables)
+    rendered = _RENDERED.get(key) if key is not None else None
+    if rendered is None:
+        head, tail = _around_dialogue(package, agent, variables)
+        system = [(m.role, m.content) for m in system_messages(package, agent, **variables)]
+        rendered = (system, head, tail)
+        if key is not None:
+            if len(_RENDERED) >= _RENDERED_CAP:
+                _RENDERED.clear()
+            _RENDERED[key] = rendered
+    system, head, tail = rendered
     content = _merge_text(head, dialogue, tail)
-    return [*system_messages(package, agent, **variables), Message(role="user", content=content)]
+    return [
+        *(Message(role=role, content=list(parts)) for role, parts in system),
+        Message(role="user", content=content),
+    ]
+
+
+#: The rendered system parts, head and tail of recent (package, agent, variables): an agent
+#: called once per case with a few short values (a department, image categories) renders
+#: its templates once per distinct value, not once per case.
+_RENDERED: dict[tuple[object, ...], tuple[list[tuple[Any, list[Part]]], str, str]] = {}
+_RENDERED_CAP = 1024
+#: Longest text (all values together) whose rendering is remembered.
+_RENDERED_TEXT = 512
+
+
+def _render_key(package: str, agent: str, variables: dict[str, Any]) -> tuple[object, ...] | None:
+    """A memo key when every value is plain text or a list of it (rendered by content alone;
+    a subclass such as an enum may render otherwise) and short; else None: rendered afresh."""
+    items: list[tuple[str, object]] = []
+    size = 0
+    for name, value in variables.items():
+        if type(value) is str:
+            size += len(value)
+        elif type(value) in (list, tuple) and all(type(v) is str for v in value):
+            size += sum(len(v) for v in value)
+            value = (type(value).__name__, *value)
+        else:
+            return None
+        items.append((name, value))
+    if size > _RENDERED_TEXT:
+        return None
+    return (package, agent, *sorted(items))
 
 
 def slot_marker(name: str) -> str:
