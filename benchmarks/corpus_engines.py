@@ -8,12 +8,17 @@ the peak memory of a whole ``corpus build`` as the corpus grows.
    identical and prints consultations/s.
 2. For each of ``--sizes``, builds the corpus (every stage: screening, completeness, balance,
    the 4a rule and offline agent, the store and the files) in a fresh process on the local
-   engine and on Ray (``--engines``), and prints the build's time and its peak RSS: the
-   driver's (what holds the corpus between stages) and the largest worker process's.
+   engine and on Ray (``--engines``), and prints the build's time, its CPU per consultation
+   (user + system, worker processes included) and its peak RSS: the driver's (what holds the
+   corpus between stages) and the largest worker process's. ``--against OTHER_SRC`` builds
+   the same corpus with another source tree too, side by side, and compares the output files
+   and the store's corpus and usage rows byte for byte.
 
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 100000 --workers 2
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 1000000
     PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 100000 --engines local
+    PYTHONPATH=src python benchmarks/corpus_engines.py --n 0 --sizes 20000 --engines local \
+        --against ../other-checkout/src
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -31,6 +37,9 @@ from pathlib import Path
 from medrealmm.corpus import CompletenessConfig, Engine
 from medrealmm.corpus.engines import run_screen
 from medrealmm.corpus.screen import plan_shards
+
+#: This checkout's source, first on the path of the builds it times.
+SRC = Path(__file__).resolve().parent.parent / "src"
 
 #: Photos written once and shared round-robin: a 1M-case corpus must not mean 1M files.
 IMAGE_POOL = 500
@@ -97,22 +106,80 @@ def write_corpus(path: Path, n: int, seed: int) -> None:
             handle.write(json.dumps(synthetic_case(rng, index), ensure_ascii=False) + "\n")
 
 
-#: Run in a fresh interpreter, so ``ru_maxrss`` is this build's peak and nothing earlier's.
+#: Run in a fresh interpreter, so ``ru_maxrss`` is this build's peak and nothing earlier's,
+#: and its CPU (user + system, its worker processes included) is this build's alone.
 BUILD = """
 import json, resource, sys, time
 from medrealmm.corpus import Engine, build_corpus
 started = time.perf_counter()
 build_corpus(sys.argv[1], sys.argv[2], engine=Engine(sys.argv[3]), workers=int(sys.argv[4]))
 elapsed = time.perf_counter() - started
-me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"seconds": elapsed, "driver_mb": me, "worker_mb": workers}))
+me = resource.getrusage(resource.RUSAGE_SELF)
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+print(json.dumps({"seconds": elapsed, "cpu_s": cpu, "driver_mb": me.ru_maxrss / 1024,
+                  "worker_mb": children.ru_maxrss / 1024}))
 """
 
+#: The files a build writes that must not change with the code that wrote them.
+OUTPUT_FILES = ("corpus.sampled.jsonl", "corpus.dropped.jsonl", "manifest.json")
 
-def build_memory(sizes: list[int], workers: int, seed: int, engines: list[Engine]) -> None:
-    print(f"corpus build, peak RSS by corpus size ({workers} workers; MB as ru_maxrss reports)")
-    env = {**os.environ, "MEDREALMM_PROGRESS": "0"}
+
+def run_build(corpus: Path, out: Path, engine: Engine, workers: int, src: str) -> dict | None:
+    """One build in a fresh process importing ``src``; its figures, or None when it failed."""
+    env = {**os.environ, "MEDREALMM_PROGRESS": "0", "PYTHONPATH": src}
+    command = [sys.executable, "-c", BUILD, str(corpus), str(out), engine.value, str(workers)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        print(f"  {src}: FAILED: {done.stderr[-400:]}")
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def store_rows(out: Path) -> tuple[list[tuple], list[tuple]]:
+    """The store's corpus rows (stage, key, status, payload, error) and its usage rows."""
+    with sqlite3.connect(out / "store.sqlite") as db:
+        rows = db.execute(
+            "SELECT stage, key, status, payload, error FROM records"
+            " WHERE stage LIKE 'corpus.%' ORDER BY stage, key"
+        ).fetchall()
+        usage = db.execute("SELECT * FROM usage ORDER BY stage, model").fetchall()
+    return rows, usage
+
+
+def differences(ours: Path, theirs: Path) -> list[str]:
+    """What differs between two builds' outputs: files byte for byte, the store's rows."""
+    changed = [
+        name for name in OUTPUT_FILES if (ours / name).read_bytes() != (theirs / name).read_bytes()
+    ]
+    rows, usage = store_rows(ours)
+    other_rows, other_usage = store_rows(theirs)
+    if rows != other_rows:
+        changed.append("store corpus rows")
+    if usage != other_usage:
+        # e.g. cached_calls: identical synthetic cases hit a cache that caches the baseline
+        changed.append(f"store usage {usage} against {other_usage}")
+    return changed
+
+
+def line(size: int, mb: float, engine: Engine, label: str, figures: dict) -> str:
+    return (
+        f"{size:>9,} cases ({mb:6.0f} MB) {engine.value:5s} {label:7s} "
+        f"{figures['seconds']:7.1f} s  CPU {figures['cpu_s']:7.1f} s "
+        f"= {figures['cpu_s'] * 1000 / size:5.3f} ms/cons  driver {figures['driver_mb']:6.0f} MB  "
+        f"largest worker {figures['worker_mb']:5.0f} MB  "
+        f"({figures['driver_mb'] * 1024 / size:.2f} KB/case)"
+    )
+
+
+def build_memory(
+    sizes: list[int], workers: int, seed: int, engines: list[Engine], against: str | None
+) -> None:
+    print(
+        f"corpus build by corpus size ({workers} workers; MB as ru_maxrss reports; CPU is "
+        "user + system of the build process and its children)"
+    )
+    ours = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             corpus = Path(tmp) / "bench.jsonl"
@@ -120,19 +187,21 @@ def build_memory(sizes: list[int], workers: int, seed: int, engines: list[Engine
             mb = corpus.stat().st_size / 1e6
             for engine in engines:
                 out = Path(tmp) / f"run-{engine.value}"
-                command = [sys.executable, "-c", BUILD, str(corpus), str(out), engine.value]
-                done = subprocess.run(
-                    [*command, str(workers)], env=env, capture_output=True, text=True
-                )
-                if done.returncode:
-                    print(f"{size:>9,} {engine.value:5s} FAILED: {done.stderr[-400:]}")
+                figures = run_build(corpus, out, engine, workers, ours)
+                if figures is not None:
+                    print(line(size, mb, engine, "this", figures))
+                if against is None or figures is None:
                     continue
-                figures = json.loads(done.stdout.strip().splitlines()[-1])
+                other_out = Path(tmp) / f"against-{engine.value}"
+                other = run_build(corpus, other_out, engine, workers, against)
+                if other is None:
+                    continue
+                print(line(size, mb, engine, "against", other))
+                changed = differences(out, other_out)
+                same = "identical" if not changed else "DIFFERENT: " + ", ".join(changed)
                 print(
-                    f"{size:>9,} cases ({mb:6.0f} MB) {engine.value:5s} "
-                    f"{figures['seconds']:7.1f} s  driver {figures['driver_mb']:6.0f} MB  "
-                    f"largest worker {figures['worker_mb']:5.0f} MB  "
-                    f"({figures['driver_mb'] * 1024 / size:.2f} KB/case)"
+                    f"{'':>9}  CPU this/against x{figures['cpu_s'] / other['cpu_s']:.2f}; "
+                    f"outputs and store rows {same}"
                 )
 
 
@@ -145,6 +214,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--against",
+        metavar="OTHER_SRC",
+        help="a source folder of other code: each build runs with it too, side by side, and "
+        "their outputs are compared byte for byte",
+    )
+    parser.add_argument(
         "--engines",
         nargs="+",
         choices=[e.value for e in Engine],
@@ -156,7 +231,7 @@ def main() -> None:
         screening(args)
     if args.sizes:
         engines = [Engine(name) for name in args.engines]
-        build_memory(args.sizes, args.workers, args.seed, engines)
+        build_memory(args.sizes, args.workers, args.seed, engines, args.against)
 
 
 def screening(args: argparse.Namespace) -> None:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
+import pytest
+
 from medrealmm.corpus import CorpusConfig, Drop, DropReason, build_corpus, screen_privacy
-from medrealmm.corpus.build import DROPPED_FILE
-from medrealmm.corpus.privacy_agent import PrivacyScreen
+from medrealmm.corpus.build import DROPPED_FILE, MANIFEST_FILE, SAMPLED_FILE
+from medrealmm.corpus.privacy_agent import PrivacyScreen, screen_request
 from medrealmm.io import iter_jsonl
-from medrealmm.llm import OfflineClient, OpenAICompatibleClient
-from medrealmm.schema import ImageOrigin, ImageRef
+from medrealmm.llm import CachedClient, ImagePart, OfflineClient, OpenAICompatibleClient
+from medrealmm.llm.dialogue import IMAGE_REFERENCE
+from medrealmm.schema import Consultation, ImageOrigin, ImageRef
 from medrealmm.store import FAILED, RunStore, stages
 from medrealmm.testing import FakeOpenAIServer, FakeReply
 
@@ -140,3 +144,58 @@ async def test_offline_baseline_removes_when_the_patient_says_the_photo_is_the_f
     hand_texts = ["手背起疹子", "您好", "两周了", "好的", "没用药", "考虑湿疹"]
     kept = await screen_privacy(OfflineClient(), make_case(texts=hand_texts, image=skin))
     assert kept.ok and kept.value is not None and not kept.value.remove
+
+
+class _PixelReadingBaseline(OfflineClient):
+    """The offline baseline as it ran before it said it never reads pixels: every request
+    inlined the images, and the cache wrapper keyed and stored each answer."""
+
+    reads_pixels = True
+
+
+def test_the_offline_screen_without_pixels_or_cache_writes_what_it_wrote_before(
+    demo_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import medrealmm.corpus.build as build_module
+
+    build_corpus(demo_corpus, tmp_path / "now", workers=1)
+    monkeypatch.setattr(
+        build_module,
+        "open_client",
+        lambda spec, config, cache, **_: CachedClient(_PixelReadingBaseline(spec.name), cache),
+    )
+    build_corpus(demo_corpus, tmp_path / "before", workers=1)
+    for name in (SAMPLED_FILE, DROPPED_FILE, MANIFEST_FILE):
+        assert (tmp_path / "now" / name).read_bytes() == (tmp_path / "before" / name).read_bytes()
+    now, before = _store_rows(tmp_path / "now"), _store_rows(tmp_path / "before")
+    assert now[:2] == before[:2]
+    assert any(row[0] == stages.CORPUS_PRIVACY for row in now[0])  # the agent's verdicts
+    assert now[2] == 0 < before[2]  # the baseline's answers are no longer cached
+
+
+def _store_rows(run: Path) -> tuple[list[tuple[str, ...]], list[dict[str, object]], int]:
+    """(the corpus rows but their time stamps, the usage rows, the cached answers)."""
+    with RunStore(run) as store:
+        usage, cached = store.usage(), len(store.cache)
+    with sqlite3.connect(run / "store.sqlite") as db:
+        rows = db.execute(
+            "SELECT stage, key, status, payload, error FROM records"
+            " WHERE stage LIKE 'corpus.%' ORDER BY stage, key"
+        ).fetchall()
+    return rows, usage, cached
+
+
+def test_requests_for_a_client_that_never_reads_pixels_name_the_files(
+    demo_corpus: Path,
+) -> None:
+    case = next(c for c in iter_jsonl(demo_corpus, Consultation) if c.patient_medical_images)
+    root = demo_corpus.parent
+    inlined = screen_request(case, root)
+    named = screen_request(case, root, pixels=False)
+    assert [m.plain_text for m in named.messages] == [m.plain_text for m in inlined.messages]
+    assert named.inputs == inlined.inputs
+    urls = [p.url for m in named.messages for p in m.content if isinstance(p, ImagePart)]
+    assert urls and all(u.startswith(IMAGE_REFERENCE) for u in urls)
+    assert {
+        p.url[:11] for m in inlined.messages for p in m.content if isinstance(p, ImagePart)
+    } == {"data:image/"}

@@ -29,6 +29,7 @@ class _Stub:
     """A real client's face for the dry run: a name and whether it reads images."""
 
     is_baseline = False
+    reads_pixels = True
 
     def __init__(self, vision: bool) -> None:
         self.name = "vlm"

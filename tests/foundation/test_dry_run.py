@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
+from medrealmm.llm import LLMCache, LLMClient, ModelSpec
 from medrealmm.llm.dryrun import estimate_tokens
 from medrealmm.store import RunStore, stages
 from medrealmm.testing import FakeOpenAIServer
@@ -50,7 +51,26 @@ def test_dry_run_sends_nothing_writes_nothing_and_prices_the_plan(
     assert "output tokens, at most" in output and "total:" in output
 
 
-def test_dry_run_counts_cached_answers_and_resumed_units(demo_dir: Path, tmp_path: Path) -> None:
+def _cached_baseline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offline baseline behind the store's cache, as a served model is (the baseline
+    itself is never cached: it answers faster than a lookup), so its calls can be cached."""
+    from medrealmm.llm import CachedClient, OfflineClient, session
+
+    real = session.build_client
+
+    def cached(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
+        client = real(spec, cache=cache)
+        if cache is not None and isinstance(client, OfflineClient):
+            return CachedClient(client, cache)
+        return client
+
+    monkeypatch.setattr(session, "build_client", cached)
+
+
+def test_dry_run_counts_cached_answers_and_resumed_units(
+    demo_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _cached_baseline(monkeypatch)
     run = tmp_path / "run"
     _extract(demo_dir, run, "--limit", "1")
     with RunStore(run, create=False) as store:

@@ -87,3 +87,39 @@ def test_symlinked_images_folder_is_accepted_by_every_command(tmp_path: Path) ->
     assert linked.read_bytes() == b"png"
     with pytest.raises(MissingImageError, match="escapes"):
         resolve_image(dataset, ImageRef.model_construct(path="../elsewhere/a.png"))
+
+
+def test_the_validator_opens_each_distinct_image_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exports reuse a photo across many references: each file is checked once, every
+    reference is still counted, and a bad file is still named at its first reference."""
+    from PIL import Image
+
+    import medrealmm.io.dataset as dataset
+    from medrealmm.schema import ImageRef
+
+    (tmp_path / "images").mkdir()
+    for name in ("a", "b"):
+        Image.new("RGB", (8, 8)).save(tmp_path / "images" / f"{name}.jpg")
+    opened: list[str] = []
+
+    def counted(root: Path | str, relative: str, max_pixels: int) -> str | None:
+        opened.append(relative)
+        return check_image(root, relative, max_pixels)
+
+    check_image = dataset.check_image
+    monkeypatch.setattr(dataset, "check_image", counted)
+    cases = []
+    for i, photo in enumerate(["a", "b", "a", "a", "b"]):
+        case = _consultation(i)
+        case.events[0].images = [ImageRef(path=f"images/{photo}.jpg", origin="patient")]
+        cases.append(case)
+    source = tmp_path / "consultations.jsonl"
+    write_jsonl(source, cases)
+    summary = dataset.check_dataset(source)
+    assert sorted(opened) == ["images/a.jpg", "images/b.jpg"] and summary.images == 5
+    (tmp_path / "images" / "b.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(DataError, match=r"images/b\.jpg cannot be decoded") as raised:
+        dataset.check_dataset(source)
+    assert raised.value.line == 2  # named where it is first referenced

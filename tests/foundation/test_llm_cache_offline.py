@@ -246,8 +246,11 @@ def test_resolve_spec_and_build_client(tmp_path: Path) -> None:
         resolve_spec("gpt-x", config)  # never an ad hoc client for the SDK's public default
     client = build_client(spec)
     assert isinstance(client, OpenAICompatibleClient) and client.name == "qwen"
-    cached = build_client(resolve_spec("offline"), cache=LLMCache(tmp_path / "c.sqlite"))
-    assert isinstance(cached, CachedClient) and cached.is_baseline
+    cached = build_client(spec, cache=LLMCache(tmp_path / "c.sqlite"))
+    assert isinstance(cached, CachedClient) and cached.reads_pixels
+    # the in-process baseline answers faster than a cache lookup: it is never wrapped
+    baseline = build_client(resolve_spec("offline"), cache=LLMCache(tmp_path / "c.sqlite"))
+    assert isinstance(baseline, OfflineClient) and not baseline.reads_pixels
 
 
 def test_bad_model_config_names_file_and_entry(tmp_path: Path) -> None:

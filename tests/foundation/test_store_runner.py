@@ -120,7 +120,7 @@ async def test_units_ahead_refill_the_slots_a_burst_of_replies_freed_before_proc
     waves = [asyncio.Event(), asyncio.Event()]
 
     class TwoSlots:
-        name, is_baseline, vision = "two-slots", False, False
+        name, is_baseline, vision, reads_pixels = "two-slots", False, False, True
 
         def cache_identity(self, request: ChatRequest) -> str:
             return self.name
@@ -184,7 +184,7 @@ async def test_a_call_cancelled_while_its_reply_waits_is_still_cached(tmp_path: 
     """The turn a finished call yields (for units ahead) is no window for a rerun to repeat it."""
 
     class Answers:
-        name, is_baseline, vision = "answers", False, False
+        name, is_baseline, vision, reads_pixels = "answers", False, False, True
 
         def cache_identity(self, request: ChatRequest) -> str:
             return self.name

@@ -73,7 +73,6 @@ async def test_rerun_repeats_no_work_and_resumes_lost_units(demo_store: RunStore
     again = build_client(resolve_spec("offline"), cache=demo_store.cache)
     summary = await run_mccp(demo_store, again, source_stage=stages.RAW)
     assert summary.reused == summary.consultations
-    assert again.misses == 0 and again.hits == 0  # type: ignore[attr-defined]
 
     lost = sorted(before)[:3]  # as if the run had been killed before these committed
     for key in lost:
@@ -81,7 +80,6 @@ async def test_rerun_repeats_no_work_and_resumes_lost_units(demo_store: RunStore
     resumed = build_client(resolve_spec("offline"), cache=demo_store.cache)
     summary = await run_mccp(demo_store, resumed, source_stage=stages.RAW)
     assert summary.reused == summary.consultations - 3
-    assert resumed.misses == 0 and resumed.hits > 0  # type: ignore[attr-defined]
     assert {i.id: i for i in demo_store.iter(stages.MCCP_INSTANCE, Instance)} == before
 
 

@@ -28,8 +28,11 @@ class PrivacyScreen(BaseModel):
     reason: str = Field(default="", max_length=500)
 
 
-def screen_request(consultation: Consultation, image_root: Path | None = None) -> ChatRequest:
-    """The screening prompt; with ``image_root`` the images are inline in the dialogue."""
+def screen_request(
+    consultation: Consultation, image_root: Path | None = None, *, pixels: bool = True
+) -> ChatRequest:
+    """The screening prompt; with ``image_root`` the images are inline in the dialogue (as
+    file references when ``pixels`` is False: a client that never reads them)."""
     categories = sorted({ref.category or "未标注" for ref in consultation.patient_medical_images})
     image_messages = [
         event.content
@@ -39,7 +42,7 @@ def screen_request(consultation: Consultation, image_root: Path | None = None) -
     messages = dialogue_messages(
         "medrealmm.corpus",
         "privacy_screen",
-        dialogue_parts(consultation.events, image_root=image_root),
+        dialogue_parts(consultation.events, image_root=image_root, pixels=pixels),
         department=consultation.department,
         categories=categories,
     )
@@ -53,5 +56,5 @@ def screen_request(consultation: Consultation, image_root: Path | None = None) -
 async def screen_privacy(
     client: LLMClient, consultation: Consultation, image_root: Path | None = None
 ) -> StructuredResult[PrivacyScreen]:
-    request = screen_request(consultation, image_root)
+    request = screen_request(consultation, image_root, pixels=client.reads_pixels)
     return await complete_structured(client, request, PrivacyScreen)

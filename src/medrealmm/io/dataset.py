@@ -24,6 +24,8 @@ CORPUS_FILE = "consultations.jsonl"
 DEFAULT_MAX_PIXELS = int(os.environ.get("MEDREALMM_MAX_PIXELS", 50_000_000))
 #: A rebuild that would lose more than this share of a run's consultations needs --allow-shrink.
 SHRINK_LIMIT = 0.5
+#: Distinct image paths remembered as checked before the memo starts over.
+_CHECKED_CAP = 65_536
 
 
 @dataclass
@@ -96,6 +98,7 @@ def check_dataset(
 def _scan(source: Path, summary: DatasetSummary, max_pixels: int, limit: int | None) -> None:
     """Every check but the duplicate one, made on the digests after (``_raise_duplicate``)."""
     root = source.parent
+    checked: set[str] = set()  # paths already found usable: each distinct file is opened once
     for number, case in iter_jsonl_lines(source, Consultation):
         if limit is not None and len(summary.ids) >= limit:
             break
@@ -105,10 +108,14 @@ def _scan(source: Path, summary: DatasetSummary, max_pixels: int, limit: int | N
             raise DataError(source, number, *problem)
         for e_index, event in enumerate(case.events):
             for i_index, ref in enumerate(event.images):
-                where = f"events.{e_index}.images.{i_index}.path"
-                problem = check_image(root, ref.path, max_pixels)
-                if problem:
-                    raise DataError(source, number, where, problem)
+                if ref.path not in checked:
+                    problem = check_image(root, ref.path, max_pixels)
+                    if problem:
+                        where = f"events.{e_index}.images.{i_index}.path"
+                        raise DataError(source, number, where, problem)
+                    if len(checked) >= _CHECKED_CAP:
+                        checked.clear()  # memory stays flat when each reference is its own file
+                    checked.add(ref.path)
                 summary.images += 1
         summary.departments[case.department] += 1
 

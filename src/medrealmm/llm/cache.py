@@ -194,6 +194,7 @@ class CachedClient:
         self.name = inner.name
         self.is_baseline = inner.is_baseline
         self.vision = inner.vision
+        self.reads_pixels = inner.reads_pixels
         self.hits = 0
         self.misses = 0
 

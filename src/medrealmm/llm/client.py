@@ -18,6 +18,9 @@ class LLMClient(Protocol):
     is_baseline: bool
     #: True when the model reads image parts; ``send_pixels`` is the one rule that consults it.
     vision: bool
+    #: False when the backend answers from ``request.inputs`` and never looks at image bytes
+    #: (the offline baseline): its image parts then name the file instead of inlining pixels.
+    reads_pixels: bool
 
     async def complete(self, request: ChatRequest) -> Completion: ...
 

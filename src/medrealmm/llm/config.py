@@ -159,31 +159,31 @@ def with_overrides(spec: ModelSpec) -> ModelSpec:
 
 
 def build_client(spec: ModelSpec, cache: LLMCache | None = None) -> LLMClient:
-    client: LLMClient
     spec = with_overrides(spec)
     if spec.backend == "offline":
-        client = OfflineClient(spec.name)
-    elif not spec.base_url:
+        # Not cached: its rules answer in process faster than a cache lookup, and answer a
+        # rerun the same (a changed rule must change the answer, as its cache identity says).
+        return OfflineClient(spec.name)
+    if not spec.base_url:
         # Never let the SDK pick its default (public) endpoint for patient data.
         raise UnknownModelError(f"model {spec.name!r} has no base_url; resolve_spec sets it")
-    else:
-        # imported here: the SDK is most of a second that readers of a run never need
-        from medrealmm.llm.openai_compat import OpenAICompatibleClient
+    # imported here: the SDK is most of a second that readers of a run never need
+    from medrealmm.llm.openai_compat import OpenAICompatibleClient
 
-        client = OpenAICompatibleClient(
-            spec.model or spec.name,
-            name=spec.name,
-            base_url=spec.base_url,
-            api_key_env=spec.api_key_env,
-            params=spec.params,
-            concurrency=spec.concurrency,
-            rpm=spec.rpm,
-            timeout_s=spec.timeout_s,
-            max_attempts=spec.max_attempts,
-            structured_mode=spec.structured_mode,
-            vision=spec.vision,
-            transport=spec.transport,
-            proxy=proxy_url(spec),
-            stream=spec.stream,
-        )
+    client = OpenAICompatibleClient(
+        spec.model or spec.name,
+        name=spec.name,
+        base_url=spec.base_url,
+        api_key_env=spec.api_key_env,
+        params=spec.params,
+        concurrency=spec.concurrency,
+        rpm=spec.rpm,
+        timeout_s=spec.timeout_s,
+        max_attempts=spec.max_attempts,
+        structured_mode=spec.structured_mode,
+        vision=spec.vision,
+        transport=spec.transport,
+        proxy=proxy_url(spec),
+        stream=spec.stream,
+    )
     return CachedClient(client, cache) if cache is not None else client

@@ -29,6 +29,8 @@ WITHHELD_IMAGE = "图片内容未提供"
 NON_MEDICAL_IMAGE = "[表情/贴图]"
 DIALOGUE_SLOT = "dialogue"
 _MARK = "\u0000DIALOGUE\u0000"
+#: How ``image_reference`` URLs start; never a data URL, so no server mistakes it for pixels.
+IMAGE_REFERENCE = "medrealmm-image:"
 
 
 class ReadsImages(Protocol):
@@ -72,9 +74,13 @@ def dialogue_text(events: Sequence[Event]) -> str:
     return "\n".join(lines)
 
 
-def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) -> list[Part]:
+def dialogue_parts(
+    events: Sequence[Event], *, image_root: Path | str | None, pixels: bool = True
+) -> list[Part]:
     """The dialogue for a prompt: with ``image_root`` each medical image's pixels follow its
-    marker; without, the marker says the picture is not shown."""
+    marker; without, the marker says the picture is not shown. ``pixels=False`` (a client that
+    never reads them, ``LLMClient.reads_pixels``) keeps the shown markers and image parts but
+    each part names its file (``image_reference``) instead of inlining it: nothing is read."""
     parts: list[Part] = []
     buffer: list[str] = []
     for line, images in _turns(events):
@@ -90,10 +96,17 @@ def dialogue_parts(events: Sequence[Event], *, image_root: Path | str | None) ->
             buffer.append(f"[{_marker(number, ref)}]")
             parts.append(TextPart(text="\n".join(buffer)))
             buffer.clear()
-            parts.append(ImagePart(url=image_data_url(resolve_image(image_root, ref))))
+            url = image_data_url(resolve_image(image_root, ref)) if pixels else image_reference(ref)
+            parts.append(ImagePart(url=url))
     if buffer:
         parts.append(TextPart(text="\n".join(buffer)))
     return parts
+
+
+def image_reference(ref: ImageRef) -> str:
+    """An image part's stand-in for its pixels: the dataset-relative path, which the
+    validator has already checked, for a client whose answer never depends on the bytes."""
+    return f"{IMAGE_REFERENCE}{ref.path}"
 
 
 def _merge_text(head: str, dialogue: list[Part], tail: str) -> list[Part]:
@@ -134,9 +147,50 @@ def dialogue_messages(
 ) -> list[Message]:
     """Render ``<package>/prompts/<agent>.*.j2`` with ``dialogue`` (from ``dialogue_parts``)
     in the user template's ``{{ dialogue }}`` slot, images inline where the slot is."""
-    head, tail = _around_dialogue(package, agent, variables)
+    key = _render_key(package, agent, variables)
+    rendered = _RENDERED.get(key) if key is not None else None
+    if rendered is None:
+        head, tail = _around_dialogue(package, agent, variables)
+        system = [(m.role, m.content) for m in system_messages(package, agent, **variables)]
+        rendered = (system, head, tail)
+        if key is not None:
+            if len(_RENDERED) >= _RENDERED_CAP:
+                _RENDERED.clear()
+            _RENDERED[key] = rendered
+    system, head, tail = rendered
     content = _merge_text(head, dialogue, tail)
-    return [*system_messages(package, agent, **variables), Message(role="user", content=content)]
+    return [
+        *(Message(role=role, content=list(parts)) for role, parts in system),
+        Message(role="user", content=content),
+    ]
+
+
+#: The rendered system parts, head and tail of recent (package, agent, variables): an agent
+#: called once per case with a few short values (a department, image categories) renders
+#: its templates once per distinct value, not once per case.
+_RENDERED: dict[tuple[object, ...], tuple[list[tuple[Any, list[Part]]], str, str]] = {}
+_RENDERED_CAP = 1024
+#: Longest text (all values together) whose rendering is remembered.
+_RENDERED_TEXT = 512
+
+
+def _render_key(package: str, agent: str, variables: dict[str, Any]) -> tuple[object, ...] | None:
+    """A memo key when every value is plain text or a list of it (rendered by content alone;
+    a subclass such as an enum may render otherwise) and short; else None: rendered afresh."""
+    items: list[tuple[str, object]] = []
+    size = 0
+    for name, value in variables.items():
+        if type(value) is str:
+            size += len(value)
+        elif type(value) in (list, tuple) and all(type(v) is str for v in value):
+            size += sum(len(v) for v in value)
+            value = (type(value).__name__, *value)
+        else:
+            return None
+        items.append((name, value))
+    if size > _RENDERED_TEXT:
+        return None
+    return (package, agent, *sorted(items))
 
 
 def slot_marker(name: str) -> str:

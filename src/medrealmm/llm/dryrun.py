@@ -73,6 +73,8 @@ class DryRunClient:
     """Stands in for ``real`` (same name, vision and cache identity); never sends anything."""
 
     is_baseline = False
+    #: It sizes each image from its pixels to count the tokens a real call would send.
+    reads_pixels = True
 
     def __init__(self, real: LLMClient, spec: ModelSpec, cache: LLMCache | None) -> None:
         self.real = real

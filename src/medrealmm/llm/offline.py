@@ -65,11 +65,13 @@ class OfflineClient:
     """Rule-based baseline behind the LLMClient interface.
 
     It accepts image parts (``vision``) so the with/without-image comparison runs offline;
-    its rules read ``request.inputs``, never pixels.
+    its rules read ``request.inputs``, never pixels, so its requests carry none
+    (``reads_pixels``).
     """
 
     is_baseline = True
     vision = True
+    reads_pixels = False
 
     def __init__(
         self, name: str = OFFLINE_NAME, rules: Mapping[str, OfflineHandler] | None = None

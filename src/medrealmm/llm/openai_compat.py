@@ -190,6 +190,7 @@ def parse_completion(
 
 class OpenAICompatibleClient:
     is_baseline = False
+    reads_pixels = True
 
     def __init__(
         self,

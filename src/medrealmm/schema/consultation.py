@@ -76,6 +76,8 @@ class Event(BaseModel):
     def _iso_only(cls, value: object) -> object:
         """An epoch number says neither its unit (s or ms) nor the clock the platform kept,
         and would come out as UTC beside local times: only ISO 8601 text is read."""
+        if isinstance(value, str) and ":" in value:
+            return value  # a time of day: never a number (this runs for every event read)
         if isinstance(value, int | float) or (isinstance(value, str) and _EPOCH.fullmatch(value)):
             raise ValueError(
                 f"{value!r} is a number; give an ISO 8601 date-time such as "

@@ -478,6 +478,10 @@ class RunStore:
     ) -> None:
         """Write many finished rows in one transaction; ``sources`` as in ``put``, by key."""
         with self._transaction():
+            # rows no other row was made from have no children to check, row by row
+            parents = self._db.execute(
+                "SELECT 1 FROM lineage WHERE source_stage=? LIMIT 1", (stage,)
+            ).fetchone()
             for number, (key, payload) in enumerate(items):
                 if not number:
                     self._rows_changing(stage)  # at the first row: an empty batch changes none
@@ -487,7 +491,8 @@ class RunStore:
                 )
                 if sources is not None:
                     self._link(stage, key, sources.get(key, ()))
-                self._drop_stale_children(stage, key)
+                if parents:
+                    self._drop_stale_children(stage, key)
                 self._cases_changed |= stage == stage_names.RELEASE_WITHDRAWN
         self._after_write()
 

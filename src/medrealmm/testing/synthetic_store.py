@@ -10,6 +10,8 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from medrealmm.schema import (
     CaseScore,
     Criterion,
@@ -98,27 +100,46 @@ def noisy(truth: dict[str, bool], flip: float, rng: random.Random) -> dict[str, 
     return {cid: (not v) if rng.random() < flip else v for cid, v in truth.items()}
 
 
-def build_synthetic_store(path: Path | str, *, cases: int = 24, seed: int = 7) -> Path:
-    """Fill a run store at ``path``; the first grader is primary and one case is incomplete."""
+def build_synthetic_store(
+    path: Path | str, *, cases: int = 24, seed: int = 7, batch: int = 500
+) -> Path:
+    """Fill a run store at ``path``; the first grader is primary and one case is incomplete.
+
+    Rows are written ``batch`` cases to a transaction (one commit a row made 16,000 cases a
+    20-minute build); the rows and their order within each stage do not depend on ``batch``."""
     rng = random.Random(seed)
     with RunStore(path) as store:
         store.set_meta(PRIMARY_GRADER_META, JUDGES[0])
+        rows: Rows = {}
         for index in range(cases):
             instance = make_instance(index, rng)
             rubric = make_rubric(instance.id, rng)
-            store.put(stages.MCCP_INSTANCE, instance.id, instance)
-            store.put(stages.RUBRIC_FINAL, instance.id, rubric)
+            rows.setdefault(stages.MCCP_INSTANCE, []).append((instance.id, instance))
+            rows.setdefault(stages.RUBRIC_FINAL, []).append((instance.id, rubric))
             weights = {c.id: c.weight for c in rubric.criteria}
             for model, (quality, text_too, baseline) in MODELS.items():
                 for images in (True, False) if text_too else (True,):
                     q = quality if images else quality * 0.6
-                    put_response(store, instance, rubric, weights, model, images, q, baseline, rng)
+                    put_response(rows, instance, rubric, weights, model, images, q, baseline, rng)
+            if (index + 1) % batch == 0:
+                _flush(store, rows)
+        _flush(store, rows)
         scored = store.path
     return scored
 
 
+#: rows waiting for their batch's transaction, by stage, in the order they were made
+Rows = dict[str, list[tuple[str, BaseModel]]]
+
+
+def _flush(store: RunStore, rows: Rows) -> None:
+    for stage, items in rows.items():
+        store.put_many(stage, items)
+    rows.clear()
+
+
 def put_response(
-    store: RunStore,
+    rows: Rows,
     instance: Instance,
     rubric: Rubric,
     weights: dict[str, int],
@@ -129,45 +150,51 @@ def put_response(
     rng: random.Random,
 ) -> None:
     key = stages.response_key(model, images, instance.id, 0)
-    store.put(
-        stages.EVAL_RESPONSE,
-        key,
-        Response(
-            instance_id=instance.id, model=model, images=images, text="……", is_baseline=baseline
-        ),
+    rows.setdefault(stages.EVAL_RESPONSE, []).append(
+        (
+            key,
+            Response(
+                instance_id=instance.id,
+                model=model,
+                images=images,
+                text="……",
+                is_baseline=baseline,
+            ),
+        )
     )
     truth = judge(rubric, quality, rng)
+    positive_total, approved, version = rubric.positive_total, rubric.approved, rubric.version
     incomplete = instance.id == "case-000" and model == "model-b" and images
     for grader_index, grader in enumerate(JUDGES):
         values = truth if grader_index == 0 else noisy(truth, 0.08, rng)
         for cid, value in values.items():
-            store.put(
-                stages.EVAL_VERDICT,
-                f"{grader}|{key}|{cid}",
-                Verdict(criterion_id=cid, value=value, grader=grader),
+            rows.setdefault(stages.EVAL_VERDICT, []).append(
+                (f"{grader}|{key}|{cid}", Verdict(criterion_id=cid, value=value, grader=grader))
             )
         score = None if incomplete else complete_rubric_score(weights, values)
-        store.put(
-            stages.EVAL_SCORE,
-            f"{grader}|{key}",
-            CaseScore(
-                instance_id=instance.id,
-                model=model,
-                images=images,
-                score=score,
-                complete=score is not None,
-                positive_points_total=rubric.positive_total,
-                positive_met=sum(values[c.id] for c in rubric.criteria if c.weight > 0),
-                negative_triggered=sum(values[c.id] for c in rubric.criteria if c.weight < 0),
-                rubric_approved=rubric.approved,
-                rubric_version=rubric.version,
-            ),
+        rows.setdefault(stages.EVAL_SCORE, []).append(
+            (
+                f"{grader}|{key}",
+                CaseScore(
+                    instance_id=instance.id,
+                    model=model,
+                    images=images,
+                    score=score,
+                    complete=score is not None,
+                    positive_points_total=positive_total,
+                    positive_met=sum(values[c.id] for c in rubric.criteria if c.weight > 0),
+                    negative_triggered=sum(values[c.id] for c in rubric.criteria if c.weight < 0),
+                    rubric_approved=approved,
+                    rubric_version=version,
+                ),
+            )
         )
     if model == next(iter(MODELS)) and images:
         for reviewer in REVIEWERS:
             for cid, value in noisy(truth, 0.1, rng).items():
-                store.put(
-                    stages.PANEL_VERDICT,
-                    f"{reviewer}|{key}|{cid}",
-                    Verdict(criterion_id=cid, value=value, grader=reviewer),
+                rows.setdefault(stages.PANEL_VERDICT, []).append(
+                    (
+                        f"{reviewer}|{key}|{cid}",
+                        Verdict(criterion_id=cid, value=value, grader=reviewer),
+                    )
                 )
