@@ -8,6 +8,7 @@ reviewer left unticked on a decided task is a judged negative, so the export hol
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from medrealmm.corpus.review import (
     decisions,
     tasks,
 )
-from medrealmm.deid.record import DeidRecord, Suspect
+from medrealmm.deid.record import DeidRecord, ImageBox, ImageRecord, Suspect
 from medrealmm.io import write_jsonl
 from medrealmm.review.highlight import near_miss_title
 from medrealmm.schema import Consultation
@@ -59,22 +60,12 @@ def image_suspects_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighl
     shown on the residual-PII pass only, like ``suspects_of`` (outlined, not tick boxes)."""
     if task.review_pass is not ReviewPass.PII or task.source_stage != stages.CORPUS_DEID:
         return {}
-    record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
-    if record is None:
-        return {}
-    return {
-        image.output: ImageHighlights(
-            image.width,
-            image.height,
-            [
-                (x0, y0, x1 - x0, y1 - y0, near_miss_title(item.label or item.kind))
-                for item in image.near_misses
-                for x0, y0, x1, y1 in [item.box]
-            ],
-        )
-        for image in record.images
-        if image.near_misses
-    }
+    return _image_highlights(
+        store,
+        task,
+        lambda image: image.near_misses,
+        lambda item: near_miss_title(item.label or item.kind),
+    )
 
 
 def parse_marks(values: list[str], shown: dict[int, list[Suspect]]) -> list[SuspectMark]:
@@ -193,6 +184,19 @@ def masked_boxes_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighlig
     outline the mask (a toggle on the page) and judge whether it covers what it should."""
     if task.source_stage != stages.CORPUS_DEID:
         return {}
+    return _image_highlights(
+        store, task, lambda image: image.boxes, lambda item: item.label or item.kind
+    )
+
+
+def _image_highlights(
+    store: RunStore,
+    task: ReviewTask,
+    boxes: Callable[[ImageRecord], Sequence[ImageBox]],
+    title: Callable[[ImageBox], str],
+) -> dict[str, ImageHighlights]:
+    """Boxes of the task's images from its de-id record, by image path, each with its title;
+    images with none are left out."""
     record = store.get(stages.DEID_RECORD, task.consultation_id, DeidRecord)
     if record is None:
         return {}
@@ -201,11 +205,11 @@ def masked_boxes_of(store: RunStore, task: ReviewTask) -> dict[str, ImageHighlig
             image.width,
             image.height,
             [
-                (x0, y0, x1 - x0, y1 - y0, item.label or item.kind)
-                for item in image.boxes
+                (x0, y0, x1 - x0, y1 - y0, title(item))
+                for item in chosen
                 for x0, y0, x1, y1 in [item.box]
             ],
         )
         for image in record.images
-        if image.boxes
+        if (chosen := boxes(image))
     }
