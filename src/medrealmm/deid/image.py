@@ -284,8 +284,8 @@ def flagged_text_boxes(lines: list[OcrLine]) -> list[ImageBox]:
     return [text_box(by_id[key], lo, hi, "text", label) for (key, lo, hi), label in found.items()]
 
 
-def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
-    """(line index, start, end, type) of each recognizer span in ``row`` read as one string."""
+def _joined_row(row: list[OcrLine]) -> tuple[str, list[tuple[int, OcrLine]]]:
+    """A row's boxes read as one string (a blank between boxes), with each box's offset in it."""
     joined = ""
     offsets: list[tuple[int, OcrLine]] = []
     for line in row:
@@ -293,6 +293,12 @@ def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
             joined += " "
         offsets.append((len(joined), line))
         joined += line.text
+    return joined, offsets
+
+
+def _flagged_spans(row: list[OcrLine]) -> list[tuple[int, int, int, str]]:
+    """(line index, start, end, type) of each recognizer span in ``row`` read as one string."""
+    joined, offsets = _joined_row(row)
     out: list[tuple[int, int, int, str]] = []
     for span in find_spans(joined):
         start, end = glued_label_start(joined, span.start), span.end
@@ -344,13 +350,7 @@ def near_miss_boxes(lines: list[OcrLine], masked: Sequence[ImageBox]) -> list[Im
     a mask already is left out."""
     out: list[ImageBox] = []
     for row in _rows(lines):
-        joined = ""
-        offsets: list[tuple[int, OcrLine]] = []
-        for line in row:
-            if joined:
-                joined += " "
-            offsets.append((len(joined), line))
-            joined += line.text
+        joined, offsets = _joined_row(row)
         kept, dropped = screen_spans(joined)
         for suspect in near_misses(joined, kept, dropped):
             for offset, line in offsets:
