@@ -54,7 +54,7 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
     images = online or settings.images
     model = settings.model if respondent is None else respondent.name
     # As the run would: recorded settings kept, a conflicting one refused before any estimate.
-    settings = kept_settings(store, settings, model, images, judge)
+    settings = kept_settings(store, settings, model, images, judge, respondent)
     grader_images, k = bool(settings.grader_images), settings.k or 1
     root = pixel_root(store, cases, (images and not online) or grader_images)
     seed = None if respondent is None else respondent.params.seed

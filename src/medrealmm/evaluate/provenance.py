@@ -255,20 +255,37 @@ class SettingConflict(ValueError):
     """A setting asked for differs from the one the evaluation's results were made with."""
 
 
-#: The ``eval run`` options an evaluation's spec records that change its numbers without
-#: changing where its rows are stored (model, images and grader name the rows): a resumed run
-#: keeps each; a different one is refused. Field -> (option, value when never recorded).
-RECORDED_SETTINGS: dict[str, tuple[str, Any]] = {
-    "grader_images": ("--grader-images", True),
-    "k": ("--k", 1),
-    "abstain": ("--abstain", DEFAULT_ABSTAIN),
+#: What an evaluation's spec records that changes its numbers without changing where its rows
+#: are stored (model, images and grader name the rows): a resumed run keeps each, and a
+#: different one is refused. Spec field -> (what sets it, value when never recorded, how to
+#: resume). The decoding settings come from the models YAML on every run, never left out.
+RECORDED_SETTINGS: dict[str, tuple[str, Any, str]] = {
+    "grader_images": ("--grader-images", True, "leave --grader-images out"),
+    "k": ("--k", 1, "leave --k out"),
+    "abstain": ("--abstain", DEFAULT_ABSTAIN, "leave --abstain out"),
+    "model.params": (
+        "model params",
+        None,
+        "restore the model's params (models YAML, --max-tokens)",
+    ),
+    "grader.params": ("grader params", None, "restore the grader's params (models YAML)"),
 }
 
 
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return str(value)
+
+
+def _field(spec: EvalSpec, name: str) -> Any:
+    """``spec``'s value of a dotted field name (None where a part is absent)."""
+    value: Any = spec
+    for part in name.split("."):
+        value = None if value is None else getattr(value, part)
+    return value
 
 
 def recorded_settings(
@@ -294,17 +311,17 @@ def recorded_settings(
     ]
     newest = max(earlier, key=lambda spec: spec.started_at) if earlier else None
     found = {}
-    for name, (option, default) in RECORDED_SETTINGS.items():
+    for name, (option, default, resume) in RECORDED_SETTINGS.items():
         wanted = asked.get(name)
-        if newest is None:
+        kept = None if newest is None else _field(newest, name)
+        if kept is None:
             found[name] = default if wanted is None else wanted
             continue
-        kept = getattr(newest, name)
         if wanted is not None and wanted != kept:
             raise SettingConflict(
                 f"{label} (images {_shown(images)}) graded by {grader} was evaluated with "
-                f"{option} {_shown(kept)}; this run asks {option} {_shown(wanted)}. Leave "
-                f"{option} out to resume, or evaluate into another --out"
+                f"{option} {_shown(kept)}; this run asks {option} {_shown(wanted)}. To resume, "
+                f"{resume}; or evaluate into another --out"
             )
         found[name] = kept
     return found

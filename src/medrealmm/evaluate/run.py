@@ -188,7 +188,12 @@ class _Plan:
 
 
 def kept_settings(
-    store: RunStore, settings: EvalSettings, model: str, images: bool, judge: ModelSpec
+    store: RunStore,
+    settings: EvalSettings,
+    model: str,
+    images: bool,
+    judge: ModelSpec,
+    respondent: ModelSpec | None,
 ) -> EvalSettings:
     """``settings`` with k, grader images and abstain policy as this evaluation recorded them
     (``recorded_settings``: one asked for that differs is refused). What is compared is what
@@ -201,6 +206,8 @@ def kept_settings(
         else send_pixels(judge, settings.grader_images),
         "k": settings.k if generated else 1,
         "abstain": None if settings.abstain is None else AbstainPolicy(settings.abstain),
+        "model.params": None if respondent is None else ModelRef.from_spec(respondent).params,
+        "grader.params": ModelRef.from_spec(judge).params,
     }
     if asked["k"] is not None and asked["k"] < 1:
         raise ValueError("k must be at least 1")
@@ -225,7 +232,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     # Before anything is written or asked: a setting this evaluation recorded is kept, and
     # one that conflicts with it is refused (capabilities as an earlier probe stored them).
     settings = kept_settings(
-        store, settings, model, images, with_capabilities(judge, store, ask=False)
+        store, settings, model, images, with_capabilities(judge, store, ask=False), respondent
     )
     record_prices(store, (respondent, judge))
     for role, spec in (("respondent", respondent), ("grader", judge)):
