@@ -292,24 +292,27 @@ def test_every_model_gets_the_same_prompt(
     assert first["messages"] == second["messages"]
 
 
-def test_verdicts_graded_with_images_are_not_reused_without_them(
+def test_grader_images_are_kept_on_resume_and_the_other_condition_goes_elsewhere(
     tmp_path: Path, server: FakeOpenAIServer, store: RunStore
 ) -> None:
+    from medrealmm.evaluate.provenance import SettingConflict
+
     config = models_yaml(tmp_path, server)
     run_evaluation(store, settings(config, grader_images=True))
     first = [b for b in server.requests if is_grader(b)]
     assert first and all(not isinstance(user_content(b), str) for b in first)  # pixels sent
     server.requests.clear()
-    run_evaluation(store, settings(config, grader_images=False))
-    again = [b for b in server.requests if is_grader(b)]
-    assert len(again) == len(first)  # a different measurement: graded again, text only
-    assert all(isinstance(user_content(b), str) for b in again)
-    verdicts = list(store.iter(stages.EVAL_VERDICT, Verdict))
-    llm = [v for v in verdicts if v.grader_images is not None]
-    assert llm and all(v.grader_images is False for v in llm)
-    server.requests.clear()
-    run_evaluation(store, settings(config, grader_images=False))
-    assert not [b for b in server.requests if is_grader(b)]  # same condition: reused
+    with pytest.raises(SettingConflict, match=r"--grader-images on.*--grader-images off"):
+        run_evaluation(store, settings(config, grader_images=False))
+    run_evaluation(store, settings(config))  # left out: on, as recorded; nothing regraded
+    assert not [b for b in server.requests if is_grader(b)]
+    with RunStore(tmp_path / "text-only") as other:  # the other condition: its own results
+        fill_store(other, demo_instances(2))
+        run_evaluation(other, settings(config, grader_images=False))
+        again = [b for b in server.requests if is_grader(b)]
+        assert len(again) == len(first) and all(isinstance(user_content(b), str) for b in again)
+        llm = [v for v in other.iter(stages.EVAL_VERDICT, Verdict) if v.grader_images is not None]
+        assert llm and all(v.grader_images is False for v in llm)
 
 
 def test_tokens_are_priced_from_the_model_yaml_in_score_and_report(

@@ -68,6 +68,12 @@ class GradingChoice(StrEnum):
     GROUPED = "grouped"
 
 
+#: --k, --grader-images and --abstain: one rule (evaluate.provenance.RECORDED_SETTINGS).
+KEPT_ON_RESUME = (
+    " Recorded in the evaluation's spec: left out on a resumed run, the recorded value is "
+    "kept; a different one is refused."
+)
+
 RunArgument = Annotated[
     Path,
     typer.Argument(
@@ -110,14 +116,15 @@ def run_command(
         Switch, typer.Option("--images", help="Send patient images inline (on) or withhold them.")
     ] = Switch.ON,
     k: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--k",
             min=1,
-            help="Samples per instance for mean-of-k and worst-of-k; sample i > 0 is sent "
-            "with seed i, so give the model a sampling temperature in --models-config.",
+            help="Samples per instance for mean-of-k and worst-of-k (default 1); sample i > 0 "
+            "is sent with seed i, so give the model a sampling temperature in "
+            "--models-config." + KEPT_ON_RESUME,
         ),
-    ] = 1,
+    ] = None,
     grader: Annotated[
         list[str] | None,
         typer.Option(
@@ -146,9 +153,8 @@ def run_command(
             help="What a 'cannot assess' verdict (unreadable image, missing context) counts "
             "as: unmet (default: v=0, the paper's denominator), drop (left out of numerator "
             "and denominator; a case with nothing left is incomplete) or incomplete (the case "
-            "gets no score). Recorded in the evaluation's spec and kept when the run is "
-            "resumed; a different one asked for is refused. A failed or malformed grader "
-            "call is never an abstention.",
+            "gets no score). A failed or malformed grader call is never an abstention."
+            + KEPT_ON_RESUME,
         ),
     ] = None,
     grading: Annotated[
@@ -161,8 +167,12 @@ def run_command(
         ),
     ] = GradingChoice.PER_CRITERION,
     grader_images: Annotated[
-        Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
-    ] = Switch.ON,
+        Switch | None,
+        typer.Option(
+            "--grader-images",
+            help="Whether the grader sees the images (default on)." + KEPT_ON_RESUME,
+        ),
+    ] = None,
     models_config: ModelsConfigOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N instances.")
@@ -198,7 +208,7 @@ def run_command(
         k=k,
         grader=single or "offline",
         models_config=models_config,
-        grader_images=grader_images is Switch.ON,
+        grader_images=None if grader_images is None else grader_images is Switch.ON,
         limit=limit,
         retry_failed=retry_failed,
         abstain=None if abstain is None else AbstainPolicy(abstain.value),
@@ -273,8 +283,12 @@ def import_command(
     ] = Switch.ON,
     grader: GraderOption = "offline",
     grader_images: Annotated[
-        Switch, typer.Option("--grader-images", help="Whether the grader sees the images.")
-    ] = Switch.ON,
+        Switch | None,
+        typer.Option(
+            "--grader-images",
+            help="Whether the grader sees the images (default on)." + KEPT_ON_RESUME,
+        ),
+    ] = None,
     models_config: ModelsConfigOption = None,
     max_reply_bytes: Annotated[
         int,
@@ -296,7 +310,7 @@ def import_command(
             images=images is Switch.ON,
             grader=grader,
             models_config=models_config,
-            grader_images=grader_images is Switch.ON,
+            grader_images=None if grader_images is None else grader_images is Switch.ON,
             max_reply_bytes=max_reply_bytes,
         )
     complete = len(outcome.scores) - outcome.incomplete

@@ -14,10 +14,9 @@ from medrealmm.evaluate.cases import load_eval_cases, pixel_root
 from medrealmm.evaluate.provenance import GROUPED, rater_name
 from medrealmm.evaluate.requests import CaseRequests
 from medrealmm.evaluate.results import verdict_key
-from medrealmm.evaluate.run import ONLINE, EvalSettings
+from medrealmm.evaluate.run import ONLINE, EvalSettings, kept_settings
 from medrealmm.llm import resolve_spec
 from medrealmm.llm.config import build_client
-from medrealmm.llm.dialogue import send_pixels
 from medrealmm.llm.dryrun import DryRunClient
 from medrealmm.llm.probe import with_capabilities
 from medrealmm.runner import run_async
@@ -53,10 +52,11 @@ async def _plan(store: RunStore, settings: EvalSettings) -> tuple[list[DryRunCli
     if respondent is not None:
         respondent = with_capabilities(respondent, store, ask=False)
     images = online or settings.images
-    grader_images = send_pixels(judge, settings.grader_images)
-    root = pixel_root(store, cases, (images and not online) or grader_images)
     model = settings.model if respondent is None else respondent.name
-    k = 1 if respondent is None else settings.k
+    # As the run would: recorded settings kept, a conflicting one refused before any estimate.
+    settings = kept_settings(store, settings, model, images, judge, respondent)
+    grader_images, k = bool(settings.grader_images), settings.k or 1
+    root = pixel_root(store, cases, (images and not online) or grader_images)
     seed = None if respondent is None else respondent.params.seed
     responder = (
         DryRunClient(build_client(respondent), respondent, store.cache) if respondent else None

@@ -115,7 +115,7 @@ def import_responses(
     images: bool = True,
     grader: str = "offline",
     models_config: Path | None = None,
-    grader_images: bool = True,
+    grader_images: bool | None = None,
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
 ) -> EvalOutcome:
     """Store the file's replies as row ``name`` and grade and score them like any model's;

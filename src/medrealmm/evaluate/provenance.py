@@ -255,19 +255,51 @@ class SettingConflict(ValueError):
     """A setting asked for differs from the one the evaluation's results were made with."""
 
 
-def recorded_abstain(
+#: What an evaluation's spec records that changes its numbers without changing where its rows
+#: are stored (model, images and grader name the rows): a resumed run keeps each, and a
+#: different one is refused. Spec field -> (what sets it, value when never recorded, how to
+#: resume). The decoding settings come from the models YAML on every run, never left out.
+RECORDED_SETTINGS: dict[str, tuple[str, Any, str]] = {
+    "grader_images": ("--grader-images", True, "leave --grader-images out"),
+    "k": ("--k", 1, "leave --k out"),
+    "abstain": ("--abstain", DEFAULT_ABSTAIN, "leave --abstain out"),
+    "model.params": (
+        "model params",
+        None,
+        "restore the model's params (models YAML, --max-tokens)",
+    ),
+    "grader.params": ("grader params", None, "restore the grader's params (models YAML)"),
+}
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return str(value)
+
+
+def _field(spec: EvalSpec, name: str) -> Any:
+    """``spec``'s value of a dotted field name (None where a part is absent)."""
+    value: Any = spec
+    for part in name.split("."):
+        value = None if value is None else getattr(value, part)
+    return value
+
+
+def recorded_settings(
     store: RunStore,
     label: str,
     images: bool,
     grader: str,
     grading: GradingMode,
-    *,
-    asked: AbstainPolicy | None,
-) -> AbstainPolicy:
-    """The abstain policy of this evaluation: the one its earlier runs recorded (the scores
-    of one model, image condition and grader are one set of rows, so a resumed run keeps
-    it); ``asked`` where none was recorded (``DEFAULT_ABSTAIN`` if not asked either). A
-    policy asked for that differs from the recorded one is refused, naming both."""
+    asked: dict[str, Any],
+) -> dict[str, Any]:
+    """The value of each of ``RECORDED_SETTINGS`` for this evaluation: the one its newest
+    earlier run recorded (the scores of one model, image condition and grader are one set of
+    rows, so a resumed run keeps it), else the one ``asked`` (None: left out), else the
+    default. One asked for that differs from the recorded one is refused, naming both."""
     earlier = [
         spec
         for spec in load_specs(store).values()
@@ -277,13 +309,19 @@ def recorded_abstain(
         and spec.grading == grading
         and spec.panel is None
     ]
-    if not earlier:
-        return DEFAULT_ABSTAIN if asked is None else AbstainPolicy(asked)
-    kept = max(earlier, key=lambda spec: spec.started_at).abstain  # the newest decides
-    if asked is not None and AbstainPolicy(asked) is not kept:
-        raise SettingConflict(
-            f"{label} (images {'on' if images else 'off'}) graded by {grader} was evaluated "
-            f"with --abstain {kept}; this run asks --abstain {asked}. Leave --abstain out "
-            "to resume, or evaluate into another --out"
-        )
-    return kept
+    newest = max(earlier, key=lambda spec: spec.started_at) if earlier else None
+    found = {}
+    for name, (option, default, resume) in RECORDED_SETTINGS.items():
+        wanted = asked.get(name)
+        kept = None if newest is None else _field(newest, name)
+        if kept is None:
+            found[name] = default if wanted is None else wanted
+            continue
+        if wanted is not None and wanted != kept:
+            raise SettingConflict(
+                f"{label} (images {_shown(images)}) graded by {grader} was evaluated with "
+                f"{option} {_shown(kept)}; this run asks {option} {_shown(wanted)}. To resume, "
+                f"{resume}; or evaluate into another --out"
+            )
+        found[name] = kept
+    return found

@@ -35,7 +35,7 @@ from medrealmm.evaluate.provenance import (
     open_spec,
     prompt_hashes,
     rater_name,
-    recorded_abstain,
+    recorded_settings,
     save_spec,
 )
 from medrealmm.evaluate.requests import CaseRequests
@@ -82,17 +82,18 @@ class EvalSettings:
 
     model: str
     images: bool = True
-    k: int = 1
+    #: k, grader_images and abstain: None (left out) takes what the evaluation's spec
+    #: recorded on an earlier run, else the default (provenance.RECORDED_SETTINGS).
+    k: int | None = None
     grader: str = "offline"
     models_config: Path | None = None
-    grader_images: bool = True
+    grader_images: bool | None = None
     attempts: int = 3
     limit: int | None = None
     retry_failed: bool = False  # ask again for permanent failures and still-malformed verdicts
     # Replies made elsewhere (instance id -> text) scored as row ``model``; see imported.py.
     replies: Mapping[str, str] | None = None
     replies_sha256: str | None = None
-    #: None: as the evaluation's spec recorded it on an earlier run, else ``DEFAULT_ABSTAIN``.
     abstain: AbstainPolicy | None = None
     grading: GradingMode = PER_CRITERION
     #: Several graders whose verdicts make one derived panel verdict (evaluate.panel).
@@ -186,15 +187,53 @@ class _Plan:
         self.spec.record(stage, completion, respondent=stage == stages.EVAL_RESPONSE)
 
 
-def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
-    if settings.k < 1:
+def kept_settings(
+    store: RunStore,
+    settings: EvalSettings,
+    model: str,
+    images: bool,
+    judge: ModelSpec,
+    respondent: ModelSpec | None,
+) -> EvalSettings:
+    """``settings`` with k, grader images and abstain policy as this evaluation recorded them
+    (``recorded_settings``: one asked for that differs is refused). What is compared is what
+    takes effect: pixels a text-only grader would not get are not asked for, and a reply
+    not generated here (online, imported) has one sample."""
+    generated = settings.replies is None and model != ONLINE
+    asked = {
+        "grader_images": None
+        if settings.grader_images is None
+        else send_pixels(judge, settings.grader_images),
+        "k": settings.k if generated else 1,
+        "abstain": None if settings.abstain is None else AbstainPolicy(settings.abstain),
+        "model.params": None if respondent is None else ModelRef.from_spec(respondent).params,
+        "grader.params": ModelRef.from_spec(judge).params,
+    }
+    if asked["k"] is not None and asked["k"] < 1:
         raise ValueError("k must be at least 1")
+    kept = recorded_settings(store, model, images, judge.name, settings.grading, asked)
+    return replace(
+        settings,
+        k=kept["k"],
+        grader_images=send_pixels(judge, kept["grader_images"]),
+        abstain=kept["abstain"],
+    )
+
+
+def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) -> _Plan:
     imported = settings.replies is not None
     online = settings.model == ONLINE and not imported
     respondent = (
         None if online or imported else resolve_spec(settings.model, settings.models_config)
     )
     judge = resolve_spec(settings.grader, settings.models_config)
+    images = online or settings.images  # the physician saw the images
+    model = settings.model if respondent is None else respondent.name
+    # Before anything is written or asked: a setting this evaluation recorded is kept, and
+    # one that conflicts with it is refused (capabilities as an earlier probe stored them).
+    settings = kept_settings(
+        store, settings, model, images, with_capabilities(judge, store, ask=False), respondent
+    )
     record_prices(store, (respondent, judge))
     for role, spec in (("respondent", respondent), ("grader", judge)):
         unmasked = unmasked_instances(store, f"eval {role}")
@@ -207,27 +246,16 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
     # gets no image parts, and the structured mode that works is used from the first call.
     judge = with_capabilities(judge, store)
     respondent = None if respondent is None else with_capabilities(respondent, store)
-    images = online or settings.images  # the physician saw the images
     if respondent is not None and images and not send_pixels(respondent, images):
         # The images condition is what is measured: a text-only model must not stand in.
         raise ValueError(f"model {respondent.name!r} is text-only (vision: false); use images off")
-    grader_images = send_pixels(judge, settings.grader_images)
+    grader_images, k = send_pixels(judge, bool(settings.grader_images)), settings.k or 1
     root = pixel_root(store, cases, (images and not online) or grader_images)
-    model = ONLINE if respondent is None else respondent.name
-    if imported:
-        model = settings.model
-    k = 1 if online or imported else settings.k
     targets = {
         stages.response_key(model, images, case.instance.id, sample): (case, sample)
         for case in cases
         for sample in range(k)
     }
-    settings = replace(
-        settings,
-        abstain=recorded_abstain(
-            store, model, images, judge.name, settings.grading, asked=settings.abstain
-        ),
-    )
     spec = open_spec(
         store,
         kind="imported" if imported else "online" if online else "generated",
@@ -240,7 +268,7 @@ def _plan(store: RunStore, settings: EvalSettings, cases: Sequence[EvalCase]) ->
         prompts=prompt_hashes(),
         benchmark=benchmark_of(store),
         imported_from=settings.replies_sha256,
-        abstain=settings.abstain,
+        abstain=settings.abstain or DEFAULT_ABSTAIN,
         grading=settings.grading,
     )
     return _Plan(
