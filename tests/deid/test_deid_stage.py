@@ -39,7 +39,7 @@ async def test_stage_masks_text_and_images_and_resumes(demo_dir: Path, tmp_path:
     with seed_store(tmp_path, demo_dir) as store:
         stats = await run_deid_stage(store, tmp_path, OfflineClient())
         assert (stats.done, stats.failed) == (2, 0)
-        assert store.get_meta(stages.image_root_key(stages.CORPUS_DEID)) == str(tmp_path / "deid")
+        assert store.image_root(stages.CORPUS_DEID) == tmp_path / "deid"  # kept run-relative
 
         masked = store.get(stages.CORPUS_DEID, "demo-000", Consultation)
         assert masked is not None

@@ -16,10 +16,11 @@ from medrealmm.store import RunStore, stages
 def offline_config(demo_dir: Path, tmp_path: Path) -> Path:
     """A copy of the demo corpus and a pipeline YAML over it with offline models only."""
     shutil.copytree(demo_dir, tmp_path / "corpus")
+    (tmp_path / "DUA.md").write_text("# 测试数据使用协议\n\n仅用于本测试。\n", encoding="utf-8")
     config = tmp_path / "pipeline.yaml"
     config.write_text(
         "input: corpus\nworkers: 1\nmodels: {privacy: offline, deid: null, mccp: offline}\n"
-        "respondents: [{model: online}]\n",
+        "respondents: [{model: online}]\nrelease: {dua: DUA.md}\n",
         encoding="utf-8",
     )
     return config
