@@ -49,23 +49,27 @@ def instance_of(case: Consultation) -> Instance:
     )
 
 
-def reviewed_run(folder: Path, n: int = 3) -> Path:
-    """``n`` reviewed cases (corpus.final, instances, approved rubrics); images read in place."""
+def reviewed_run(folder: Path, n: int = 3, *, reviewed: bool = True) -> Path:
+    """``n`` cases as the pipeline leaves them, reviewed (corpus.final, instances, approved
+    rubrics) or, with ``reviewed=False``, not (corpus.deid, round-0 rubrics); images read in
+    place."""
+    corpus = stages.CORPUS_FINAL if reviewed else stages.CORPUS_DEID
     with RunStore(folder) as store:
         cases = demo_cases(n)
-        store.put_many(stages.CORPUS_FINAL, ((c.id, c) for c in cases))
-        store.set_meta(stages.image_root_key(stages.CORPUS_FINAL), str(bundled_corpus_dir()))
+        store.put_many(corpus, ((c.id, c) for c in cases))
+        store.set_meta(stages.image_root_key(corpus), str(bundled_corpus_dir()))
         for case in cases:
             instance = instance_of(case)
             store.put(stages.MCCP_INSTANCE, instance.id, instance)
             rubric = Rubric(
                 instance_id=instance.id,
                 round=0,
-                approved=True,
+                approved=reviewed,
                 criteria=[Criterion(id="c1", text="询问症状持续时间", weight=5)],
             )
             store.put(stages.RUBRIC_ROUND, round_key(instance.id, 0), rubric)
-            store.put(stages.RUBRIC_FINAL, instance.id, rubric)
+            if reviewed:
+                store.put(stages.RUBRIC_FINAL, instance.id, rubric)
     return folder
 
 

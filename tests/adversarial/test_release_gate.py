@@ -11,61 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
+from small_runs import reviewed_run
 from typer.testing import CliRunner
 
 from medrealmm.cli import app
-from medrealmm.demo import CORPUS_FILE, bundled_corpus_dir
-from medrealmm.io import iter_jsonl
 from medrealmm.pipeline.demo import demo_settings
 from medrealmm.pipeline.settings import load_settings
-from medrealmm.rubric.rounds import round_key
-from medrealmm.schema import Consultation, Criterion, Instance, Rubric, Sender
-from medrealmm.store import RunStore, stages
-
-
-def _instance(case: Consultation) -> Instance:
-    events = case.events
-    t = next(
-        i
-        for i in range(len(events) - 1)
-        if events[i].sender is Sender.PATIENT and events[i + 1].sender is Sender.PHYSICIAN
-    )
-    return Instance(
-        id=f"{case.id}#t{t}",
-        consultation_id=case.id,
-        department=case.department,
-        t_star=t,
-        context=events[: t + 1],
-        target_reply=events[t + 1].content,
-    )
-
-
-def _run(folder: Path, *, reviewed: bool) -> Path:
-    """Three cases as the pipeline leaves them, reviewed (corpus.final, approved rubrics) or
-    not (corpus.deid, round-0 rubrics)."""
-    root = bundled_corpus_dir()
-    cases = [
-        c
-        for c in iter_jsonl(root / CORPUS_FILE, Consultation)
-        if not c.id.startswith("demo-bad") and c.patient_medical_images
-    ][:3]
-    corpus = stages.CORPUS_FINAL if reviewed else stages.CORPUS_DEID
-    with RunStore(folder) as store:
-        store.put_many(corpus, ((c.id, c) for c in cases))
-        store.set_meta(stages.image_root_key(corpus), str(root))
-        for case in cases:
-            instance = _instance(case)
-            store.put(stages.MCCP_INSTANCE, instance.id, instance)
-            rubric = Rubric(
-                instance_id=instance.id,
-                round=0,
-                approved=reviewed,
-                criteria=[Criterion(id="c1", text="询问症状持续时间", weight=5)],
-            )
-            store.put(stages.RUBRIC_ROUND, round_key(instance.id, 0), rubric)
-            if reviewed:
-                store.put(stages.RUBRIC_FINAL, instance.id, rubric)
-    return folder
 
 
 def _build(run: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
@@ -76,7 +27,7 @@ def _build(run: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
 
 
 def test_an_unreviewed_release_is_refused_without_the_flag(tmp_path: Path) -> None:
-    run, out = _run(tmp_path / "run", reviewed=False), tmp_path / "release"
+    run, out = reviewed_run(tmp_path / "run", reviewed=False), tmp_path / "release"
     refused = _build(run, out)
     assert refused.exit_code == 2, refused.output
     line = " ".join(refused.output.split())
@@ -101,7 +52,7 @@ def test_an_unreviewed_release_is_refused_without_the_flag(tmp_path: Path) -> No
 
 
 def test_a_reviewed_release_needs_no_flag(tmp_path: Path) -> None:
-    run, out = _run(tmp_path / "run", reviewed=True), tmp_path / "release"
+    run, out = reviewed_run(tmp_path / "run", reviewed=True), tmp_path / "release"
     built = _build(run, out)
     assert built.exit_code == 0, built.output
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
